@@ -1,0 +1,120 @@
+// Package federate simulates federated linear contextual bandits: M silos
+// playing LinUCB on their own users, a server that aggregates their batch
+// statistics every B rounds, and the privacy protocols of Zhou & Chowdhury
+// (ICLR 2024) between them.
+package federate
+
+import "github.com/fedbandit/fedbandit/federate/accountant"
+
+// Algorithm names.
+const (
+	// AlgFedLinUCB is non-private FedLinUCB with a fixed batch B.
+	AlgFedLinUCB = "fedlinucb"
+	// AlgLDP is Private-FedLinUCB under silo-level local DP.
+	AlgLDP = "ldp"
+	// AlgSDPAmp is Private-FedLinUCB under shuffle DP by amplification.
+	AlgSDPAmp = "sdp-amp"
+)
+
+// Protocol names (how noisy tree nodes reach the server).
+const (
+	// ProtocolP is paper Algorithm 2: silos send noisy p-sum nodes, the
+	// server sums them per level and publishes prefix sums.
+	ProtocolP = "P"
+	// ProtocolPAlt is paper Algorithm 4: each silo publishes its own noisy
+	// prefix sum and the server adds them.
+	ProtocolPAlt = "P_alt"
+)
+
+// Instance kinds.
+const (
+	InstanceSynthetic = "synthetic"
+	InstanceLTR       = "ltr"
+)
+
+// SyntheticSpec parameterises the paper's Gaussian instance (section 5 of
+// protocol.md).
+type SyntheticSpec struct {
+	D          int     // feature dimension (10)
+	K          int     // actions per silo per round (100)
+	NoiseVar   float64 // variance of the Gaussian reward noise (0.25)
+	FixedBasis bool    // the published code's fixed basis-like first d actions
+	// Seed draws theta* (and fixed actions); separate from the run seed so
+	// that many runs can share one instance.
+	Seed uint64
+	// SharedContexts draws contexts from the instance seed (one instance
+	// for all runs, as the published code did) instead of the run seed.
+	SharedContexts bool
+}
+
+// Spec fully specifies one simulation run. Together with the content
+// hashes of its data it determines the run's identity and its output bytes.
+type Spec struct {
+	Instance  string                  // InstanceSynthetic or InstanceLTR
+	Synthetic SyntheticSpec           // used when Instance == InstanceSynthetic
+	LTR       *LTRData                // used when Instance == InstanceLTR (shared, read-only)
+	Algorithm string                  // AlgFedLinUCB, AlgLDP or AlgSDPAmp
+	Protocol  string                  // ProtocolP (default) or ProtocolPAlt
+	Lazy      bool                    // paper Algorithm 8: act on synchronised statistics only
+	Preset    string                  // accountant.PresetPaper, PresetReferenceCode or PresetExact
+	Eps       float64                 // target epsilon (private algorithms)
+	Delta     float64                 // target delta (private algorithms)
+	Relation  string                  // accountant.AddRemove (default) or accountant.ReplaceOne
+	M         int                     // silos
+	T         int                     // rounds per silo
+	B         int                     // batch size
+	Alpha     float64                 // UCB confidence level (default 0.01)
+	Every     int                     // checkpoint spacing in rounds (default B); the last round is always recorded
+	Seed      uint64                  // run seed: every random stream of the run derives from it
+	Calib     *accountant.Calibration // optional override; normally computed from the spec
+}
+
+// LTRData is a learning-to-rank bandit instance prepared from a dataset:
+// per query, the learner's view of each document and its mean reward, and
+// the queries owned by each silo. It is built once and shared read-only by
+// all concurrent runs.
+type LTRData struct {
+	Name string // human-readable description (dataset, feature set, model)
+	Dim  int    // d, the learner's feature dimension
+	// Queries: X is n x d row-major (the learner's view: each document's
+	// feature vector divided by its L2 norm), Mu the mean reward of each
+	// document under the reward model.
+	Queries []LTRQuery
+	// Silos[i] lists the indices into Queries owned by silo i.
+	Silos [][]int
+	// NoiseStd is the standard deviation of Gaussian reward noise (0 for
+	// the noiseless reference model).
+	NoiseStd float64
+	// R and Crs are the beta_t constants of the instance (1 and 0.1 in the
+	// paper's learning-to-rank experiments).
+	R, Crs float64
+	// Hash is a content hash of everything above, part of run identities.
+	Hash string
+}
+
+// LTRQuery is one query: its documents are the actions.
+type LTRQuery struct {
+	X  []float64 // n*Dim, row-major
+	Mu []float64 // n mean rewards
+}
+
+// Checkpoint is the state of the regret curves after Round rounds.
+type Checkpoint struct {
+	Round    int     // t (1-indexed, rounds per silo)
+	Pseudo   float64 // group pseudo-regret summed over silos up to t (means)
+	Realised float64 // group realised regret (observed rewards of best and chosen actions)
+	Syncs    int     // synchronisations so far
+}
+
+// Result is everything a run records.
+type Result struct {
+	Curve        []Checkpoint
+	SiloPseudo   []float64 // per-silo pseudo-regret totals at T
+	SiloRealised []float64 // per-silo realised-regret totals at T
+	Syncs        int       // number of synchronisations
+	Scalars      int64     // scalars communicated silo->server
+	Calibration  accountant.Calibration
+	BetaT        float64 // beta at the last round
+	NonPD        int     // times a noisy V was not positive definite (and how it was handled: see docs)
+	WallSeconds  float64 // wall time of the simulation (not part of byte-identity)
+}

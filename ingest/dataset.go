@@ -1,0 +1,41 @@
+package ingest
+
+import "gonum.org/v1/gonum/mat"
+
+// Dataset is a prepared dataset loaded into memory: the chosen feature
+// columns of every document, grouped by query in input order. It is
+// read-only once loaded and may be shared by concurrent runs.
+type Dataset struct {
+	// Dir is the dataset directory it was loaded from.
+	Dir string
+	// Manifest is the dataset's manifest.json.
+	Manifest Manifest
+	// Columns are the 1-based source feature indices loaded, in the order
+	// of the columns of every Query.X.
+	Columns []int
+	// Queries holds one entry per query, in input order.
+	Queries []Query
+}
+
+// Query is one query's documents.
+type Query struct {
+	// QID is the query id from the source file.
+	QID int64
+	// Part is the split or partition the query came from (e.g. "S1",
+	// "Fold1/train").
+	Part string
+	// Labels holds each document's relevance label.
+	Labels []float64
+	// X has one row per document and one column per loaded feature
+	// (Dataset.Columns order), raw values as stored.
+	X *mat.Dense
+}
+
+// Rows returns the total number of documents.
+func (d *Dataset) Rows() int {
+	n := 0
+	for _, q := range d.Queries {
+		n += len(q.Labels)
+	}
+	return n
+}
