@@ -45,6 +45,9 @@ type SyntheticSpec struct {
 	// SharedContexts draws contexts from the instance seed (one instance
 	// for all runs, as the published code did) instead of the run seed.
 	SharedContexts bool
+	// ContextGen chooses the generator of the contexts' Gaussian
+	// coordinates: ContextsFast (default when empty) or ContextsChaCha8.
+	ContextGen string
 }
 
 // Spec fully specifies one simulation run. Together with the content
@@ -67,6 +70,24 @@ type Spec struct {
 	Every     int                     // checkpoint spacing in rounds (default B); the last round is always recorded
 	Seed      uint64                  // run seed: every random stream of the run derives from it
 	Calib     *accountant.Calibration // optional override; normally computed from the spec
+
+	// R and Crs are the beta_t constants (reward-noise scale and
+	// multiplier). Zero means the instance default: synthetic R =
+	// sqrt(NoiseVar) and Crs = 1; ltr LTRData.R and LTRData.Crs (1 and 0.1
+	// when those are zero).
+	R, Crs float64
+	// GramNoise is the Gram-noise convention: tree.Symmetrised (default,
+	// the published code's (Z+Z^T)/2) or tree.UpperIID.
+	GramNoise string
+	// RewardLo, RewardHi is the interval observed rewards are clamped to
+	// before they enter any statistic (default [0, 1]). Private algorithms
+	// need max(|RewardLo|, |RewardHi|) <= 1 so that the bias stream has
+	// sensitivity 1. Feature vectors are always projected to ||x|| <= 1.
+	RewardLo, RewardHi float64
+	// NoClip disables the clamping of rewards (the published code does not
+	// clamp). Only allowed for non-private FedLinUCB, whose statistics
+	// are never released under a privacy claim.
+	NoClip bool
 }
 
 // LTRData is a learning-to-rank bandit instance prepared from a dataset:

@@ -1,21 +1,342 @@
 package main
 
-import "errors"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
 
-// FitCmd is owned by the lasso work (temporary scaffold, replaced).
-type FitCmd struct{}
+	"github.com/BurntSushi/toml"
 
-// Run executes the command.
-func (c *FitCmd) Run() error { return errors.New("fit: not yet built") }
+	"github.com/fedbandit/fedbandit/federate/partition"
+	"github.com/fedbandit/fedbandit/ingest"
+	"github.com/fedbandit/fedbandit/lasso"
+)
 
-// PartitionCmd is owned by the lasso work (temporary scaffold, replaced).
-type PartitionCmd struct{}
+// FitCmd is `prep fit`: fit theta* of a bandit instance and store it in the
+// dataset directory.
+type FitCmd struct {
+	Dataset  string `arg:"" name:"DATASET_DIR" type:"existingdir" help:"Prepared dataset directory (from prep ingest)."`
+	Features string `required:"" short:"f" placeholder:"SET" help:"Feature set: title (MSLR, d=57), body (MSLR, d=78), all (MSLR 1..133 or every LETOR feature), or a column list such as 1-5,7,126-131."`
+	Model    string `default:"reference" enum:"reference,well-specified" help:"Reward model: reference (fit on raw features, theta* unscaled; the paper's instance) or well-specified (fit on the learner's normalised features, ||theta*|| <= 1). Default: ${default}."`
 
-// Run executes the command.
-func (c *PartitionCmd) Run() error { return errors.New("partition: not yet built") }
+	Alpha   float64   `xor:"alpha" placeholder:"A" help:"Lasso penalty alpha of (1/(2n))||y - Xw||^2 + alpha ||w||_1 (the reference used 1.0 on MSLR)."`
+	CV      bool      `xor:"alpha" help:"Choose alpha by K-fold cross-validation grouped by query."`
+	Folds   int       `default:"5" placeholder:"K" help:"CV folds (default ${default})."`
+	Alphas  []float64 `sep:"," placeholder:"A" help:"CV grid (default: --n-alphas values log-spaced from alpha_max down to --eps * alpha_max)."`
+	NAlphas int       `default:"10" placeholder:"N" help:"Size of the default CV grid (default ${default})."`
+	Eps     float64   `default:"1e-3" placeholder:"E" help:"Smallest alpha of the default CV grid relative to alpha_max (default ${default})."`
 
-// AllCmd is owned by the lasso work (temporary scaffold, replaced).
-type AllCmd struct{}
+	Intercept    float64 `default:"0.01" placeholder:"V" help:"Value of the constant intercept feature 0 of every document (default ${default})."`
+	NoIntercept  bool    `help:"No constant intercept feature (artifact name gets -i0)."`
+	FitIntercept bool    `help:"Also fit an unpenalised intercept b, centering X and y as scikit-learn does (the reference does not)."`
+	Positive     bool    `help:"Constrain coefficients to be >= 0."`
+	Tol          float64 `default:"1e-4" placeholder:"T" help:"scikit-learn's tol: stop when the duality gap is below tol * ||y||^2 / n (default ${default})."`
+	MaxIter      int     `default:"10000" placeholder:"N" help:"Maximum coordinate-descent sweeps (default ${default})."`
+	Workers      int     `placeholder:"N" help:"Goroutines reading the data (default: number of CPUs)."`
+}
 
-// Run executes the command.
-func (c *AllCmd) Run() error { return errors.New("all: not yet built") }
+// Help is shown by `prep fit --help` after the flags.
+func (c *FitCmd) Help() string {
+	return `Fits scikit-learn's Lasso (same objective, cyclic coordinate descent, same
+duality-gap stopping rule; coefficients match scikit-learn to 1e-6) on the
+documents of DATASET_DIR: target = relevance label, features = the chosen
+set with a constant 0.01 intercept feature in front. The data is read once
+(both cores) into the Gram statistics; the solve itself works on those.
+
+An all-zero fit (alpha >= alpha_max, e.g. alpha=1 on MQ2008's [0,1]
+features) is an error: every document would get the same reward and regret
+would be identically zero. Use --cv or a smaller alpha.
+
+Writes DATASET_DIR/instances/<set>-<model>.theta.json (atomically) with
+theta*, the lasso settings, R^2, MSE, non-zeros, duality gap, iterations,
+the CV curve, and the dataset's documents_sha256.
+
+Examples:
+  prep fit data/mslr10k --features title --alpha 1          # the paper's instance
+  prep fit data/mslr10k --features title --model well-specified --cv
+  prep fit data/mq2008 --features all --cv --folds 5 --n-alphas 20
+  prep fit data/mq2008 --features 1-10,40-46 --alpha 1e-3 --fit-intercept`
+}
+
+func (c *FitCmd) options() (lasso.FitOptions, error) {
+	if !c.CV && c.Alpha == 0 {
+		return lasso.FitOptions{}, errors.New("give --alpha A or --cv")
+	}
+	o := lasso.FitOptions{
+		Features: c.Features, Intercept: c.Intercept, NoIntercept: c.NoIntercept, Model: c.Model, Workers: c.Workers,
+		Lasso: lasso.Options{Alpha: c.Alpha, FitIntercept: c.FitIntercept, Positive: c.Positive, Tol: c.Tol, MaxIter: c.MaxIter},
+	}
+	if c.Intercept == 0 {
+		o.NoIntercept = true
+	}
+	if c.CV {
+		o.Lasso.CV = &lasso.CVOptions{Folds: c.Folds, Alphas: c.Alphas, NAlphas: c.NAlphas, Eps: c.Eps}
+	}
+	return o, nil
+}
+
+// Run executes `prep fit`.
+func (c *FitCmd) Run() error {
+	o, err := c.options()
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	th, err := lasso.FitDataset(ctx, c.Dataset, o)
+	if err != nil {
+		return err
+	}
+	printTheta(c.Dataset, th)
+	return nil
+}
+
+func printTheta(dir string, th *lasso.Theta) {
+	f := th.Fit
+	for _, p := range f.CV {
+		fmt.Printf("  cv alpha %-12.6g mse %.6g ± %.3g\n", p.Alpha, p.MSE, p.SE)
+	}
+	fmt.Printf("%s: %s, model %s, alpha %g: R^2 %.4f, MSE %.6g, %d/%d non-zero, duality gap %.3g (tol %.3g), %d iterations -> %s\n",
+		dir, th.Features.String(), th.Model, f.Alpha, f.R2, f.MSE, f.NonZero, len(f.Coef), f.Gap, f.Tol, f.Iterations,
+		lasso.ThetaPath(dir, th.Features.ID(), th.Model))
+}
+
+// PartitionCmd is `prep partition`: split a dataset's queries across silos
+// and store the partition in the dataset directory.
+type PartitionCmd struct {
+	Dataset  string `arg:"" name:"DATASET_DIR" type:"existingdir" help:"Prepared dataset directory (from prep ingest)."`
+	Silos    int    `required:"" short:"m" placeholder:"M" help:"Number of silos M (1 <= M <= number of queries)."`
+	Strategy string `default:"contiguous" enum:"contiguous,random,by-size,by-relevance" help:"contiguous (the reference: equal blocks in file order), random (seeded), by-size or by-relevance (non-IID). Default: ${default}."`
+	Seed     uint64 `placeholder:"N" help:"Seed of the random strategy."`
+}
+
+// Help is shown by `prep partition --help` after the flags.
+func (c *PartitionCmd) Help() string {
+	return `Every strategy gives each silo floor(Q/M) queries, as the reference code
+does; the Q mod M left over are listed as unused.
+
+  contiguous    silo i gets queries [i*s, (i+1)*s) in file order; the last
+                Q mod M queries are unused (the paper's setting)
+  random        a seeded random permutation, then equal blocks (IID silos)
+  by-size       queries sorted by number of documents: silo 0 has the
+                smallest, silo M-1 the largest (non-IID action counts)
+  by-relevance  queries sorted by mean label: silo 0 sees the least
+                relevant result lists (non-IID reward levels)
+
+Writes DATASET_DIR/partitions/<strategy>-M<M>[-s<seed>].json (atomically)
+with the dataset's documents_sha256 and the partition's own hash. Runs
+compute the same partition themselves and check it against this file.
+
+Examples:
+  prep partition data/mslr10k --silos 10
+  prep partition data/mslr10k -m 100 --strategy random --seed 7`
+}
+
+// Run executes `prep partition`.
+func (c *PartitionCmd) Run() error {
+	return writePartition(c.Dataset, c.Strategy, c.Silos, c.Seed)
+}
+
+func writePartition(dir, strategy string, m int, seed uint64) error {
+	p, man, err := partition.ForDataset(dir, strategy, m, seed)
+	if err != nil {
+		return err
+	}
+	path, err := partition.WriteArtifact(dir, man.DocumentsHash, p)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%s: %d queries -> %d silos of %d (%s), %d unused -> %s\n", dir, p.Queries, p.Silos, len(p.Assign[0]), p.Strategy, len(p.Unused), path)
+	return nil
+}
+
+// AllCmd is `prep all`: ingest, fit and partition in one go, from flags or
+// a TOML config.
+type AllCmd struct {
+	Config string `arg:"" optional:"" name:"CONFIG" type:"existingfile" help:"TOML config (see below). When given, the other flags are ignored."`
+
+	Inputs   []string `name:"input" short:"i" placeholder:"PATH" help:"Input files, directory or zip (as for prep ingest; repeatable)."`
+	Out      string   `short:"o" placeholder:"DATASET_DIR" help:"Dataset directory. An existing prepared dataset is reused unless --force."`
+	Force    bool     `help:"Re-ingest even if DATASET_DIR exists."`
+	Features []string `sep:"," default:"title" placeholder:"SET" help:"Feature sets to fit (default ${default})."`
+	Model    []string `sep:"," default:"reference" placeholder:"MODEL" help:"Reward models to fit (default ${default})."`
+	Alpha    float64  `placeholder:"A" help:"Lasso alpha (without it: cross-validation)."`
+	Silos    []int    `sep:"," default:"10" placeholder:"M" help:"Silo counts to partition for (default ${default})."`
+	Strategy string   `default:"contiguous" enum:"contiguous,random,by-size,by-relevance" help:"Partition strategy (default ${default})."`
+	Seed     uint64   `placeholder:"N" help:"Seed of the random partition strategy."`
+}
+
+// Help is shown by `prep all --help` after the flags.
+func (c *AllCmd) Help() string {
+	return `Runs prep ingest (unless DATASET_DIR already holds a prepared dataset),
+then prep fit for every feature set x model, then prep partition for every
+silo count. Example config (prep all mslr10k.toml):
+
+  inputs = ["~/data/MSLR-WEB10K.zip"]
+  out    = "data/mslr10k"
+  force  = false
+
+  [[fit]]                      # one table per theta* to fit
+  features = "title"
+  model    = "reference"
+  alpha    = 1.0               # omit alpha (or set cv = true) for cross-validation
+
+  [[fit]]
+  features = "title"
+  model    = "well-specified"
+  cv       = true
+  folds    = 5
+
+  [[partition]]                # one table per partition
+  silos    = 10
+  strategy = "contiguous"
+
+  [[partition]]
+  silos    = 100
+  strategy = "random"
+  seed     = 7
+
+Fit tables also take intercept, no_intercept, fit_intercept, positive, tol,
+max_iter, alphas, n_alphas, eps (as the prep fit flags).
+
+Same with flags:
+  prep all -i ~/data/MSLR-WEB10K.zip -o data/mslr10k --features title --alpha 1 --silos 10,100`
+}
+
+// allConfig is the TOML layout of `prep all CONFIG`.
+type allConfig struct {
+	Inputs    []string          `toml:"inputs"`
+	Out       string            `toml:"out"`
+	Force     bool              `toml:"force"`
+	Fit       []fitConfig       `toml:"fit"`
+	Partition []partitionConfig `toml:"partition"`
+}
+
+type fitConfig struct {
+	Features     string    `toml:"features"`
+	Model        string    `toml:"model"`
+	Alpha        float64   `toml:"alpha"`
+	CV           bool      `toml:"cv"`
+	Folds        int       `toml:"folds"`
+	Alphas       []float64 `toml:"alphas"`
+	NAlphas      int       `toml:"n_alphas"`
+	Eps          float64   `toml:"eps"`
+	Intercept    float64   `toml:"intercept"`
+	NoIntercept  bool      `toml:"no_intercept"`
+	FitIntercept bool      `toml:"fit_intercept"`
+	Positive     bool      `toml:"positive"`
+	Tol          float64   `toml:"tol"`
+	MaxIter      int       `toml:"max_iter"`
+}
+
+type partitionConfig struct {
+	Silos    int    `toml:"silos"`
+	Strategy string `toml:"strategy"`
+	Seed     uint64 `toml:"seed"`
+}
+
+func (c *AllCmd) config() (*allConfig, error) {
+	if c.Config == "" {
+		cfg := &allConfig{Inputs: c.Inputs, Out: c.Out, Force: c.Force}
+		for _, f := range c.Features {
+			for _, m := range c.Model {
+				cfg.Fit = append(cfg.Fit, fitConfig{Features: f, Model: m, Alpha: c.Alpha, CV: c.Alpha == 0})
+			}
+		}
+		for _, m := range c.Silos {
+			cfg.Partition = append(cfg.Partition, partitionConfig{Silos: m, Strategy: c.Strategy, Seed: c.Seed})
+		}
+		return cfg, nil
+	}
+	var cfg allConfig
+	md, err := toml.DecodeFile(c.Config, &cfg)
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", c.Config, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		return nil, fmt.Errorf("config %s: unknown key %q", c.Config, und[0].String())
+	}
+	// Relative paths in a config are relative to the config file.
+	base := filepath.Dir(c.Config)
+	rel := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		if len(p) > 1 && p[:2] == "~/" {
+			if home, err := os.UserHomeDir(); err == nil {
+				return filepath.Join(home, p[2:])
+			}
+		}
+		return filepath.Join(base, p)
+	}
+	for i := range cfg.Inputs {
+		cfg.Inputs[i] = rel(cfg.Inputs[i])
+	}
+	cfg.Out = rel(cfg.Out)
+	return &cfg, nil
+}
+
+// Run executes `prep all`.
+func (c *AllCmd) Run() error {
+	cfg, err := c.config()
+	if err != nil {
+		return err
+	}
+	if cfg.Out == "" {
+		return errors.New("no dataset directory: give --out or out = \"...\" in the config")
+	}
+	for i, p := range cfg.Partition {
+		if p.Strategy == "" {
+			cfg.Partition[i].Strategy = partition.Contiguous
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if _, err := ingest.ReadManifest(cfg.Out); err == nil && !cfg.Force {
+		slog.Info("reusing prepared dataset (use --force or force = true to re-ingest)", "dir", cfg.Out)
+	} else {
+		if len(cfg.Inputs) == 0 {
+			return fmt.Errorf("%s holds no prepared dataset and no inputs were given", cfg.Out)
+		}
+		m, err := ingest.Run(ctx, ingest.Options{Inputs: cfg.Inputs, Out: cfg.Out, Force: cfg.Force, Log: slog.Default()})
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%s: %d rows, %d queries, %d features, documents_sha256 %s\n", cfg.Out, m.Rows, m.Queries, m.Features, m.DocumentsHash)
+	}
+	for _, f := range cfg.Fit {
+		fc := FitCmd{
+			Dataset: cfg.Out, Features: f.Features, Model: f.Model, Alpha: f.Alpha, CV: f.CV || f.Alpha == 0,
+			Folds: f.Folds, Alphas: f.Alphas, NAlphas: f.NAlphas, Eps: f.Eps, Intercept: f.Intercept,
+			NoIntercept: f.NoIntercept, FitIntercept: f.FitIntercept, Positive: f.Positive, Tol: f.Tol, MaxIter: f.MaxIter,
+		}
+		if fc.Model == "" {
+			fc.Model = lasso.ModelReference
+		}
+		if fc.Intercept == 0 && !fc.NoIntercept {
+			fc.Intercept = 0.01
+		}
+		if fc.CV {
+			fc.Alpha = 0
+		}
+		o, err := fc.options()
+		if err != nil {
+			return err
+		}
+		th, err := lasso.FitDataset(ctx, cfg.Out, o)
+		if err != nil {
+			return err
+		}
+		printTheta(cfg.Out, th)
+	}
+	for _, p := range cfg.Partition {
+		if err := writePartition(cfg.Out, p.Strategy, p.Silos, p.Seed); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,4 +1,24 @@
+// Package accountant chooses the noise of Private-FedLinUCB and states,
+// for every run, the privacy its noise actually delivers.
+//
+// Calibrate turns a Request (preset, privacy model, target (eps, delta),
+// neighbouring relation, M, T, B, d) into a Calibration: the per-entry noise
+// sigma of every released tree node, the ridge regulariser Lambda, the
+// confidence width beta_t and the delivered (eps, delta) computed by an
+// exact accountant, whatever preset chose sigma. Delivered re-checks any
+// sigma. The accountant functions (zCDP with the Bun-Steinke and
+// Canonne-Kamath-Steinke conversions, Gaussian DP, the analytic Gaussian of
+// Balle & Wang, shuffle amplification of Feldman, McMillan & Talwar) are
+// exported so that tests and users can reproduce every number. All of them
+// reject NaN, infinite and out-of-range arguments and round toward the safe
+// side: a reported epsilon or delta is never smaller than the exact value
+// because of floating-point rounding.
+//
+// docs/privacy.md explains the presets, the neighbouring relations and the
+// known discrepancies between the paper and the published code.
 package accountant
+
+import "math"
 
 // Calibration preset names. Every run records the preset that chose its
 // noise; none is ever mixed silently with another.
@@ -76,9 +96,42 @@ type Calibration struct {
 	Amplified bool
 	// Note explains anything a reader of the run's record should know.
 	Note string
-	// beta computes beta_t; see Beta.
-	beta func(t int) float64
+	// CodeN is the published code's node count N = 1+floor(log2(T div B))
+	// (integer division); the reference-code preset uses it in sigma and
+	// Lambda. It differs from Kappa only when T is not a multiple of B and
+	// ceil(T/B) is a power of two (then CodeN = Kappa-1: the code
+	// under-counts the nodes of the last, partial batch).
+	CodeN int
+	// Mu is the Gaussian-DP parameter of one silo's whole transcript,
+	// sqrt(Kappa) sqrt(DeltaG^2+Deltab^2)/Sigma under Relation (0 for
+	// ModelNone). It is what an empirical audit should estimate.
+	Mu float64
+	// BetaT is Beta(T), recorded for convenience.
+	BetaT float64
+	// Width holds the parameters of beta_t; see Beta.
+	Width Width
 }
 
-// Beta returns the confidence width multiplier beta_t at round t (1-indexed).
-func (c *Calibration) Beta(t int) float64 { return c.beta(t) }
+// Width holds the parameters of the confidence width
+//
+//	beta_t = Crs * ( R sqrt(C0 + d ln(1 + M t L^2/(d LamMin))) + S sqrt(LamMax) + Nu )
+//
+// that both presets' formulas reduce to (see docs/privacy.md): the
+// reference code has C0 = ln(1/alpha), LamMin = LamMax = Lambda, Nu = 0;
+// the paper's Lemma C.2 has C0 = 2 ln(1/alpha), Crs = 1 and the lambda_min,
+// lambda_max, nu of Lemma C.4.
+type Width struct {
+	Crs, R, S, C0, LamMin, LamMax, Nu float64
+	D, M                              int
+}
+
+// Beta returns the confidence width multiplier beta_t at round t (1-indexed
+// rounds per silo; the log term counts the M t data points of all silos).
+func (c *Calibration) Beta(t int) float64 { return c.Width.At(t) }
+
+// At evaluates beta_t.
+func (w Width) At(t int) float64 {
+	d := float64(w.D)
+	inner := w.C0 + d*math.Log1p(float64(w.M)*float64(t)/(d*w.LamMin))
+	return w.Crs * (w.R*math.Sqrt(inner) + w.S*math.Sqrt(w.LamMax) + w.Nu)
+}

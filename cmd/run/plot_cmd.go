@@ -1,0 +1,45 @@
+package main
+
+import (
+	"fmt"
+
+	"gonum.org/v1/plot/vg"
+
+	"github.com/fedbandit/fedbandit/outputs/figure"
+)
+
+// PlotCmd is `run plot`.
+type PlotCmd struct {
+	Dir      string  `arg:"" type:"existingdir" help:"Sweep output directory holding runs.arrow and curves.arrow (run collect first if they are missing)."`
+	Metric   string  `help:"Regret to plot: pseudo (means of best and chosen actions) or realised (observed rewards, as the published code)." enum:"pseudo,realised" default:"pseudo"`
+	LogX     bool    `help:"Logarithmic round axis."`
+	LogY     bool    `help:"Logarithmic regret axis."`
+	Title    string  `help:"Figure title (default: the sweep name)."`
+	WidthCm  float64 `help:"Figure width in cm." default:"16"`
+	HeightCm float64 `help:"Figure height in cm." default:"10"`
+}
+
+// plotOptions are the options shared with the sweep and the main job.
+type plotOptions = figure.Options
+
+// Run draws the figure.
+func (c *PlotCmd) Run() error {
+	return drawPlots(c.Dir, figure.Options{
+		Metric: c.Metric, LogX: c.LogX, LogY: c.LogY, Title: c.Title,
+		Width: vgCm(c.WidthCm), Height: vgCm(c.HeightCm),
+	})
+}
+
+// drawPlots writes the figure files and prints their paths.
+func drawPlots(dir string, o figure.Options) error {
+	paths, err := figure.SaveDir(dir, o)
+	if err != nil {
+		return err
+	}
+	for _, p := range paths {
+		fmt.Printf("plot:   %s\n", p)
+	}
+	return nil
+}
+
+func vgCm(cm float64) vg.Length { return vg.Length(cm) * vg.Centimeter }

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fedbandit/fedbandit/datasets/mq2008"
+	"github.com/fedbandit/fedbandit/features"
+	"github.com/fedbandit/fedbandit/federate/partition"
+	"github.com/fedbandit/fedbandit/ingest"
+	"github.com/fedbandit/fedbandit/lasso"
+	"github.com/fedbandit/fedbandit/runner"
+)
+
+// quickstartTOML is the main job's sweep; {{...}} fields are filled in by
+// QuickstartCmd.
+//
+//go:embed quickstart.toml
+var quickstartTOML string
+
+// QuickstartCmd is the main job.
+type QuickstartCmd struct {
+	Out     string `help:"Output directory of the sweep." default:"fedbandit-quickstart" type:"path"`
+	Cache   string `help:"Where the prepared MQ2008 dataset is cached (default: the user cache directory, e.g. ~/.cache/fedbandit)." type:"path"`
+	Quick   bool   `help:"Reduced size for CI: fewer rounds and seeds (a few seconds)."`
+	Workers int    `help:"Concurrent runs (default: one per core)."`
+}
+
+// Quickstart sizes.
+const (
+	fullRounds, fullSeeds   = 2000, 5
+	quickRounds, quickSeeds = 200, 2
+	quickstartSilos         = 10
+	quickstartFeatures      = features.All
+)
+
+// Run prepares MQ2008, runs the sweep and plots it.
+func (c *QuickstartCmd) Run(ctx context.Context) error {
+	start := time.Now()
+	cache := c.Cache
+	if cache == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			return fmt.Errorf("quickstart: no cache directory (use --cache): %w", err)
+		}
+		cache = filepath.Join(dir, "fedbandit")
+	}
+	dataset, err := PrepareMQ2008(ctx, cache, quickstartSilos, slog.Default())
+	if err != nil {
+		return err
+	}
+	rounds, seeds := fullRounds, fullSeeds
+	if c.Quick {
+		rounds, seeds = quickRounds, quickSeeds
+	}
+	cfgText := strings.NewReplacer(
+		"{{DATASET}}", strconv.Quote(dataset),
+		"{{T}}", strconv.Itoa(rounds),
+		"{{SEEDS}}", strconv.Itoa(seeds),
+		"{{M}}", strconv.Itoa(quickstartSilos),
+		"{{FEATURES}}", strconv.Quote(quickstartFeatures),
+	).Replace(quickstartTOML)
+	cfg, err := runner.ParseConfig([]byte(cfgText), dataset)
+	if err != nil {
+		return fmt.Errorf("quickstart sweep: %w", err)
+	}
+	plan, err := runner.NewPlan(cfg, nil)
+	if err != nil {
+		return err
+	}
+	if err := runSweep(ctx, plan, c.Out, c.Workers, 10*time.Second, true); err != nil {
+		return err
+	}
+	fmt.Printf("\nDone in %s. The sweep file is %s; rerun it with\n  go run ./cmd/run sweep %s --out %s\n"+
+		"Load the tables in Python with pandas.read_feather(%q); see examples/regret.ipynb.\n",
+		time.Since(start).Round(time.Second), filepath.Join(c.Out, runner.ConfigFile),
+		filepath.Join(c.Out, runner.ConfigFile), c.Out, filepath.Join(c.Out, "curves.arrow"))
+	return nil
+}
+
+// PrepareMQ2008 prepares the embedded MQ2008 dataset under cache, keyed by
+// the content of the embedded files, and returns the dataset directory:
+// ingest (documents.parquet, manifest.json), a lasso theta* for the "all"
+// feature set with alpha chosen by 5-fold cross-validation grouped by
+// query, and the contiguous partition into m silos. Each step is skipped
+// when its artifact is already there and matches.
+func PrepareMQ2008(ctx context.Context, cache string, m int, log *slog.Logger) (string, error) {
+	key, err := embeddedHash()
+	if err != nil {
+		return "", err
+	}
+	root := filepath.Join(cache, "mq2008-"+key[:12])
+	dataset := filepath.Join(root, "dataset")
+
+	man, err := ingest.ReadManifest(dataset)
+	if err != nil || !sourcesMatch(man) {
+		log.Info("preparing the embedded MQ2008 dataset (once)", "dir", root)
+		src, err := mq2008.Extract(filepath.Join(root, "src"))
+		if err != nil {
+			return "", err
+		}
+		if man, err = ingest.Run(ctx, ingest.Options{Inputs: src, Out: dataset, Force: true}); err != nil {
+			return "", fmt.Errorf("quickstart: ingest MQ2008: %w", err)
+		}
+		if err := os.RemoveAll(filepath.Join(root, "src")); err != nil {
+			return "", fmt.Errorf("quickstart: %w", err)
+		}
+	}
+	if man.Queries != mq2008.Queries || man.Rows != mq2008.Rows {
+		return "", fmt.Errorf("quickstart: %s holds %d queries and %d rows, want %d and %d", dataset, man.Queries, man.Rows, mq2008.Queries, mq2008.Rows)
+	}
+
+	set, err := features.Resolve(quickstartFeatures, man.Features, features.DefaultIntercept)
+	if err != nil {
+		return "", err
+	}
+	thetaPath := lasso.ThetaPath(dataset, set.ID(), lasso.ModelReference)
+	if th, _, err := lasso.ReadTheta(thetaPath); err != nil || th.DatasetSHA256 != man.DocumentsHash {
+		log.Info("fitting theta* (lasso, alpha by 5-fold cross-validation)", "features", quickstartFeatures)
+		if _, err := lasso.FitDataset(ctx, dataset, lasso.FitOptions{
+			Features: quickstartFeatures, Model: lasso.ModelReference,
+			Lasso: lasso.Options{CV: &lasso.CVOptions{Folds: lasso.DefaultFolds}}, Log: log,
+		}); err != nil {
+			return "", fmt.Errorf("quickstart: fit MQ2008: %w", err)
+		}
+	}
+
+	partPath := partition.ArtifactPath(dataset, partition.Contiguous, m, 0)
+	if _, err := partition.ReadArtifact(partPath); errors.Is(err, fs.ErrNotExist) {
+		p, man, err := partition.ForDataset(dataset, partition.Contiguous, m, 0)
+		if err != nil {
+			return "", fmt.Errorf("quickstart: partition MQ2008: %w", err)
+		}
+		if _, err := partition.WriteArtifact(dataset, man.DocumentsHash, p); err != nil {
+			return "", fmt.Errorf("quickstart: %w", err)
+		}
+	} else if err != nil {
+		return "", fmt.Errorf("quickstart: %w", err)
+	}
+	return dataset, nil
+}
+
+// embeddedHash is the SHA-256 over the embedded partitions, the cache key
+// of the prepared dataset.
+func embeddedHash() (string, error) {
+	h := sha256.New()
+	for _, name := range mq2008.Partitions {
+		b, err := mq2008.FS.ReadFile(name)
+		if err != nil {
+			return "", fmt.Errorf("quickstart: embedded MQ2008: %w", err)
+		}
+		fmt.Fprintf(h, "%s %d\n", name, len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// sourcesMatch reports whether a cached dataset was ingested from exactly
+// the embedded files.
+func sourcesMatch(man *ingest.Manifest) bool {
+	if len(man.Sources) != len(mq2008.Partitions) {
+		return false
+	}
+	for i, name := range mq2008.Partitions {
+		b, err := mq2008.FS.ReadFile(name)
+		if err != nil {
+			return false
+		}
+		sum := sha256.Sum256(b)
+		if man.Sources[i].SHA256 != hex.EncodeToString(sum[:]) {
+			return false
+		}
+	}
+	return true
+}

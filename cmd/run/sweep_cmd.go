@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/fedbandit/fedbandit/outputs"
+	"github.com/fedbandit/fedbandit/runner"
+)
+
+// PlanCmd is `run plan`.
+type PlanCmd struct {
+	Config  string  `arg:"" type:"existingfile" help:"Sweep file (TOML)."`
+	Out     string  `help:"Output directory of the sweep: count the runs already done there." type:"path"`
+	Workers int     `help:"Workers to assume for the wall-time and memory estimates (default: one per core)."`
+	Rate    float64 `help:"Multiply-adds per second of one core on the UCB-width kernel (see docs/bench/runner.md)." default:"1e9"`
+	List    bool    `help:"Also print every run: id, then its configuration and seed, in run order."`
+}
+
+// Run prints the plan.
+func (c *PlanCmd) Run() error {
+	cfg, err := runner.LoadConfig(c.Config)
+	if err != nil {
+		return err
+	}
+	plan, err := runner.NewPlan(cfg, nil)
+	if err != nil {
+		return err
+	}
+	var scan *outputs.Scan
+	if c.Out != "" {
+		if scan, err = outputs.ScanRuns(c.Out); err != nil {
+			return err
+		}
+	}
+	workers := c.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	e := plan.Estimate(scan, workers, c.Rate)
+	printPlan(os.Stdout, plan, e, workers, c.Rate)
+	if c.List {
+		for _, r := range plan.Runs {
+			fmt.Printf("%s  seed=%d  %s\n", r.ID, r.Spec.Seed, r.Group)
+		}
+	}
+	return nil
+}
+
+func printPlan(w io.Writer, plan *runner.Plan, e runner.Estimate, workers int, rate float64) {
+	groups := map[string]bool{}
+	for _, r := range plan.Runs {
+		groups[r.GroupID] = true
+	}
+	fmt.Fprintf(w, "sweep %q: %d runs (%d configurations x %d seeds)\n", plan.Config.Name, e.Runs, len(groups), plan.Config.Seeds)
+	for _, in := range plan.Instances {
+		fmt.Fprintf(w, "  instance %s: %s (hash %.12s, d=%d, %.1f actions/round, %s shared)\n",
+			in.Config.Name, in.Name, in.Hash, in.Dim, in.Actions, bytesText(in.Bytes))
+	}
+	fmt.Fprintf(w, "  already done: %d; failed before (retried): %d; to run: %d\n", e.Done, e.Failed, e.Pending)
+	fmt.Fprintf(w, "  cost: %.3g multiply-adds (sum of M T K d^2) = %s CPU at %.3g/s per core, about %s wall with %d workers\n",
+		e.Madds, durText(e.CPUSeconds), rate, durText(e.WallSeconds), workers)
+	fmt.Fprintf(w, "  peak memory: about %s (shared instances %s + one run state per worker)\n", bytesText(e.PeakBytes), bytesText(e.SharedBytes))
+}
+
+func durText(s float64) string {
+	return time.Duration(s * float64(time.Second)).Round(time.Second).String()
+}
+
+func bytesText(b int64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", b)
+}
+
+// SweepCmd is `run sweep`.
+type SweepCmd struct {
+	Config   string        `arg:"" type:"existingfile" help:"Sweep file (TOML)."`
+	Out      string        `required:"" type:"path" help:"Output directory (created; rerun with the same directory to resume)."`
+	Workers  int           `help:"Concurrent runs (default: one per core)."`
+	LogEvery time.Duration `help:"Interval of progress log lines when stderr is not a terminal." default:"30s"`
+	NoPlot   bool          `help:"Do not draw regret.png/regret.svg at the end."`
+}
+
+// Run executes the sweep.
+func (c *SweepCmd) Run(ctx context.Context) error {
+	cfg, err := runner.LoadConfig(c.Config)
+	if err != nil {
+		return err
+	}
+	plan, err := runner.NewPlan(cfg, nil)
+	if err != nil {
+		return err
+	}
+	return runSweep(ctx, plan, c.Out, c.Workers, c.LogEvery, !c.NoPlot)
+}
+
+// runSweep executes plan into out, then plots; shared with the main job.
+func runSweep(ctx context.Context, plan *runner.Plan, out string, workers int, logEvery time.Duration, plot bool) error {
+	s := &runner.Sweep{Plan: plan, Out: out, Workers: workers, LogEvery: logEvery, Log: slog.Default()}
+	if isTerminal(os.Stderr) {
+		s.Progress = os.Stderr
+	}
+	rep, err := s.Execute(ctx)
+	if rep != nil && rep.Collected != nil {
+		fmt.Printf("runs:   %s (%d runs: %d done, %d failed)\ncurves: %s (%d rows)\n",
+			rep.Collected.RunsPath, rep.Collected.Runs, rep.Collected.Done, rep.Collected.Failed,
+			rep.Collected.CurvesPath, rep.Collected.CurveRows)
+		if plot && rep.Collected.Done > 0 {
+			if perr := drawPlots(out, plotOptions{}); perr != nil {
+				slog.Error("plot", "err", perr)
+			}
+		}
+	}
+	return err
+}
+
+// CollectCmd is `run collect`.
+type CollectCmd struct {
+	Dir string `arg:"" type:"existingdir" help:"Sweep output directory."`
+}
+
+// Run collects the tables.
+func (c *CollectCmd) Run() error {
+	sum, err := outputs.Collect(c.Dir)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("runs:   %s (%d runs: %d done, %d failed)\ncurves: %s (%d rows)\n",
+		sum.RunsPath, sum.Runs, sum.Done, sum.Failed, sum.CurvesPath, sum.CurveRows)
+	return nil
+}

@@ -1,0 +1,341 @@
+package accountant
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+)
+
+// DefaultAlpha is the UCB confidence level used when Request.Alpha is 0.
+const DefaultAlpha = 0.01
+
+// NumBatches returns K = ceil(T/B), the number of synchronisations.
+func NumBatches(t, b int) int { return (t + b - 1) / b }
+
+// Kappa returns 1 + floor(log2 k): the number of tree nodes that contain a
+// given batch (tight at batch 1), for k >= 1 batches. The logarithm is base
+// 2; a natural logarithm under-counts the nodes (privacy.md 0.2).
+func Kappa(k int) int {
+	if k < 1 {
+		return 0
+	}
+	return bits.Len(uint(k))
+}
+
+// Validate checks a request and returns it with defaults filled in (empty
+// Relation = AddRemove, Alpha 0 = DefaultAlpha). Every error wraps
+// ErrInvalid and names the offending field.
+func (r Request) Validate() (Request, error) {
+	bad := func(format string, a ...any) (Request, error) {
+		return r, fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, a...))
+	}
+	switch r.Preset {
+	case PresetPaper, PresetReferenceCode, PresetExact:
+	default:
+		return bad("preset %q, want %q, %q or %q", r.Preset, PresetPaper, PresetReferenceCode, PresetExact)
+	}
+	switch r.Model {
+	case ModelNone, ModelLDP, ModelSDPAmp:
+	default:
+		return bad("model %q, want %q, %q or %q", r.Model, ModelNone, ModelLDP, ModelSDPAmp)
+	}
+	if r.Relation == "" {
+		r.Relation = AddRemove
+	}
+	if r.Relation != AddRemove && r.Relation != ReplaceOne {
+		return bad("relation %q, want %q or %q", r.Relation, AddRemove, ReplaceOne)
+	}
+	if r.Model != ModelNone {
+		if !finite(r.Eps) || r.Eps <= 0 {
+			return bad("eps = %v, want a finite value > 0", r.Eps)
+		}
+		if !finite(r.Delta) || r.Delta <= 0 || r.Delta >= 1 {
+			return bad("delta = %v, want 0 < delta < 1", r.Delta)
+		}
+	}
+	if r.M < 1 {
+		return bad("M = %d silos, want >= 1", r.M)
+	}
+	if r.T < 1 {
+		return bad("T = %d rounds, want >= 1", r.T)
+	}
+	if r.B < 1 {
+		return bad("B = %d, want batch size >= 1", r.B)
+	}
+	if r.T < r.B {
+		return bad("T = %d < B = %d: no synchronisation would happen", r.T, r.B)
+	}
+	if r.D < 1 {
+		return bad("D = %d, want feature dimension >= 1", r.D)
+	}
+	if r.Alpha == 0 {
+		r.Alpha = DefaultAlpha
+	}
+	if !finite(r.Alpha) || r.Alpha <= 0 || r.Alpha >= 1 {
+		return bad("alpha = %v, want 0 < alpha < 1", r.Alpha)
+	}
+	if !finite(r.R) || r.R <= 0 {
+		return bad("R = %v, want a finite reward-noise scale > 0", r.R)
+	}
+	if !finite(r.Crs) || r.Crs <= 0 {
+		return bad("Crs = %v, want a finite multiplier > 0", r.Crs)
+	}
+	if !finite(r.S) || r.S < 0 {
+		return bad("S = %v, want a finite bound >= 0 (0 = preset default)", r.S)
+	}
+	return r, nil
+}
+
+// Calibrate validates req and returns the noise scale, regulariser,
+// confidence width and delivered privacy of a run. Sigma is chosen by the
+// preset; DeliveredEps is always computed by the exact accountant (see
+// Delivered) at DeliveredDelta = req.Delta, so a preset whose formula is
+// loose or wrong is reported as such rather than trusted.
+func Calibrate(req Request) (*Calibration, error) {
+	r, err := req.Validate()
+	if err != nil {
+		return nil, fmt.Errorf("calibrate: %w", err)
+	}
+	c := &Calibration{Request: r}
+	c.K = NumBatches(r.T, r.B)
+	c.Kappa = Kappa(c.K)
+	c.CodeN = Kappa(r.T / r.B)
+
+	switch r.Preset {
+	case PresetReferenceCode:
+		err = c.referenceCode()
+	case PresetPaper:
+		err = c.paper()
+	case PresetExact:
+		err = c.exact()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("calibrate (%s, %s): %w", r.Preset, r.Model, err)
+	}
+	c.BetaT = c.Beta(r.T)
+
+	if r.Model == ModelNone {
+		c.DeliveredEps, c.DeliveredDelta = math.Inf(1), 0
+		c.Note = join(c.Note, "no privacy: non-private FedLinUCB adds no noise")
+		return c, nil
+	}
+	c.Mu, err = TreeMu(c.Sigma, c.Kappa, r.Relation)
+	if err != nil {
+		return nil, fmt.Errorf("calibrate: %w", err)
+	}
+	eps, amp, note, err := Delivered(r.Model, c.Sigma, c.Kappa, r.M, r.B, r.Delta, r.Relation)
+	if err != nil {
+		return nil, fmt.Errorf("calibrate: delivered guarantee: %w", err)
+	}
+	c.DeliveredEps, c.DeliveredDelta, c.Amplified = eps, r.Delta, amp
+	c.Note = join(c.Note, note)
+	if eps > r.Eps {
+		// The bisection for eps stops within 1e-15 relative of the exact
+		// value, on the safe side; a sigma that certifies the target
+		// exactly (preset exact) may land a few ulps above it.
+		ok, err := Certifies(r.Model, c.Sigma, c.Kappa, r.M, r.B, r.Eps, r.Delta, r.Relation)
+		if err != nil {
+			return nil, fmt.Errorf("calibrate: %w", err)
+		}
+		if ok {
+			c.DeliveredEps = r.Eps
+		}
+	}
+	if c.DeliveredEps > r.Eps {
+		c.Note = join(c.Note, fmt.Sprintf("the %s sigma does NOT certify the target: delivered eps %.6g > requested %.6g at delta %g", r.Preset, eps, r.Eps, r.Delta))
+	}
+	return c, nil
+}
+
+// join appends sentence b to a.
+func join(a, b string) string {
+	switch {
+	case b == "":
+		return a
+	case a == "":
+		return b
+	}
+	return a + "; " + b
+}
+
+// defaultS returns r.S, or def when r.S is 0.
+func defaultS(s, def float64) float64 {
+	if s == 0 {
+		return def
+	}
+	return s
+}
+
+// ReferenceLDPSigma is the published code's silo-level LDP noise
+// sigma = sqrt(N (ln(1/delta) + eps)) / eps (protocol.md section 3).
+func ReferenceLDPSigma(eps, delta float64, n int) float64 {
+	return math.Sqrt(float64(n)*(math.Log(1/delta)+eps)) / eps
+}
+
+// ReferenceSDPSigma is the published code's amplification noise
+// sigma = sqrt(N ln(1/delta) ln(1 + N/(T delta)) ln(M N/delta)) / (eps sqrt(M)).
+func ReferenceSDPSigma(eps, delta float64, n, m, t int) float64 {
+	N, M, T := float64(n), float64(m), float64(t)
+	return math.Sqrt(N*math.Log(1/delta)*math.Log1p(N/(T*delta))*math.Log(M*N/delta)) / (eps * math.Sqrt(M))
+}
+
+// ReferenceLambda is the published code's regulariser: sqrt(M) without
+// noise, sqrt(M N) sigma (sqrt(N + ln(1/alpha)) + sqrt(d)) with noise sigma.
+func ReferenceLambda(sigma float64, n, m, d int, alpha float64) float64 {
+	if sigma == 0 {
+		return math.Sqrt(float64(m))
+	}
+	N := float64(n)
+	return math.Sqrt(float64(m)*N) * sigma * (math.Sqrt(N+math.Log(1/alpha)) + math.Sqrt(float64(d)))
+}
+
+// referenceWidth is the published code's beta_t:
+// crs [ sqrt(Lambda) S + R sqrt(d ln(1 + t M L^2/(d Lambda)) + ln(1/alpha)) ], L = 1.
+func referenceWidth(r Request, lambda float64) Width {
+	return Width{Crs: r.Crs, R: r.R, S: defaultS(r.S, math.Sqrt(float64(r.D))),
+		C0: math.Log(1 / r.Alpha), LamMin: lambda, LamMax: lambda, D: r.D, M: r.M}
+}
+
+// referenceCode fills sigma, Lambda and beta_t as the published code does,
+// with its node count N = CodeN.
+func (c *Calibration) referenceCode() error {
+	r := c.Request
+	switch r.Model {
+	case ModelLDP:
+		c.Sigma = ReferenceLDPSigma(r.Eps, r.Delta, c.CodeN)
+	case ModelSDPAmp:
+		c.Sigma = ReferenceSDPSigma(r.Eps, r.Delta, c.CodeN, r.M, r.T)
+	}
+	c.Lambda = ReferenceLambda(c.Sigma, c.CodeN, r.M, r.D, r.Alpha)
+	c.Width = referenceWidth(r, c.Lambda)
+	if c.CodeN != c.Kappa {
+		c.Note = fmt.Sprintf("reference code counts N = 1+floor(log2(T div B)) = %d tree levels but the last partial batch makes ceil(T/B) = %d batches and kappa = %d", c.CodeN, c.K, c.Kappa)
+	}
+	return nil
+}
+
+// PaperLDPSigma is Theorem 5.1's per-entry noise of silo-level LDP:
+// sigma0 = sqrt(8 kappa (ln(2/delta) + eps)) / eps, with sensitivity L = 1
+// per stream (add/remove one user).
+func PaperLDPSigma(eps, delta float64, kappa int) float64 {
+	return math.Sqrt(8*float64(kappa)*(math.Log(2/delta)+eps)) / eps
+}
+
+// PaperSDPSigma is Theorem 5.3's per-entry noise under shuffle DP by
+// amplification, sigma0^2 = 2 kappa ln(1/delta) ln(kappa/(delta T))
+// ln(M kappa/delta) / (eps^2 M), with the O(.) constant of the theorem taken
+// as 1 (the paper gives no value). The formula is only meaningful in the
+// theorem's regime delta <= kappa/(C2 T); outside it (kappa/(delta T) <= 1,
+// or M kappa/delta <= 1) it has no positive value and an error is returned.
+func PaperSDPSigma(eps, delta float64, kappa, m, t int) (float64, error) {
+	K, M, T := float64(kappa), float64(m), float64(t)
+	l2 := math.Log(K / (delta * T))
+	l3 := math.Log(M * K / delta)
+	if !(l2 > 0) || !(l3 > 0) {
+		return 0, fmt.Errorf("%w: paper Theorem 5.3 sigma needs delta < kappa/T = %.3g (got delta = %g): outside the theorem's regime; use the %q or %q preset",
+			ErrInvalid, K/T, delta, PresetReferenceCode, PresetExact)
+	}
+	return math.Sqrt(2*K*math.Log(1/delta)*l2*l3) / (eps * math.Sqrt(M)), nil
+}
+
+// PaperWidth returns the regulariser and confidence width of Lemmas C.2
+// and C.4 for a per-entry, per-node noise sigma0 (0 without privacy), with
+// every absolute constant of the lemmas set to 1:
+//
+//	sigma_tot = sigma0 sqrt(M kappa)             (Appendix E.1: M(1+log K) sigma0^2)
+//	Sigma     = sigma_tot (sqrt(d) + sqrt(ln(K/alpha)))
+//	lambda    = max(1, 2 Sigma), lambda_max = lambda + Sigma, lambda_min = lambda - Sigma
+//	nu        = Sigma / sqrt(lambda_min)
+//	beta_t    = R sqrt(2 ln(1/alpha) + d ln(1 + M t/(d lambda_min))) + S sqrt(lambda_max) + nu
+//
+// with S = ||theta*|| bound (1 in the paper's Assumption 4.1 unless
+// Request.S says otherwise).
+func PaperWidth(r Request, sigma0 float64, kappa, k int) (lambda float64, w Width) {
+	sigTot := sigma0 * math.Sqrt(float64(r.M)*float64(kappa))
+	big := sigTot * (math.Sqrt(float64(r.D)) + math.Sqrt(math.Log(float64(k)/r.Alpha)))
+	lambda = math.Max(1, 2*big)
+	lamMin := lambda - big
+	w = Width{Crs: 1, R: r.R, S: defaultS(r.S, 1), C0: 2 * math.Log(1/r.Alpha),
+		LamMin: lamMin, LamMax: lambda + big, Nu: big / math.Sqrt(lamMin), D: r.D, M: r.M}
+	return lambda, w
+}
+
+// paper fills sigma from Theorem 5.1 or 5.3 and lambda, beta_t from
+// Lemma C.4.
+func (c *Calibration) paper() error {
+	r := c.Request
+	switch r.Model {
+	case ModelLDP:
+		c.Sigma = PaperLDPSigma(r.Eps, r.Delta, c.Kappa)
+	case ModelSDPAmp:
+		s, err := PaperSDPSigma(r.Eps, r.Delta, c.Kappa, r.M, r.T)
+		if err != nil {
+			return err
+		}
+		c.Sigma = s
+		c.Note = "paper Theorem 5.3 sigma with its O(.) constant taken as 1"
+	}
+	c.Lambda, c.Width = PaperWidth(r, c.Sigma, c.Kappa, c.K)
+	if r.Relation == ReplaceOne && r.Model != ModelNone {
+		c.Note = join(c.Note, "the paper's sigma assumes add/remove sensitivity 1 per stream; under replace-one the delivered guarantee is weaker")
+	}
+	return nil
+}
+
+// ExactLDPSigma returns the smallest sigma (rounded to the safe side) for
+// which the whole tree of both streams, viewed as one Gaussian-DP mechanism
+// with mu = sqrt(kappa) sqrt(DeltaG^2+Deltab^2)/sigma, is (eps, delta)-DP
+// under the relation. The postcondition is checked.
+func ExactLDPSigma(eps, delta float64, kappa int, relation string) (float64, error) {
+	if err := checkPos("eps", eps); err != nil {
+		return 0, fmt.Errorf("exact LDP sigma: %w", err)
+	}
+	if err := checkDelta("delta", delta); err != nil {
+		return 0, fmt.Errorf("exact LDP sigma: %w", err)
+	}
+	if kappa < 1 {
+		return 0, fmt.Errorf("exact LDP sigma: %w: kappa = %d, want >= 1", ErrInvalid, kappa)
+	}
+	g, b, err := Sensitivities(relation)
+	if err != nil {
+		return 0, fmt.Errorf("exact LDP sigma: %w", err)
+	}
+	mu := gdpMu(eps, delta)
+	sigma := up(math.Sqrt(float64(kappa)) * math.Sqrt(g*g+b*b) / mu)
+	// TreeMu rounds mu up, which can push the largest feasible mu just over
+	// the edge: step sigma up by a few ulps until the postcondition holds.
+	for i := 0; i < 64; i++ {
+		m, _ := TreeMu(sigma, kappa, relation)
+		if gdpDelta(m, eps) <= delta {
+			return sigma, nil
+		}
+		sigma = up(sigma)
+	}
+	return 0, fmt.Errorf("exact LDP sigma: postcondition failed at sigma = %v (eps %v, delta %v, kappa %d)", sigma, eps, delta, kappa)
+}
+
+// exact fills the smallest certified sigma and evaluates the
+// reference-code Lambda and beta_t at it (with N = Kappa).
+func (c *Calibration) exact() error {
+	r := c.Request
+	switch r.Model {
+	case ModelLDP:
+		s, err := ExactLDPSigma(r.Eps, r.Delta, c.Kappa, r.Relation)
+		if err != nil {
+			return err
+		}
+		c.Sigma = s
+	case ModelSDPAmp:
+		s, amp, note, err := ExactSDPSigma(r.Eps, r.Delta, c.Kappa, r.M, r.B, r.Relation)
+		if err != nil {
+			return err
+		}
+		c.Sigma = s
+		if !amp {
+			c.Note = note
+		}
+	}
+	c.Lambda = ReferenceLambda(c.Sigma, c.Kappa, r.M, r.D, r.Alpha)
+	c.Width = referenceWidth(r, c.Lambda)
+	return nil
+}

@@ -1,0 +1,150 @@
+package accountant
+
+import (
+	"fmt"
+	"math"
+)
+
+// GDPDelta returns the exact delta(eps) of a mu-Gaussian-DP mechanism
+// (Dong, Roth & Su): delta = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2).
+// This is also the tight privacy profile of the Gaussian mechanism with
+// sensitivity Delta and noise sigma at mu = Delta/sigma (Balle & Wang 2018,
+// Theorem 8), and of any adaptive composition of Gaussian mechanisms with
+// mu = sqrt(sum mu_i^2). The result is rounded up (conservative).
+// It requires mu > 0 and eps >= 0, both finite.
+func GDPDelta(mu, eps float64) (float64, error) {
+	if err := checkPos("mu", mu); err != nil {
+		return 0, fmt.Errorf("gdp delta: %w", err)
+	}
+	if err := checkNonNeg("eps", eps); err != nil {
+		return 0, fmt.Errorf("gdp delta: %w", err)
+	}
+	return gdpDelta(mu, eps), nil
+}
+
+// gdpDelta is GDPDelta without validation.
+func gdpDelta(mu, eps float64) float64 {
+	xa, xb := -eps/mu+mu/2, -eps/mu-mu/2
+	a := phi(xa)
+	b := 0.0
+	if eps < 700 {
+		b = math.Exp(eps) * phi(xb)
+	}
+	// Rounding the argument x of Phi by one ulp changes Phi(x) by a relative
+	// amount of about x^2 ulps in the tail, erfc and exp add a few ulps, and
+	// the subtraction can cancel most digits: the margin is taken relative
+	// to the operands, scaled by (c + x^2), never relative to the difference.
+	const ulp = 0x1p-52
+	d := a - b + 8*(a*(8+xa*xa)*ulp+b*(8+xb*xb+eps)*ulp)
+	if d < 0 {
+		d = 0
+	}
+	if d > 1 {
+		d = 1
+	}
+	return d
+}
+
+// GDPEps returns the smallest eps >= 0 such that a mu-GDP mechanism is
+// (eps, delta)-DP, by bisection returning the upper (safe) bracket.
+func GDPEps(mu, delta float64) (float64, error) {
+	if err := checkPos("mu", mu); err != nil {
+		return 0, fmt.Errorf("gdp eps: %w", err)
+	}
+	if err := checkDelta("delta", delta); err != nil {
+		return 0, fmt.Errorf("gdp eps: %w", err)
+	}
+	return gdpEps(mu, delta), nil
+}
+
+// gdpEps is GDPEps without validation.
+func gdpEps(mu, delta float64) float64 {
+	ok := func(e float64) bool { return gdpDelta(mu, e) <= delta }
+	if ok(0) {
+		return 0
+	}
+	hi := mu*mu/2 + mu*math.Sqrt(2*math.Log(1/delta)) + 1
+	for !ok(hi) {
+		hi *= 2
+		if hi > 1e300 {
+			return math.Inf(1)
+		}
+	}
+	return bisectMin(0, hi, ok)
+}
+
+// GDPMu returns the largest mu such that a mu-GDP mechanism is (eps,
+// delta)-DP, by bisection returning the lower (safe) bracket. It requires
+// eps > 0 and 0 < delta < 1.
+func GDPMu(eps, delta float64) (float64, error) {
+	if err := checkPos("eps", eps); err != nil {
+		return 0, fmt.Errorf("gdp mu: %w", err)
+	}
+	if err := checkDelta("delta", delta); err != nil {
+		return 0, fmt.Errorf("gdp mu: %w", err)
+	}
+	return gdpMu(eps, delta), nil
+}
+
+// gdpMu is GDPMu without validation.
+func gdpMu(eps, delta float64) float64 {
+	ok := func(mu float64) bool { return gdpDelta(mu, eps) <= delta }
+	lo := 1e-3
+	for !ok(lo) {
+		lo /= 2
+	}
+	hi := 2 * lo
+	for ok(hi) {
+		lo, hi = hi, 2*hi
+	}
+	return bisectMax(lo, hi, ok)
+}
+
+// GDPCompose returns the Gaussian-DP parameter sqrt(sum mu_i^2) of the
+// adaptive composition of mu_i-GDP mechanisms (exact for Gaussians),
+// rounded up.
+func GDPCompose(mus ...float64) (float64, error) {
+	s := 0.0
+	for i, m := range mus {
+		if err := checkNonNeg(fmt.Sprintf("mu[%d]", i), m); err != nil {
+			return 0, fmt.Errorf("gdp compose: %w", err)
+		}
+		s += m * m
+	}
+	return up(math.Sqrt(s)), nil
+}
+
+// TreeMu returns the Gaussian-DP parameter of one silo's whole transcript
+// under protocol P: every release containing a user is a Gaussian with noise
+// sigma per entry, a user enters kappa nodes of each of the two streams, so
+// mu = sqrt(kappa) * sqrt(DeltaG^2 + Deltab^2) / sigma (privacy.md 3.4).
+// The sensitivities come from Sensitivities(relation).
+func TreeMu(sigma float64, kappa int, relation string) (float64, error) {
+	if err := checkPos("sigma", sigma); err != nil {
+		return 0, fmt.Errorf("tree mu: %w", err)
+	}
+	if kappa < 1 {
+		return 0, fmt.Errorf("tree mu: %w: kappa = %d, want >= 1", ErrInvalid, kappa)
+	}
+	g, b, err := Sensitivities(relation)
+	if err != nil {
+		return 0, fmt.Errorf("tree mu: %w", err)
+	}
+	return up(math.Sqrt(float64(kappa)) * math.Sqrt(g*g+b*b) / sigma), nil
+}
+
+// Sensitivities returns the L2 sensitivities of one user's contribution to
+// the Gram stream (x x^T, Frobenius norm) and to the bias stream (x y) under
+// the neighbouring relation, assuming ||x|| <= 1 and y in [0, 1]:
+// add/remove 1 and 1; replace-one sqrt(2) and 2 (privacy.md 3.2). The Gram
+// value holds for both noise conventions (privacy.md 3.8). An empty
+// relation means AddRemove.
+func Sensitivities(relation string) (gram, bias float64, err error) {
+	switch relation {
+	case AddRemove, "":
+		return 1, 1, nil
+	case ReplaceOne:
+		return math.Sqrt2, 2, nil
+	}
+	return 0, 0, fmt.Errorf("%w: relation %q, want %q or %q", ErrInvalid, relation, AddRemove, ReplaceOne)
+}

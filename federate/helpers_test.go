@@ -1,0 +1,103 @@
+package federate
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/fedbandit/fedbandit/federate/rng"
+)
+
+// smallSpec is a small synthetic instance used throughout the tests.
+func smallSpec(alg string) Spec {
+	return Spec{
+		Algorithm: alg,
+		Synthetic: SyntheticSpec{D: 4, K: 12, NoiseVar: 0.25, FixedBasis: true, Seed: 3},
+		Eps:       1, Delta: 0.1,
+		M: 3, T: 64, B: 4, Seed: 11,
+	}
+}
+
+// newTestSim validates s (with defaults), calibrates it and builds a sim
+// with the given hooks.
+func newTestSim(t testing.TB, s Spec, h hooks) *sim {
+	t.Helper()
+	s = s.WithDefaults()
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	cal, err := calibration(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sm, err := newSim(s, cal, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sm
+}
+
+// runSim plays all rounds of a test sim.
+func runSim(sm *sim) *Result {
+	for t := 1; t <= sm.s.T; t++ {
+		sm.round(t)
+	}
+	return sm.result()
+}
+
+// makeLTR builds an LTR instance with m silos of nq queries each, ndocs
+// documents per query, dimension d; feat and mean give each document's
+// (raw) features and mean reward.
+func makeLTR(m, nq, ndocs, d int, seed uint64, feat func(r *rand.Rand, x []float64), mean func(r *rand.Rand, x []float64) float64) *LTRData {
+	r := rng.New(rng.NewKey("test-ltr", seed))
+	data := &LTRData{Name: "test", Dim: d, R: 1, Crs: 0.1}
+	for i := 0; i < m; i++ {
+		var own []int
+		for q := 0; q < nq; q++ {
+			var qq LTRQuery
+			x := make([]float64, d)
+			for a := 0; a < ndocs; a++ {
+				feat(r, x)
+				qq.X = append(qq.X, x...)
+				qq.Mu = append(qq.Mu, mean(r, x))
+			}
+			own = append(own, len(data.Queries))
+			data.Queries = append(data.Queries, qq)
+		}
+		data.Silos = append(data.Silos, own)
+	}
+	return data
+}
+
+// unitFeatures draws a uniform unit vector.
+func unitFeatures(r *rand.Rand, x []float64) {
+	var ss float64
+	for j := range x {
+		x[j] = r.NormFloat64()
+		ss += x[j] * x[j]
+	}
+	for j := range x {
+		x[j] /= math.Sqrt(ss)
+	}
+}
+
+// resultBits renders a Result (without WallSeconds) as exact bits for
+// byte-identity comparisons.
+func resultBits(r *Result) []uint64 {
+	var b []uint64
+	f := func(v float64) { b = append(b, math.Float64bits(v)) }
+	for _, c := range r.Curve {
+		b = append(b, uint64(c.Round), uint64(c.Syncs))
+		f(c.Pseudo)
+		f(c.Realised)
+	}
+	for i := range r.SiloPseudo {
+		f(r.SiloPseudo[i])
+		f(r.SiloRealised[i])
+	}
+	b = append(b, uint64(r.Syncs), uint64(r.Scalars), uint64(r.NonPD))
+	f(r.BetaT)
+	f(r.Calibration.Sigma)
+	f(r.Calibration.Lambda)
+	return b
+}

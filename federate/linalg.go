@@ -1,0 +1,203 @@
+package federate
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Symmetric d x d matrices exchanged with the server are stored packed:
+// the upper triangle row by row, diagonal included (d(d+1)/2 entries).
+
+// addOuterPacked adds y * x x^T to the packed matrix w.
+func addOuterPacked(w, x []float64, y float64) {
+	d := len(x)
+	idx := 0
+	for i, xi := range x {
+		v := y * xi
+		row := w[idx : idx+d-i]
+		xs := x[i:]
+		xs = xs[:len(row)]
+		for j := range row {
+			row[j] += v * xs[j]
+		}
+		idx += d - i
+	}
+}
+
+// unpackInto writes lambda*I + packed w as a full d x d matrix into v.
+func unpackInto(v, w []float64, d int, lambda float64) {
+	idx := 0
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			v[i*d+j] = w[idx]
+			v[j*d+i] = w[idx]
+			idx++
+		}
+		v[i*d+i] += lambda
+	}
+}
+
+// widthForm packs the full symmetric matrix a into p for quadForm: the
+// diagonal as is, each off-diagonal entry doubled.
+func widthForm(p, a []float64, d int) {
+	idx := 0
+	for i := 0; i < d; i++ {
+		p[idx] = a[i*d+i]
+		idx++
+		for j := i + 1; j < d; j++ {
+			p[idx] = 2 * a[i*d+j]
+			idx++
+		}
+	}
+}
+
+// quadForm returns x^T A x for the symmetric A held in width form p:
+// d(d+1)/2 multiply-adds.
+func quadForm(p, x []float64) float64 {
+	d := len(x)
+	var w float64
+	idx := 0
+	for i := 0; i < d; i++ {
+		row := p[idx : idx+d-i]
+		xs := x[i:]
+		xs = xs[:len(row)]
+		var s float64
+		for j, v := range row {
+			s += v * xs[j]
+		}
+		w += x[i] * s
+		idx += d - i
+	}
+	return w
+}
+
+// quadForm4 returns x^T A x for four vectors at once (A in width form
+// p). Each result is bit-identical to quadForm's: the per-vector operation
+// order is the same; four independent accumulation chains just keep the
+// CPU's floating-point units busy.
+func quadForm4(p, x0, x1, x2, x3 []float64) (w0, w1, w2, w3 float64) {
+	d := len(x0)
+	x1, x2, x3 = x1[:d], x2[:d], x3[:d]
+	idx := 0
+	for i := 0; i < d; i++ {
+		row := p[idx : idx+d-i]
+		a0, a1, a2, a3 := x0[i:], x1[i:], x2[i:], x3[i:]
+		a0, a1, a2, a3 = a0[:len(row)], a1[:len(row)], a2[:len(row)], a3[:len(row)]
+		var s0, s1, s2, s3 float64
+		for j, v := range row {
+			s0 += v * a0[j]
+			s1 += v * a1[j]
+			s2 += v * a2[j]
+			s3 += v * a3[j]
+		}
+		w0 += x0[i] * s0
+		w1 += x1[i] * s1
+		w2 += x2[i] * s2
+		w3 += x3[i] * s3
+		idx += d - i
+	}
+	return w0, w1, w2, w3
+}
+
+// matVec writes a x into dst for the full d x d matrix a.
+func matVec(dst, a, x []float64) {
+	d := len(x)
+	for i := range dst {
+		row := a[i*d : (i+1)*d]
+		var s float64
+		for j, v := range row {
+			s += v * x[j]
+		}
+		dst[i] = s
+	}
+}
+
+// shermanMorrison updates a = V^-1 to (V + x x^T)^-1 in place, using g as
+// scratch (len d): a -= (a x)(a x)^T / (1 + x^T a x).
+func shermanMorrison(a, x, g []float64) {
+	d := len(x)
+	matVec(g, a, x)
+	den := 1 + dot(x, g)
+	for i := 0; i < d; i++ {
+		gi := g[i] / den
+		row := a[i*d : (i+1)*d]
+		for j := range row {
+			row[j] -= gi * g[j]
+		}
+	}
+}
+
+// cholesky factors the full symmetric d x d matrix v = L L^T into the
+// lower triangle of l (row-major). It reports false if v is not
+// (numerically) positive definite.
+func cholesky(l, v []float64, d int) bool {
+	clear(l)
+	for j := 0; j < d; j++ {
+		s := v[j*d+j]
+		lj := l[j*d : j*d+j]
+		for _, x := range lj {
+			s -= x * x
+		}
+		if !(s > 0) || math.IsInf(s, 0) {
+			return false
+		}
+		ljj := math.Sqrt(s)
+		l[j*d+j] = ljj
+		for i := j + 1; i < d; i++ {
+			li := l[i*d : i*d+j]
+			t := v[i*d+j]
+			for k, x := range li {
+				t -= x * lj[k]
+			}
+			l[i*d+j] = t / ljj
+		}
+	}
+	return true
+}
+
+// cholInverse writes V^-1 into a from the Cholesky factor l of V, using e
+// as scratch (len d): column c of V^-1 solves L L^T z = e_c.
+func cholInverse(a, l, e []float64, d int) {
+	for c := 0; c < d; c++ {
+		clear(e)
+		e[c] = 1
+		// forward: L y = e
+		for i := c; i < d; i++ {
+			s := e[i]
+			for k := c; k < i; k++ {
+				s -= l[i*d+k] * e[k]
+			}
+			e[i] = s / l[i*d+i]
+		}
+		// backward: L^T z = y
+		for i := d - 1; i >= 0; i-- {
+			s := e[i]
+			for k := i + 1; k < d; k++ {
+				s -= l[k*d+i] * e[k]
+			}
+			e[i] = s / l[i*d+i]
+		}
+		for i := 0; i < d; i++ {
+			a[i*d+c] = e[i]
+		}
+	}
+	// Symmetrise exactly so that quadForm's doubled upper triangle and
+	// matVec see the same matrix.
+	for i := 0; i < d; i++ {
+		for j := i + 1; j < d; j++ {
+			m := 0.5 * (a[i*d+j] + a[j*d+i])
+			a[i*d+j], a[j*d+i] = m, m
+		}
+	}
+}
+
+// minEigen returns the smallest eigenvalue of the full symmetric d x d
+// matrix v (NaN if the decomposition fails, e.g. on non-finite input).
+func minEigen(v []float64, d int) float64 {
+	var es mat.EigenSym
+	if !es.Factorize(mat.NewSymDense(d, append([]float64(nil), v...)), false) {
+		return math.NaN()
+	}
+	return es.Values(nil)[0]
+}

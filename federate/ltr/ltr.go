@@ -1,0 +1,179 @@
+// Package ltr builds learning-to-rank bandit instances (federate.LTRData)
+// from a prepared dataset, a theta artifact written by `prep fit` and a
+// partition of its queries across silos.
+package ltr
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"path/filepath"
+
+	"github.com/fedbandit/fedbandit/features"
+	"github.com/fedbandit/fedbandit/federate"
+	"github.com/fedbandit/fedbandit/federate/partition"
+	"github.com/fedbandit/fedbandit/ingest"
+	"github.com/fedbandit/fedbandit/lasso"
+)
+
+// Options name an instance.
+type Options struct {
+	// Dataset is the prepared dataset directory.
+	Dataset string
+	// Features is the feature set spec used with `prep fit` (title, body,
+	// all, a column list, ...); with a non-default intercept use the set's
+	// ID as it appears in the artifact name (e.g. "title-i0").
+	Features string
+	// Model is lasso.ModelReference or lasso.ModelWellSpecified.
+	Model string
+	// NoiseVar is the variance of Gaussian reward noise; only the
+	// well-specified model allows noise (the reference is noiseless).
+	NoiseVar float64
+	// Silos is M.
+	Silos int
+	// Strategy is the partition strategy (default contiguous).
+	Strategy string
+	// PartitionSeed seeds the random partition strategy.
+	PartitionSeed uint64
+}
+
+// Build loads the instance named by o. It reads only the feature set's
+// columns, the theta artifact (an error names the `prep fit` command to run
+// when it is missing) and computes the partition (checking it against the
+// stored artifact when one exists). The result is read-only and may be
+// shared by concurrent runs.
+//
+// The learner's view X of each document is its feature vector (intercept
+// feature included) divided by its L2 norm. Mu is raw vector . theta* +
+// intercept for the reference model, normalised vector . theta* + intercept
+// for the well-specified model. R = 1 and Crs = 0.1 as in the paper's
+// learning-to-rank experiments.
+func Build(o Options) (*federate.LTRData, error) {
+	if o.Model == "" {
+		o.Model = lasso.ModelReference
+	}
+	if o.Strategy == "" {
+		o.Strategy = partition.Contiguous
+	}
+	switch o.Model {
+	case lasso.ModelReference:
+		if o.NoiseVar != 0 {
+			return nil, fmt.Errorf("ltr: the reference reward model is noiseless (noise variance %g given); use the well-specified model for noisy rewards", o.NoiseVar)
+		}
+	case lasso.ModelWellSpecified:
+		if o.NoiseVar < 0 || math.IsNaN(o.NoiseVar) || math.IsInf(o.NoiseVar, 0) {
+			return nil, fmt.Errorf("ltr: noise variance %v must be a finite number >= 0", o.NoiseVar)
+		}
+	default:
+		return nil, fmt.Errorf("ltr: unknown reward model %q (known: %s, %s)", o.Model, lasso.ModelReference, lasso.ModelWellSpecified)
+	}
+	man, err := ingest.ReadManifest(o.Dataset)
+	if err != nil {
+		return nil, fmt.Errorf("ltr: %w", err)
+	}
+	setID := o.Features
+	if set, err := features.Resolve(o.Features, man.Features, features.DefaultIntercept); err == nil {
+		setID = set.ID()
+	}
+	thetaPath := lasso.ThetaPath(o.Dataset, setID, o.Model)
+	theta, thetaHash, err := lasso.ReadTheta(thetaPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("ltr: no theta* for feature set %q and model %q in %s: run `prep fit %s --features %s --model %s --alpha A` (or --cv) first", o.Features, o.Model, o.Dataset, o.Dataset, o.Features, o.Model)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("ltr: %w", err)
+	}
+	if theta.DatasetSHA256 != man.DocumentsHash {
+		return nil, fmt.Errorf("ltr: %s was fitted on dataset %s but %s now holds %s: re-run `prep fit`", thetaPath, short(theta.DatasetSHA256), o.Dataset, short(man.DocumentsHash))
+	}
+	if theta.Model != o.Model {
+		return nil, fmt.Errorf("ltr: %s records model %q, want %q", thetaPath, theta.Model, o.Model)
+	}
+	set := theta.Features
+	ds, err := ingest.Load(o.Dataset, set.Columns)
+	if err != nil {
+		return nil, fmt.Errorf("ltr: %w", err)
+	}
+	if ds.Manifest.DocumentsHash != man.DocumentsHash {
+		return nil, fmt.Errorf("ltr: dataset %s changed while loading; retry", o.Dataset)
+	}
+	part, err := partition.Split(o.Strategy, partition.Summaries(ds), o.Silos, o.PartitionSeed)
+	if err != nil {
+		return nil, fmt.Errorf("ltr: %w", err)
+	}
+	partPath := partition.ArtifactPath(o.Dataset, o.Strategy, o.Silos, o.PartitionSeed)
+	if a, err := partition.ReadArtifact(partPath); err == nil {
+		if a.DatasetSHA256 != man.DocumentsHash || !a.Partition.Equal(part) {
+			return nil, fmt.Errorf("ltr: stored partition %s differs from the one computed now (dataset changed?): re-run `prep partition`", partPath)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("ltr: %w", err)
+	}
+	loc, err := set.Locate(ds)
+	if err != nil {
+		return nil, err
+	}
+	d := set.Dim()
+	data := &federate.LTRData{
+		Name:     fmt.Sprintf("%s %s/%s %s M=%d", filepath.Base(filepath.Clean(o.Dataset)), set.ID(), o.Model, o.Strategy, o.Silos),
+		Dim:      d,
+		Queries:  make([]federate.LTRQuery, len(ds.Queries)),
+		Silos:    part.Assign,
+		NoiseStd: math.Sqrt(o.NoiseVar),
+		R:        1,
+		Crs:      0.1,
+	}
+	raw := make([]float64, 0)
+	for qi := range ds.Queries {
+		q := &ds.Queries[qi]
+		n := len(q.Labels)
+		x := make([]float64, n*d)
+		mu := make([]float64, n)
+		if cap(raw) < n*d {
+			raw = make([]float64, n*d)
+		}
+		raw = raw[:n*d]
+		set.QueryRows(q, loc, false, raw)
+		copy(x, raw)
+		for r := 0; r < n; r++ {
+			features.Normalize(x[r*d : (r+1)*d])
+			env := raw[r*d : (r+1)*d]
+			if o.Model == lasso.ModelWellSpecified {
+				env = x[r*d : (r+1)*d]
+			}
+			m := theta.Intercept
+			for j, v := range env {
+				m += v * theta.Theta[j]
+			}
+			mu[r] = m
+		}
+		data.Queries[qi] = federate.LTRQuery{X: x, Mu: mu}
+	}
+	h := sha256.New()
+	for _, s := range []string{"fedbandit/ltr/v1", man.DocumentsHash, thetaHash, part.Hash(), o.Model} {
+		writeString(h, s)
+	}
+	var buf [8]byte
+	binary.LittleEndian.PutUint64(buf[:], math.Float64bits(o.NoiseVar))
+	h.Write(buf[:])
+	data.Hash = hex.EncodeToString(h.Sum(nil))
+	return data, nil
+}
+
+func writeString(h interface{ Write([]byte) (int, error) }, s string) {
+	var buf [8]byte
+	binary.LittleEndian.PutUint64(buf[:], uint64(len(s)))
+	h.Write(buf[:])
+	h.Write([]byte(s))
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}

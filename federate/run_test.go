@@ -1,0 +1,296 @@
+package federate
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/fedbandit/fedbandit/federate/accountant"
+)
+
+func TestValidate(t *testing.T) {
+	ok := smallSpec(AlgLDP)
+	tests := []struct {
+		name string
+		mod  func(*Spec)
+		ok   bool
+	}{
+		{"valid", func(s *Spec) {}, true},
+		{"valid fedlinucb noclip", func(s *Spec) { s.Algorithm = AlgFedLinUCB; s.NoClip = true }, true},
+		{"unknown algorithm", func(s *Spec) { s.Algorithm = "ucb" }, false},
+		{"unknown protocol", func(s *Spec) { s.Protocol = "Q" }, false},
+		{"sdp with P_alt", func(s *Spec) { s.Algorithm = AlgSDPAmp; s.Protocol = ProtocolPAlt }, false},
+		{"zero eps", func(s *Spec) { s.Eps = 0 }, false},
+		{"NaN eps", func(s *Spec) { s.Eps = math.NaN() }, false},
+		{"delta 1", func(s *Spec) { s.Delta = 1 }, false},
+		{"M 0", func(s *Spec) { s.M = 0 }, false},
+		{"B 0", func(s *Spec) { s.B = 0 }, false},
+		{"T < B", func(s *Spec) { s.T = 3 }, false},
+		{"negative Every", func(s *Spec) { s.Every = -1 }, false},
+		{"alpha 1", func(s *Spec) { s.Alpha = 1 }, false},
+		{"private noclip", func(s *Spec) { s.NoClip = true }, false},
+		{"private clamp too wide", func(s *Spec) { s.RewardLo, s.RewardHi = 0, 2 }, false},
+		{"empty clamp", func(s *Spec) { s.RewardLo, s.RewardHi = 1, 1 }, false},
+		{"bad convention", func(s *Spec) { s.GramNoise = "x" }, false},
+		{"D 1", func(s *Spec) { s.Synthetic.D = 1 }, false},
+		{"negative noise", func(s *Spec) { s.Synthetic.NoiseVar = -1 }, false},
+		{"noiseless without R", func(s *Spec) { s.Synthetic.NoiseVar = 0 }, false},
+		{"noiseless with R", func(s *Spec) { s.Synthetic.NoiseVar = 0; s.R = 0.5 }, true},
+		{"unknown instance", func(s *Spec) { s.Instance = "mslr" }, false},
+		{"ltr nil", func(s *Spec) { s.Instance = InstanceLTR }, false},
+		{"ltr wrong silo count", func(s *Spec) {
+			s.Instance = InstanceLTR
+			s.LTR = makeLTR(2, 2, 3, 4, 1, unitFeatures, nil0)
+		}, false},
+		{"ltr ok", func(s *Spec) {
+			s.Instance = InstanceLTR
+			s.LTR = makeLTR(3, 2, 3, 4, 1, unitFeatures, nil0)
+		}, true},
+		{"ltr bad X length", func(s *Spec) {
+			s.Instance = InstanceLTR
+			s.LTR = makeLTR(3, 2, 3, 4, 1, unitFeatures, nil0)
+			s.LTR.Queries[1].X = s.LTR.Queries[1].X[1:]
+		}, false},
+		{"ltr empty silo", func(s *Spec) {
+			s.Instance = InstanceLTR
+			s.LTR = makeLTR(3, 2, 3, 4, 1, unitFeatures, nil0)
+			s.LTR.Silos[2] = nil
+		}, false},
+		{"ltr query out of range", func(s *Spec) {
+			s.Instance = InstanceLTR
+			s.LTR = makeLTR(3, 2, 3, 4, 1, unitFeatures, nil0)
+			s.LTR.Silos[2] = []int{99}
+		}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := ok
+			tc.mod(&s)
+			err := s.WithDefaults().Validate()
+			if (err == nil) != tc.ok {
+				t.Fatalf("Validate() = %v, want ok = %v", err, tc.ok)
+			}
+			if err != nil && !errors.Is(err, ErrInvalidSpec) {
+				t.Fatalf("error %v does not wrap ErrInvalidSpec", err)
+			}
+			_, rerr := Run(context.Background(), s)
+			if (rerr == nil) != tc.ok {
+				t.Fatalf("Run error = %v, want ok = %v", rerr, tc.ok)
+			}
+		})
+	}
+}
+
+func TestGoldenCalibration(t *testing.T) {
+	// protocol.md section 3 golden values, through the simulator's own
+	// request (synthetic: R = sqrt(0.25), Crs = 1).
+	base := Spec{Synthetic: SyntheticSpec{NoiseVar: 0.25}, M: 100, T: 10000, B: 25}
+	tests := []struct {
+		alg                 string
+		eps, delta          float64
+		sigma, lambda, beta float64
+	}{
+		{AlgFedLinUCB, 0, 0, 0, 10, 14.917},
+		{AlgLDP, 1, 0.1, 5.4519, 1120.5, 109.376},
+		{AlgSDPAmp, 0.2, 0.1, 0.650109, 133.613, 40.760},
+	}
+	for _, tc := range tests {
+		s := base
+		s.Algorithm, s.Eps, s.Delta = tc.alg, tc.eps, tc.delta
+		s = s.WithDefaults()
+		if s.Preset != accountant.PresetReferenceCode {
+			t.Fatalf("default preset %q", s.Preset)
+		}
+		c, err := calibration(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		close := func(got, want float64) bool {
+			return math.Abs(got-want) <= 0.5e-3*math.Max(1, math.Abs(want)) || math.Abs(got-want)/want < 1e-5
+		}
+		if !close(c.Sigma, tc.sigma) || !close(c.Lambda, tc.lambda) || !close(c.Beta(s.T), tc.beta) {
+			t.Errorf("%s: sigma %.6g Lambda %.6g beta_T %.6g, want %g %g %g", tc.alg, c.Sigma, c.Lambda, c.Beta(s.T), tc.sigma, tc.lambda, tc.beta)
+		}
+	}
+}
+
+func nil0(r *rand.Rand, x []float64) float64 { return 0.5 }
+
+// TestT14Reproducible is privacy.md T14: the same spec gives bit-identical
+// results for GOMAXPROCS 1 and 4 and when runs execute concurrently;
+// different seeds give different results.
+func TestT14Reproducible(t *testing.T) {
+	specs := []Spec{smallSpec(AlgFedLinUCB), smallSpec(AlgLDP), smallSpec(AlgSDPAmp)}
+	lazy := smallSpec(AlgLDP)
+	lazy.Lazy, lazy.Protocol = true, ProtocolPAlt
+	specs = append(specs, lazy)
+	ltrSpec := smallSpec(AlgLDP)
+	ltrSpec.Instance, ltrSpec.LTR = InstanceLTR, makeLTR(3, 4, 7, 4, 5, unitFeatures, nil0)
+	specs = append(specs, ltrSpec)
+
+	runAll := func(procs, workers int) [][]uint64 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		out := make([][]uint64, len(specs))
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, workers)
+		for i, s := range specs {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer wg.Done()
+				defer func() { <-sem }()
+				r, err := Run(context.Background(), s)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				out[i] = resultBits(r)
+			}()
+		}
+		wg.Wait()
+		return out
+	}
+	ref := runAll(1, 1)
+	for _, cfg := range [][2]int{{4, 1}, {4, 3}, {1, 3}} {
+		got := runAll(cfg[0], cfg[1])
+		for i := range ref {
+			if !slices.Equal(ref[i], got[i]) {
+				t.Fatalf("spec %d differs with GOMAXPROCS=%d, %d workers", i, cfg[0], cfg[1])
+			}
+		}
+	}
+	other := specs[1]
+	other.Seed++
+	r, err := Run(context.Background(), other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Equal(resultBits(r), ref[1]) {
+		t.Fatal("a different seed gave an identical result")
+	}
+}
+
+func TestRunRecords(t *testing.T) {
+	s := smallSpec(AlgLDP)
+	s.T, s.B, s.Every = 30, 4, 5 // partial last batch of 2 rounds
+	r, err := Run(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rounds []int
+	for _, c := range r.Curve {
+		rounds = append(rounds, c.Round)
+	}
+	if want := []int{5, 10, 15, 20, 25, 30}; !slices.Equal(rounds, want) {
+		t.Fatalf("checkpoints at %v, want %v", rounds, want)
+	}
+	if r.Syncs != 7 || r.Curve[len(r.Curve)-1].Syncs != 7 || r.Curve[0].Syncs != 1 {
+		t.Fatalf("syncs %d (curve %d..%d), want floor(30/4) = 7 (first checkpoint 1)", r.Syncs, r.Curve[0].Syncs, r.Curve[len(r.Curve)-1].Syncs)
+	}
+	d := 4
+	if want := int64(7 * s.M * (d*(d+1)/2 + d)); r.Scalars != want {
+		t.Fatalf("Scalars = %d, want %d", r.Scalars, want)
+	}
+	var sp, sr float64
+	for i := range r.SiloPseudo {
+		if r.SiloPseudo[i] < 0 {
+			t.Fatalf("silo %d pseudo-regret %v < 0", i, r.SiloPseudo[i])
+		}
+		sp += r.SiloPseudo[i]
+		sr += r.SiloRealised[i]
+	}
+	last := r.Curve[len(r.Curve)-1]
+	if math.Abs(sp-last.Pseudo) > 1e-9 || math.Abs(sr-last.Realised) > 1e-9 {
+		t.Fatalf("per-silo totals %v/%v do not sum to the group totals %v/%v", sp, sr, last.Pseudo, last.Realised)
+	}
+	if r.BetaT != r.Calibration.Beta(s.T) || r.Calibration.Sigma <= 0 || r.WallSeconds <= 0 {
+		t.Fatalf("BetaT %v, sigma %v, wall %v", r.BetaT, r.Calibration.Sigma, r.WallSeconds)
+	}
+	// Default Every = B with the last round recorded.
+	s.Every = 0
+	r, err = Run(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rounds = rounds[:0]
+	for _, c := range r.Curve {
+		rounds = append(rounds, c.Round)
+	}
+	if want := []int{4, 8, 12, 16, 20, 24, 28, 30}; !slices.Equal(rounds, want) {
+		t.Fatalf("default checkpoints at %v, want %v", rounds, want)
+	}
+}
+
+func TestRunCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Run(ctx, smallSpec(AlgLDP))
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run on a cancelled context: %v", err)
+	}
+}
+
+// TestNonPDRule forces indefinite noisy Gram matrices (huge sigma, tiny
+// Lambda through a Calib override) and checks that they are counted, that
+// the documented shift restores lambda_min(V) = Lambda, and that the run
+// stays finite.
+func TestNonPDRule(t *testing.T) {
+	s := smallSpec(AlgLDP).WithDefaults()
+	c, err := calibration(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := *c
+	bad.Sigma, bad.Lambda = 50, 1
+	s.Calib = &bad
+	sm := newTestSim(t, s, hooks{})
+	shifted := 0
+	for tt := 1; tt <= s.T; tt++ {
+		before := sm.nonPD
+		sm.round(tt)
+		if sm.nonPD > before {
+			shifted++
+			// After the shift V^-1 is PD with largest eigenvalue 1/Lambda.
+			if me := minEigen(sm.asyn, sm.d); !(me > 0) {
+				t.Fatalf("round %d: V^-1 has eigenvalue %v", tt, me)
+			}
+			inv := make([]float64, len(sm.asyn))
+			for i := range inv {
+				inv[i] = -sm.asyn[i]
+			}
+			if me := -minEigen(inv, sm.d); math.Abs(me-1/bad.Lambda) > 1e-6/bad.Lambda {
+				t.Fatalf("round %d: lambda_max(V^-1) = %v, want 1/Lambda", tt, me)
+			}
+		}
+	}
+	r := sm.result()
+	if r.NonPD == 0 || shifted != r.NonPD {
+		t.Fatal("no non-PD event with sigma = 50, Lambda = 1")
+	}
+	if math.IsNaN(r.Curve[len(r.Curve)-1].Pseudo) {
+		t.Fatal("regret became NaN")
+	}
+	// The production calibration of the same spec never needs the rule.
+	r, err = Run(context.Background(), smallSpec(AlgLDP))
+	if err != nil || r.NonPD != 0 {
+		t.Fatalf("reference-code calibration: NonPD = %d, err %v", r.NonPD, err)
+	}
+}
+
+func TestCalibOverrideMismatch(t *testing.T) {
+	s := smallSpec(AlgLDP).WithDefaults()
+	c, err := calibration(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.M++
+	s.Calib = c
+	if _, err := Run(context.Background(), s); !errors.Is(err, ErrInvalidSpec) {
+		t.Fatalf("mismatched Calib accepted: %v", err)
+	}
+}

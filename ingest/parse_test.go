@@ -1,0 +1,334 @@
+package ingest
+
+import (
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func writeFile(t *testing.T, p string, b []byte) string {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func gzipBytes(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write(b)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func zipBytes(t *testing.T, files map[string][]byte, order []string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, name := range order {
+		w, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(files[name])
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// good is a valid 3-feature file of two queries.
+const good = "2 qid:1 1:0.5 2:1 3:-2\n0 qid:1 1:0 2:0 3:0\n1 qid:7 1:3 2:4.25 3:1e-3\n"
+
+// TestBadInput checks every bad-input case: the error names the file, the
+// line and the field, and quotes the bad token.
+func TestBadInput(t *testing.T) {
+	cases := []struct {
+		name  string
+		input string // written to bad.txt
+		line  int64
+		field string
+		token string
+	}{
+		{"missing qid", "1 1:0.5 2:1 3:2\n", 1, "qid", "1:0.5"},
+		{"missing qid, no features", good + "1\n", 4, "qid", ""},
+		{"malformed qid", good + "1 qid:x7 1:1\n", 4, "qid", "qid:x7"},
+		{"negative qid", good + "1 qid:-3 1:1\n", 4, "qid", "qid:-3"},
+		{"non-integer label", good + "1.5 qid:9 1:1\n", 4, "label", "1.5"},
+		{"non-numeric label", good + "high qid:9 1:1\n", 4, "label", "high"},
+		{"label above range", good + "5 qid:9 1:1\n", 4, "label", "5"},
+		{"negative label", good + "-1 qid:9 1:1\n", 4, "label", "-1"},
+		{"feature index out of range", good + "1 qid:9 1:1 4:2\n", 4, "feature 4", "4:2"},
+		{"feature index zero", good + "1 qid:9 0:1\n", 4, "feature 0", "0:1"},
+		{"feature index repeated", good + "1 qid:9 1:1 2:2 2:3\n", 4, "feature 2", "2:3"},
+		{"feature index decreasing", good + "1 qid:9 2:1 1:2\n", 4, "feature 1", "1:2"},
+		{"malformed feature", good + "1 qid:9 1:1 junk\n", 4, "feature", "junk"},
+		{"malformed feature index", good + "1 qid:9 a:1\n", 4, "feature", "a:1"},
+		{"non-numeric value", good + "1 qid:9 1:abc\n", 4, "feature 1", "1:abc"},
+		{"empty value", good + "1 qid:9 1:\n", 4, "feature 1", "1:"},
+		{"NaN value", good + "1 qid:9 1:1 2:NaN\n", 4, "feature 2", "2:NaN"},
+		{"Inf value", good + "1 qid:9 3:-Inf\n", 4, "feature 3", "3:-Inf"},
+		{"overflowing value", good + "1 qid:9 3:1e999\n", 4, "feature 3", "3:1e999"},
+		{"qid reappears", good + "1 qid:1 1:1\n", 4, "qid", "qid:1"},
+		{"first line bad", "x qid:1 1:1\n", 1, "label", "x"},
+		{"first line without features", "1 qid:1\n", 1, "feature", "1 qid:1"},
+		{"empty input", "", 0, "file", ""},
+		{"blank input", "\n  \r\n# only a comment\n", 0, "file", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			in := writeFile(t, filepath.Join(dir, "bad.txt"), []byte(tc.input))
+			out := filepath.Join(dir, "out")
+			_, err := Run(context.Background(), Options{Inputs: []string{in}, Out: out})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			msg := err.Error()
+			want := in + ":" + strconv.FormatInt(tc.line, 10) + ": " + tc.field + ": "
+			if !strings.Contains(msg, want) {
+				t.Errorf("error %q does not contain %q", msg, want)
+			}
+			if !strings.Contains(msg, strconv.Quote(tc.token)) {
+				t.Errorf("error %q does not quote token %q", msg, tc.token)
+			}
+			var pe *ParseError
+			if !errors.As(err, &pe) || pe.Line != tc.line || pe.Field != tc.field || pe.Token != tc.token {
+				t.Errorf("ParseError = %+v, want line %d field %q token %q", pe, tc.line, tc.field, tc.token)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("output exists after failure: %v", err)
+			}
+			assertNoTemp(t, dir)
+		})
+	}
+}
+
+// assertNoTemp checks that no temporary directory was left in dir.
+func assertNoTemp(t *testing.T, dir string) {
+	t.Helper()
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("left behind %s", e.Name())
+		}
+	}
+}
+
+// TestBadContainers covers truncated gzip and zip input and incomplete
+// directory layouts.
+func TestBadContainers(t *testing.T) {
+	var big strings.Builder
+	for q := 1; q <= 300; q++ {
+		for d := 0; d < 5; d++ {
+			big.WriteString(strconv.Itoa(d%3) + " qid:" + strconv.Itoa(q) + " 1:" + strconv.Itoa(q*d) + ".123 2:0.5 3:" + strconv.Itoa(d) + "\n")
+		}
+	}
+	gz := gzipBytes(t, []byte(big.String()))
+	zipped := zipBytes(t, map[string][]byte{
+		"MSLR-WEB10K/Fold1/train.txt": []byte(big.String()),
+		"MSLR-WEB10K/Fold1/vali.txt":  []byte("1 qid:1000 1:1\n"),
+		"MSLR-WEB10K/Fold1/test.txt":  []byte("1 qid:1001 1:1\n"),
+	}, []string{"MSLR-WEB10K/Fold1/train.txt", "MSLR-WEB10K/Fold1/vali.txt", "MSLR-WEB10K/Fold1/test.txt"})
+	cases := []struct {
+		name  string
+		setup func(dir string) string // returns the input path
+		want  []string                // substrings of the error
+	}{
+		{"truncated gzip", func(dir string) string {
+			return writeFile(t, filepath.Join(dir, "train.txt.gz"), gz[:len(gz)/2])
+		}, []string{"train.txt.gz", "truncated gzip"}},
+		{"gzip without trailer", func(dir string) string {
+			return writeFile(t, filepath.Join(dir, "train.txt.gz"), gz[:len(gz)-4])
+		}, []string{"train.txt.gz", "truncated gzip"}},
+		{"corrupt gzip", func(dir string) string {
+			b := append([]byte(nil), gz...)
+			for i := 40; i < 60; i++ {
+				b[i] ^= 0xff
+			}
+			return writeFile(t, filepath.Join(dir, "train.txt.gz"), b)
+		}, []string{"train.txt.gz", "gzip"}},
+		{"truncated zip", func(dir string) string {
+			return writeFile(t, filepath.Join(dir, "MSLR-WEB10K.zip"), zipped[:len(zipped)*2/3])
+		}, []string{"MSLR-WEB10K.zip", "truncated or corrupt"}},
+		{"zip missing a split", func(dir string) string {
+			b := zipBytes(t, map[string][]byte{"Fold1/train.txt": []byte(good)}, []string{"Fold1/train.txt"})
+			return writeFile(t, filepath.Join(dir, "MSLR-WEB10K.zip"), b)
+		}, []string{"MSLR-WEB10K.zip", "missing Fold1/vali.txt"}},
+		{"MSLR directory missing a split", func(dir string) string {
+			root := filepath.Join(dir, "MSLR-WEB10K")
+			writeFile(t, filepath.Join(root, "Fold1", "train.txt"), []byte(good))
+			writeFile(t, filepath.Join(root, "Fold1", "test.txt"), []byte("1 qid:99 1:1\n"))
+			return root
+		}, []string{"MSLR-WEB10K", "missing Fold1/vali.txt"}},
+		{"LETOR directory missing a partition", func(dir string) string {
+			root := filepath.Join(dir, "MQ2008")
+			for _, s := range []string{"S1", "S2", "S4", "S5"} {
+				writeFile(t, filepath.Join(root, s+".txt"), []byte(good))
+			}
+			return root
+		}, []string{"MQ2008", "missing S3.txt"}},
+		{"not a layout", func(dir string) string {
+			root := filepath.Join(dir, "stuff")
+			writeFile(t, filepath.Join(root, "a.txt"), []byte(good))
+			return root
+		}, []string{"stuff", "not a dataset layout"}},
+		{"empty split in a layout", func(dir string) string {
+			root := filepath.Join(dir, "MSLR-WEB10K")
+			writeFile(t, filepath.Join(root, "Fold1", "train.txt"), []byte(good))
+			writeFile(t, filepath.Join(root, "Fold1", "vali.txt"), nil)
+			writeFile(t, filepath.Join(root, "Fold1", "test.txt"), []byte("1 qid:99 1:1\n"))
+			return root
+		}, []string{filepath.Join("Fold1", "vali.txt") + ":0: file: empty input"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			in := tc.setup(dir)
+			out := filepath.Join(dir, "out")
+			_, err := Run(context.Background(), Options{Inputs: []string{in}, Out: out})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("output exists after failure")
+			}
+			assertNoTemp(t, dir)
+		})
+	}
+}
+
+// TestNormalInput: CRLF, trailing blanks, tabs, blank and comment lines,
+// sparse features and comments are all accepted.
+func TestNormalInput(t *testing.T) {
+	in := "# header comment\r\n" +
+		"2 qid:1 1:0.5 3:-2 \r\n" +
+		"\r\n" +
+		"0\tqid:1\t2:7\t3:1e2   # free text\r\n" +
+		"1 qid:5 1:.5 2:3. 3:+4\n" +
+		"1 qid:5 1:1.0E-2"
+	dir := t.TempDir()
+	p := writeFile(t, filepath.Join(dir, "ok.txt"), []byte(in))
+	out := filepath.Join(dir, "out")
+	m, err := Run(context.Background(), Options{Inputs: []string{p}, Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Rows != 4 || m.Queries != 2 || m.Features != 3 || m.CommentsIgnored != 1 {
+		t.Fatalf("rows %d queries %d features %d comments ignored %d", m.Rows, m.Queries, m.Features, m.CommentsIgnored)
+	}
+	if m.Sources[0].Lines != 6 {
+		t.Errorf("lines %d, want 6", m.Sources[0].Lines)
+	}
+	ds, err := Load(out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]float64{{0.5, 0, -2}, {0, 7, 100}, {0.5, 3, 4}, {0.01, 0, 0}}
+	r := 0
+	for _, q := range ds.Queries {
+		for i := range q.Labels {
+			for j, w := range want[r] {
+				if got := q.X.At(i, j); got != w {
+					t.Errorf("row %d f%d = %v, want %v", r, j+1, got, w)
+				}
+			}
+			r++
+		}
+	}
+	if ds.Queries[1].Labels[1] != 1 || ds.Queries[0].Labels[0] != 2 {
+		t.Errorf("labels %v %v", ds.Queries[0].Labels, ds.Queries[1].Labels)
+	}
+}
+
+// TestLenient skips bad lines and records them.
+func TestLenient(t *testing.T) {
+	in := good + "9 qid:8 1:1\n" + "1 qid:8 1:zz\n" + "1 qid:8 1:1\n" + "1 qid:1 1:1\n" + "0 qid:8 2:2\n"
+	dir := t.TempDir()
+	p := writeFile(t, filepath.Join(dir, "in.txt"), []byte(in))
+	m, err := Run(context.Background(), Options{Inputs: []string{p}, Out: filepath.Join(dir, "out"), Lenient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Skipped.Count != 3 || len(m.Skipped.Examples) != 3 {
+		t.Fatalf("skipped %+v, want 3", m.Skipped)
+	}
+	for i, w := range []string{"in.txt:4: label", "in.txt:5: feature 1", "in.txt:7: qid"} {
+		if !strings.Contains(m.Skipped.Examples[i], w) {
+			t.Errorf("example %d %q lacks %q", i, m.Skipped.Examples[i], w)
+		}
+	}
+	if m.Rows != 5 || m.Queries != 3 || !m.Lenient {
+		t.Errorf("rows %d queries %d lenient %v, want 5 3 true", m.Rows, m.Queries, m.Lenient)
+	}
+	ds, err := Load(filepath.Join(dir, "out"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := ds.Queries[2]; q.QID != 8 || len(q.Labels) != 2 || q.X.At(1, 1) != 2 {
+		t.Errorf("query 3: qid %d docs %d", q.QID, len(q.Labels))
+	}
+}
+
+// TestLETORComments: typed comment columns and their validation.
+func TestLETORComments(t *testing.T) {
+	line := func(q int, docid, inc string) string {
+		return "0 qid:" + strconv.Itoa(q) + " 1:0.1 2:0.2 #docid = " + docid + " inc = " + inc + " prob = 0.5\n"
+	}
+	dir := t.TempDir()
+	p := writeFile(t, filepath.Join(dir, "c.txt"), []byte(line(1, "GX1", "1")+line(1, "GX2", "0.25")))
+	out := filepath.Join(dir, "out")
+	m, err := Run(context.Background(), Options{Inputs: []string{p}, Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.CommentColumns) != 3 || m.CommentColumns[0] != (CommentColumn{"docid", "string"}) || m.CommentColumns[1] != (CommentColumn{"inc", "double"}) {
+		t.Errorf("comment columns %v", m.CommentColumns)
+	}
+	for _, bad := range []struct{ text, token string }{
+		{"0 qid:1 1:0.1 2:0.2\n", ""},
+		{"0 qid:1 1:0.1 #docid = GX3 inc = x prob = 0.5\n", "x"},
+		{"0 qid:1 1:0.1 #docid = GX3 prob = 0.5\n", "docid = GX3 prob = 0.5"},
+	} {
+		p := writeFile(t, filepath.Join(dir, "bad.txt"), []byte(line(1, "GX1", "1")+bad.text))
+		_, err := Run(context.Background(), Options{Inputs: []string{p}, Out: filepath.Join(dir, "o2")})
+		var pe *ParseError
+		if !errors.As(err, &pe) || pe.Line != 2 || !strings.HasPrefix(pe.Field, "comment") || pe.Token != bad.token {
+			t.Errorf("%q: error %v", bad.text, err)
+		}
+	}
+}
+
+func TestFastFloatMatchesStrconv(t *testing.T) {
+	for _, s := range []string{"0", "-0", "1", "0.1", "3.", ".5", "+4", "-18.567793", "0.000001", "123456789012345",
+		"0.123456789012345", "9007199254740993", "1234567890.12345", "0.75000", "00012.5000", "1e5", "inf", "nan", "", "-", ".", "1.2.3"} {
+		v, ok := fastFloat([]byte(s))
+		w, err := strconv.ParseFloat(s, 64)
+		if ok && (err != nil || v != w || (v == 0 && (1/v > 0) != (1/w > 0))) {
+			t.Errorf("fastFloat(%q) = %v, strconv %v %v", s, v, w, err)
+		}
+	}
+	if _, ok := fastFloat([]byte("0.1")); !ok {
+		t.Error("fast path not taken for 0.1")
+	}
+}

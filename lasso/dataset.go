@@ -1,0 +1,341 @@
+package lasso
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/fedbandit/fedbandit/features"
+	"github.com/fedbandit/fedbandit/ingest"
+)
+
+// Reward models of a learning-to-rank instance.
+const (
+	// ModelReference is the paper's instance: theta* fitted on the raw
+	// feature values (intercept feature included), not rescaled; mean
+	// reward = raw features . theta* (+ fitted intercept), noiseless. The
+	// learner sees normalised vectors, so its linear model is misspecified.
+	ModelReference = "reference"
+	// ModelWellSpecified fits theta* on the learner's normalised vectors and
+	// scales it to ||theta*|| <= 1; mean reward = normalised vector .
+	// theta*, so |mean| <= 1 and Assumption 4.1 of the paper holds.
+	ModelWellSpecified = "well-specified"
+)
+
+// Models lists the reward model names.
+var Models = []string{ModelReference, ModelWellSpecified}
+
+// Artifact identification.
+const (
+	// ThetaSchema names the theta artifact document type.
+	ThetaSchema = "fedbandit.theta"
+	// ThetaVersion is the version of the theta artifact layout.
+	ThetaVersion = 1
+	// InstancesDir is the directory inside a dataset directory holding
+	// theta artifacts.
+	InstancesDir = "instances"
+)
+
+// Theta is a fitted bandit parameter as stored in
+// DATASET_DIR/instances/<featureset>-<model>.theta.json.
+type Theta struct {
+	Schema  string `json:"schema"`
+	Version int    `json:"version"`
+	// DatasetSHA256 is the dataset's documents_sha256 (manifest.json).
+	DatasetSHA256 string `json:"dataset_sha256"`
+	// Features is the feature set (columns and intercept value).
+	Features features.Set `json:"features"`
+	// Model is ModelReference or ModelWellSpecified.
+	Model string `json:"model"`
+	// Settings are the lasso settings used.
+	Settings Settings `json:"settings"`
+	// Theta is theta*: the fitted coefficients times Scale, one per
+	// feature of Features (intercept feature first).
+	Theta []float64 `json:"theta"`
+	// Intercept is the fitted intercept b times Scale (0 unless
+	// settings.fit_intercept). Mean reward = x . Theta + Intercept.
+	Intercept float64 `json:"intercept"`
+	// Scale is the factor applied to the fitted coefficients: 1 for the
+	// reference model, min(1, 1/||coef||) for the well-specified model.
+	Scale float64 `json:"scale"`
+	// Queries is the number of queries fitted.
+	Queries int `json:"queries"`
+	// Fit holds the lasso diagnostics (unscaled coefficients, R^2, MSE,
+	// non-zeros, duality gap, iterations, CV curve).
+	Fit *Result `json:"fit"`
+}
+
+// Settings are the lasso settings recorded in a theta artifact.
+type Settings struct {
+	// Alpha is the penalty used (chosen by CV when CV is set).
+	Alpha        float64     `json:"alpha"`
+	FitIntercept bool        `json:"fit_intercept"`
+	Positive     bool        `json:"positive"`
+	Tol          float64     `json:"tol"`
+	MaxIter      int         `json:"max_iter"`
+	CV           *CVSettings `json:"cv,omitempty"`
+}
+
+// CVSettings record how alpha was chosen by cross-validation.
+type CVSettings struct {
+	Folds   int       `json:"folds"`
+	Alphas  []float64 `json:"alphas,omitempty"`
+	NAlphas int       `json:"n_alphas,omitempty"`
+	Eps     float64   `json:"eps,omitempty"`
+}
+
+// ThetaPath returns DATASET_DIR/instances/<setID>-<model>.theta.json, where
+// setID is features.Set.ID().
+func ThetaPath(datasetDir, setID, model string) string {
+	return filepath.Join(datasetDir, InstancesDir, setID+"-"+model+".theta.json")
+}
+
+// ReadTheta reads a theta artifact and returns it with the hex SHA-256 of
+// the file's bytes.
+func ReadTheta(path string) (*Theta, string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, "", fmt.Errorf("lasso: %w", err)
+	}
+	var t Theta
+	if err := json.Unmarshal(b, &t); err != nil {
+		return nil, "", fmt.Errorf("lasso: %s: %w", path, err)
+	}
+	if t.Schema != ThetaSchema || t.Version != ThetaVersion {
+		return nil, "", fmt.Errorf("lasso: %s: schema %q version %d, this build reads %q version %d (re-run prep fit)", path, t.Schema, t.Version, ThetaSchema, ThetaVersion)
+	}
+	if len(t.Theta) != t.Features.Dim() {
+		return nil, "", fmt.Errorf("lasso: %s: %d coefficients for a %d-dimensional feature set", path, len(t.Theta), t.Features.Dim())
+	}
+	s := sha256.Sum256(b)
+	return &t, hex.EncodeToString(s[:]), nil
+}
+
+// FitOptions configure FitDataset.
+type FitOptions struct {
+	// Features is a feature set spec: a named set (title, body, all) or a
+	// column list such as "1-5,7,126-131" (see features.Resolve).
+	Features string
+	// Intercept is the constant intercept feature's value; 0 means
+	// features.DefaultIntercept (0.01). NoIntercept drops the feature.
+	Intercept   float64
+	NoIntercept bool
+	// Model is ModelReference (default) or ModelWellSpecified.
+	Model string
+	// Lasso are the lasso settings (Alpha, or CV non-nil; FitIntercept,
+	// Positive, Tol, MaxIter).
+	Lasso Options
+	// Workers bounds the goroutines reading the data (0: GOMAXPROCS).
+	Workers int
+	// Log receives progress lines; nil: slog.Default().
+	Log *slog.Logger
+}
+
+// DatasetSource adapts a loaded dataset to a Source: the rows of a feature
+// set (raw, or normalised for the well-specified model) with the relevance
+// label as target.
+type DatasetSource struct {
+	ds         *ingest.Dataset
+	set        features.Set
+	loc        []int
+	normalized bool
+}
+
+// NewDatasetSource returns the Source of set over ds.
+func NewDatasetSource(ds *ingest.Dataset, set features.Set, normalized bool) (*DatasetSource, error) {
+	loc, err := set.Locate(ds)
+	if err != nil {
+		return nil, err
+	}
+	return &DatasetSource{ds: ds, set: set, loc: loc, normalized: normalized}, nil
+}
+
+// Dim implements Source.
+func (s *DatasetSource) Dim() int { return s.set.Dim() }
+
+// Len implements Source.
+func (s *DatasetSource) Len() int { return len(s.ds.Queries) }
+
+// Rows implements Source.
+func (s *DatasetSource) Rows(q int) int { return len(s.ds.Queries[q].Labels) }
+
+// Fill implements Source.
+func (s *DatasetSource) Fill(q int, dst []float64) {
+	query := &s.ds.Queries[q]
+	d := s.set.Dim()
+	n := len(query.Labels)
+	// Write the feature rows compactly at the end of dst, then spread them
+	// to stride d+1 from the front (never overwriting unread values).
+	tmp := dst[len(dst)-n*d:]
+	s.set.QueryRows(query, s.loc, s.normalized, tmp)
+	for r := 0; r < n; r++ {
+		copy(dst[r*(d+1):r*(d+1)+d], tmp[r*d:(r+1)*d])
+		dst[r*(d+1)+d] = query.Labels[r]
+	}
+}
+
+// FitDataset fits theta* for the prepared dataset in dir and writes the
+// theta artifact atomically to ThetaPath. It loads only the feature set's
+// columns, builds the statistics in one parallel pass and fits with the
+// given alpha or by cross-validation grouped by query. A degenerate
+// (all-zero) fit is an error wrapping ErrDegenerate and writes nothing.
+func FitDataset(ctx context.Context, dir string, o FitOptions) (*Theta, error) {
+	log := o.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	if o.Model == "" {
+		o.Model = ModelReference
+	}
+	if o.Model != ModelReference && o.Model != ModelWellSpecified {
+		return nil, fmt.Errorf("lasso: unknown reward model %q (known: %s)", o.Model, strings.Join(Models, ", "))
+	}
+	if err := o.Lasso.defaults(); err != nil {
+		return nil, err
+	}
+	man, err := ingest.ReadManifest(dir)
+	if err != nil {
+		return nil, fmt.Errorf("lasso: %w", err)
+	}
+	intercept := o.Intercept
+	if intercept == 0 {
+		intercept = features.DefaultIntercept
+	}
+	if o.NoIntercept {
+		intercept = 0
+	}
+	set, err := features.Resolve(o.Features, man.Features, intercept)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	ds, err := ingest.Load(dir, set.Columns)
+	if err != nil {
+		return nil, fmt.Errorf("lasso: %w", err)
+	}
+	if ds.Manifest.DocumentsHash != man.DocumentsHash {
+		return nil, fmt.Errorf("lasso: dataset %s changed while loading; retry", dir)
+	}
+	log.Info("loaded", "dataset", dir, "features", set.String(), "rows", ds.Rows(), "queries", len(ds.Queries), "seconds", time.Since(start).Seconds())
+	src, err := NewDatasetSource(ds, set, o.Model == ModelWellSpecified)
+	if err != nil {
+		return nil, err
+	}
+	res, err := FitSource(ctx, src, o.Lasso, o.Workers)
+	if err != nil {
+		return nil, fmt.Errorf("lasso: %s, %s model: %w", set.ID(), o.Model, err)
+	}
+	log.Info("fitted", "alpha", res.Alpha, "r2", res.R2, "mse", res.MSE, "nonzero", res.NonZero, "dual_gap", res.Gap, "iterations", res.Iterations, "converged", res.Converged, "seconds", time.Since(start).Seconds())
+	if n := len(res.CV); n > 1 && res.Alpha == res.CV[n-1].Alpha {
+		log.Warn("cross-validation chose the smallest alpha of the grid; the optimum may lie below it: extend the grid (smaller --eps or explicit --alphas)", "alpha", res.Alpha)
+	}
+	if !res.Converged {
+		log.Warn("lasso did not converge: duality gap above tolerance after max iterations", "gap", res.Gap, "tol", res.Tol, "max_iter", o.Lasso.MaxIter)
+	}
+	t := &Theta{
+		Schema: ThetaSchema, Version: ThetaVersion, DatasetSHA256: man.DocumentsHash,
+		Features: set, Model: o.Model, Queries: len(ds.Queries), Fit: res, Scale: 1,
+		Settings: Settings{Alpha: res.Alpha, FitIntercept: o.Lasso.FitIntercept, Positive: o.Lasso.Positive, Tol: o.Lasso.Tol, MaxIter: o.Lasso.MaxIter},
+	}
+	if cv := o.Lasso.CV; cv != nil {
+		t.Settings.CV = &CVSettings{Folds: res.Folds, Alphas: cv.Alphas}
+		if len(cv.Alphas) == 0 {
+			t.Settings.CV.NAlphas, t.Settings.CV.Eps = len(res.CV), cv.Eps
+			if t.Settings.CV.Eps == 0 {
+				t.Settings.CV.Eps = DefaultEps
+			}
+		}
+	}
+	if o.Model == ModelWellSpecified {
+		var ss float64
+		for _, w := range res.Coef {
+			ss += w * w
+		}
+		if nrm := math.Sqrt(ss); nrm > 1 {
+			t.Scale = 1 / nrm
+		}
+	}
+	t.Theta = make([]float64, len(res.Coef))
+	for i, w := range res.Coef {
+		t.Theta[i] = w * t.Scale
+	}
+	t.Intercept = res.Intercept * t.Scale
+	b, err := json.MarshalIndent(t, "", " ")
+	if err != nil {
+		return nil, fmt.Errorf("lasso: encode theta: %w", err)
+	}
+	path := ThetaPath(dir, set.ID(), o.Model)
+	if err := writeAtomic(path, append(b, '\n')); err != nil {
+		return nil, fmt.Errorf("lasso: %w", err)
+	}
+	log.Info("wrote theta", "path", path)
+	return t, nil
+}
+
+// FitSource fits src with o: one pass to build the statistics (per fold
+// when o.CV is set), then coordinate descent.
+func FitSource(ctx context.Context, src Source, o Options, workers int) (*Result, error) {
+	if o.CV == nil {
+		ms, err := ComputeMoments(ctx, src, nil, 1, workers)
+		if err != nil {
+			return nil, err
+		}
+		return FitMoments(ms[0], o)
+	}
+	k := o.CV.Folds
+	if k == 0 {
+		k = DefaultFolds
+	}
+	sizes := make([]int, src.Len())
+	for q := range sizes {
+		sizes[q] = src.Rows(q)
+	}
+	fold, err := GroupFolds(sizes, k)
+	if err != nil {
+		return nil, err
+	}
+	ms, err := ComputeMoments(ctx, src, fold, k, workers)
+	if err != nil {
+		return nil, err
+	}
+	return CrossValidate(ctx, ms, o)
+}
+
+// writeAtomic writes b to path via a temporary file in the same directory
+// and a rename, creating the directory if needed.
+func writeAtomic(path string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,196 @@
+package lasso
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"testing"
+
+	"github.com/fedbandit/fedbandit/datasets/mq2008"
+	"github.com/fedbandit/fedbandit/features"
+	"github.com/fedbandit/fedbandit/ingest"
+)
+
+var (
+	mqOnce sync.Once
+	mqDir  string
+	mqErr  error
+)
+
+// mq2008Dataset ingests the embedded MQ2008 set once per test binary and
+// returns a fresh copy of the prepared dataset directory.
+func mq2008Dataset(t *testing.T) string {
+	t.Helper()
+	mqOnce.Do(func() {
+		root, err := os.MkdirTemp("", "lasso-mq2008-")
+		if err != nil {
+			mqErr = err
+			return
+		}
+		paths, err := mq2008.Extract(filepath.Join(root, "src"))
+		if err != nil {
+			mqErr = err
+			return
+		}
+		mqDir = filepath.Join(root, "ds")
+		_, mqErr = ingest.Run(context.Background(), ingest.Options{Inputs: paths, Out: mqDir})
+	})
+	if mqErr != nil {
+		t.Fatal(mqErr)
+	}
+	dir := filepath.Join(t.TempDir(), "mq2008")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{ingest.ManifestFile, ingest.DocumentsFile} {
+		b, err := os.ReadFile(filepath.Join(mqDir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestFitDatasetMatchesSklearn runs the whole path (Parquet dataset ->
+// feature set -> statistics -> fit -> artifact) and compares with the
+// scikit-learn reference fitted on the text files.
+func TestFitDatasetMatchesSklearn(t *testing.T) {
+	dir := mq2008Dataset(t)
+	ref := readRef(t)
+	for _, c := range ref.Cases {
+		if c.Data != "mq2008" || c.Positive || norm(c.Coef) == 0 || c.Alpha != 1e-3 {
+			continue
+		}
+		th, err := FitDataset(context.Background(), dir, FitOptions{Log: quiet, Features: "all", Lasso: Options{Alpha: c.Alpha, FitIntercept: c.FitIntercept}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff := make([]float64, len(c.Coef))
+		for i := range diff {
+			diff[i] = th.Theta[i] - c.Coef[i]
+		}
+		if rel := norm(diff) / norm(c.Coef); rel > 1e-6 {
+			t.Errorf("fit_intercept=%v: relative error %.3g", c.FitIntercept, rel)
+		}
+		if math.Abs(th.Intercept-c.Intercept) > 1e-6 {
+			t.Errorf("intercept %v, sklearn %v", th.Intercept, c.Intercept)
+		}
+		got, hash, err := ReadTheta(ThetaPath(dir, "all", ModelReference))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hash) != 64 || !reflect.DeepEqual(got.Theta, th.Theta) || got.Scale != 1 || got.Settings.Alpha != c.Alpha {
+			t.Errorf("artifact round trip: %+v", got)
+		}
+		man, _ := ingest.ReadManifest(dir)
+		if got.DatasetSHA256 != man.DocumentsHash || got.Features.Dim() != 47 {
+			t.Errorf("artifact inputs: dataset %s features %v", got.DatasetSHA256, got.Features)
+		}
+	}
+}
+
+func TestFitDatasetDegenerate(t *testing.T) {
+	dir := mq2008Dataset(t)
+	_, err := FitDataset(context.Background(), dir, FitOptions{Log: quiet, Features: "all", Lasso: Options{Alpha: 1}})
+	if !errors.Is(err, ErrDegenerate) {
+		t.Fatalf("alpha=1 on MQ2008: got %v, want ErrDegenerate", err)
+	}
+	for _, want := range []string{"--cv", "alpha_max"} {
+		if !contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %q", err, want)
+		}
+	}
+	if _, err := os.Stat(ThetaPath(dir, "all", ModelReference)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a degenerate fit wrote an artifact (stat: %v)", err)
+	}
+}
+
+func contains(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}
+
+func TestFitDatasetWellSpecified(t *testing.T) {
+	dir := mq2008Dataset(t)
+	th, err := FitDataset(context.Background(), dir, FitOptions{Log: quiet, Features: "1-10,40-46", Model: ModelWellSpecified, Lasso: Options{Alpha: 1e-5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := norm(th.Theta); n > 1+1e-12 {
+		t.Errorf("||theta|| = %v > 1", n)
+	}
+	raw := norm(th.Fit.Coef)
+	if want := math.Min(1, 1/raw); math.Abs(th.Scale-want) > 1e-15 {
+		t.Errorf("scale %v, want %v (||coef|| = %v)", th.Scale, want, raw)
+	}
+	if _, err := os.Stat(ThetaPath(dir, "cols-1-10_40-46", ModelWellSpecified)); err != nil {
+		t.Error(err)
+	}
+	if _, err := FitDataset(context.Background(), dir, FitOptions{Log: quiet, Features: "all", Model: "other", Lasso: Options{Alpha: 1e-3}}); err == nil {
+		t.Error("unknown model accepted")
+	}
+	if _, err := FitDataset(context.Background(), dir, FitOptions{Log: quiet, Features: "title", Lasso: Options{Alpha: 1e-3}}); err == nil {
+		t.Error("title set accepted on a 46-feature dataset")
+	}
+}
+
+// TestCVDeterministic checks that cross-validation gives bit-identical
+// results for any worker count and on repetition, and that the chosen
+// alpha minimises the CV curve.
+func TestCVDeterministic(t *testing.T) {
+	all, _ := features.Resolve(features.All, 46, features.DefaultIntercept)
+	m := loadMQ2008(t).matrix(all)
+	var first *Result
+	for _, workers := range []int{1, 2, 3} {
+		r, err := FitSource(context.Background(), m, Options{CV: &CVOptions{Folds: 4, NAlphas: 6}}, workers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = r
+			continue
+		}
+		if !reflect.DeepEqual(r, first) {
+			t.Fatalf("workers=%d: result differs", workers)
+		}
+	}
+	if len(first.CV) != 6 || first.Folds != 4 {
+		t.Fatalf("curve %d points, %d folds", len(first.CV), first.Folds)
+	}
+	best := first.CV[0]
+	for _, p := range first.CV {
+		if p.MSE < best.MSE {
+			best = p
+		}
+		if len(p.FoldMSE) != 4 || p.SE < 0 {
+			t.Errorf("bad point %+v", p)
+		}
+	}
+	if first.Alpha != best.Alpha {
+		t.Errorf("chose alpha %v, curve minimum at %v", first.Alpha, best.Alpha)
+	}
+	// The largest alpha of the default grid is alpha_max: an all-zero fit,
+	// whose held-out MSE is the variance around the training mean (> best).
+	if first.CV[0].MSE <= best.MSE {
+		t.Errorf("alpha_max MSE %v not above the best %v", first.CV[0].MSE, best.MSE)
+	}
+	if first.NonZero == 0 {
+		t.Error("CV chose a degenerate alpha")
+	}
+}
+
+// quiet discards the fit log lines in tests.
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -1,0 +1,216 @@
+package lasso
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+)
+
+// randomMatrix has q queries of 1..40 rows with d features of very
+// different scales plus a constant column, and a linear target.
+func randomMatrix(seed uint64, q, d int) *Matrix {
+	r := rand.New(rand.NewPCG(seed, 1))
+	m := &Matrix{D: d}
+	for i := 0; i < q; i++ {
+		n := 1 + r.IntN(40)
+		x := make([]float64, n*d)
+		y := make([]float64, n)
+		for k := 0; k < n; k++ {
+			x[k*d] = 0.01
+			for j := 1; j < d; j++ {
+				x[k*d+j] = math.Pow(10, float64(j%5)) * (1 + r.NormFloat64())
+			}
+			y[k] = x[k*d+1]*0.5 - x[k*d+2]*0.01 + r.NormFloat64()
+		}
+		m.X = append(m.X, x)
+		m.Y = append(m.Y, y)
+	}
+	return m
+}
+
+// direct computes the moments by the textbook two-pass formulas.
+func direct(m *Matrix) (n int, mean, c []float64) {
+	p := m.D + 1
+	var rows [][]float64
+	for q := range m.Y {
+		z := make([]float64, len(m.Y[q])*p)
+		m.Fill(q, z)
+		for r := 0; r < len(m.Y[q]); r++ {
+			rows = append(rows, z[r*p:(r+1)*p])
+		}
+	}
+	n = len(rows)
+	mean = make([]float64, p)
+	for _, z := range rows {
+		for i, v := range z {
+			mean[i] += v
+		}
+	}
+	for i := range mean {
+		mean[i] /= float64(n)
+	}
+	c = make([]float64, p*p)
+	for _, z := range rows {
+		for i := 0; i < p; i++ {
+			for j := 0; j < p; j++ {
+				c[i*p+j] += (z[i] - mean[i]) * (z[j] - mean[j])
+			}
+		}
+	}
+	return n, mean, c
+}
+
+func TestComputeMomentsMatchesDirect(t *testing.T) {
+	m := randomMatrix(3, 700, 6) // > chunkRows rows: several chunks
+	n, mean, c := direct(m)
+	for _, workers := range []int{1, 2, 5} {
+		ms, err := ComputeMoments(context.Background(), m, nil, 1, workers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ms[0]
+		if got.N != n {
+			t.Fatalf("N = %d, want %d", got.N, n)
+		}
+		for i := range mean {
+			if math.Abs(got.Mean[i]-mean[i]) > 1e-12*math.Max(1, math.Abs(mean[i])) {
+				t.Errorf("mean[%d] = %v, want %v", i, got.Mean[i], mean[i])
+			}
+		}
+		p := got.P
+		for i := 0; i < p; i++ {
+			for j := 0; j < p; j++ {
+				scale := math.Sqrt(math.Abs(c[i*p+i]*c[j*p+j])) + 1e-300
+				if math.Abs(got.C[i*p+j]-c[i*p+j]) > 1e-10*scale+1e-20 {
+					t.Errorf("C[%d,%d] = %v, want %v", i, j, got.C[i*p+j], c[i*p+j])
+				}
+			}
+		}
+		// The constant intercept column is exactly constant.
+		if got.Mean[0] != 0.01 || got.C[0] != 0 || got.Min[0] != 0.01 || got.Max[0] != 0.01 {
+			t.Errorf("constant column: mean %v var %v", got.Mean[0], got.C[0])
+		}
+	}
+	a, _ := ComputeMoments(context.Background(), m, nil, 1, 1)
+	b, _ := ComputeMoments(context.Background(), m, nil, 1, 4)
+	if !reflect.DeepEqual(a, b) {
+		t.Error("moments depend on the worker count")
+	}
+}
+
+func TestGroupedMomentsMergeToTotal(t *testing.T) {
+	m := randomMatrix(4, 300, 4)
+	sizes := make([]int, m.Len())
+	for q := range sizes {
+		sizes[q] = m.Rows(q)
+	}
+	fold, err := GroupFolds(sizes, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := ComputeMoments(context.Background(), m, fold, 3, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tot, _ := ComputeMoments(context.Background(), m, nil, 1, 2)
+	all := MergeAll(ms, -1)
+	if all.N != tot[0].N {
+		t.Fatalf("N %d vs %d", all.N, tot[0].N)
+	}
+	for i := range all.C {
+		if math.Abs(all.C[i]-tot[0].C[i]) > 1e-9*math.Max(1, math.Abs(tot[0].C[i])) {
+			t.Fatalf("C[%d] %v vs %v", i, all.C[i], tot[0].C[i])
+		}
+	}
+	// Held-out MSE from moments equals the direct residual mean square.
+	w := []float64{3, 0.4, -0.002, 1e-4}
+	b := 0.7
+	got := heldOutMSE(ms[1], w, b)
+	var ss float64
+	var n int
+	for q := range m.Y {
+		if fold[q] != 1 {
+			continue
+		}
+		for r, y := range m.Y[q] {
+			pred := b
+			for j := range w {
+				pred += w[j] * m.X[q][r*m.D+j]
+			}
+			ss += (y - pred) * (y - pred)
+			n++
+		}
+	}
+	if want := ss / float64(n); math.Abs(got-want) > 1e-9*want {
+		t.Errorf("heldOutMSE %v, want %v", got, want)
+	}
+}
+
+func TestGroupFolds(t *testing.T) {
+	tests := []struct {
+		sizes []int
+		k     int
+		want  []int
+	}{
+		// Largest first to the lightest fold: 9->0, 5->1, 4->1 (5<9), 3->1? loads 9,9 -> 3 to fold 0 (tie: lowest).
+		{[]int{5, 9, 3, 4}, 2, []int{1, 0, 0, 1}},
+		{[]int{1, 1, 1}, 3, []int{0, 1, 2}},
+		{[]int{2, 2, 2, 2}, 2, []int{0, 1, 0, 1}},
+	}
+	for _, tc := range tests {
+		got, err := GroupFolds(tc.sizes, tc.k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("GroupFolds(%v, %d) = %v, want %v", tc.sizes, tc.k, got, tc.want)
+		}
+	}
+	if _, err := GroupFolds([]int{1, 2}, 3); err == nil {
+		t.Error("more folds than queries accepted")
+	}
+	if _, err := GroupFolds([]int{1, 2}, 1); err == nil {
+		t.Error("one fold accepted")
+	}
+}
+
+func TestLogGrid(t *testing.T) {
+	g := LogGrid(10, 0.01, 4)
+	want := []float64{10, 1, 0.1, 0.01}
+	for i := range want {
+		if math.Abs(g[i]-want[i]) > 1e-12*want[i] {
+			t.Fatalf("LogGrid = %v, want %v", g, want)
+		}
+	}
+}
+
+// TestAlphaMaxBoundary: just below alpha_max one coefficient enters, at
+// alpha_max the fit is degenerate.
+func TestAlphaMaxBoundary(t *testing.T) {
+	m := randomMatrix(5, 50, 4)
+	ms, _ := ComputeMoments(context.Background(), m, nil, 1, 1)
+	for _, fi := range []bool{false, true} {
+		amax := newGram(ms[0], fi).alphaMax(false)
+		if _, err := FitMoments(ms[0], Options{Alpha: amax * 1.000001, FitIntercept: fi}); err == nil {
+			t.Errorf("fit_intercept=%v: alpha above alpha_max not degenerate", fi)
+		}
+		r, err := FitMoments(ms[0], Options{Alpha: amax * 0.99, FitIntercept: fi})
+		if err != nil || r.NonZero != 1 {
+			t.Errorf("fit_intercept=%v: just below alpha_max: %v non-zero, err %v", fi, r.NonZero, err)
+		}
+	}
+}
+
+func TestOptionErrors(t *testing.T) {
+	ms, _ := ComputeMoments(context.Background(), randomMatrix(6, 5, 3), nil, 1, 1)
+	for _, o := range []Options{{}, {Alpha: -1}, {Alpha: math.NaN()}, {Alpha: 1, Tol: -1}, {Alpha: 1, MaxIter: -3}} {
+		if _, err := FitMoments(ms[0], o); err == nil {
+			t.Errorf("%+v accepted", o)
+		}
+	}
+	if _, err := CrossValidate(context.Background(), ms, Options{CV: &CVOptions{}}); err == nil {
+		t.Error("CV with one fold accepted")
+	}
+}

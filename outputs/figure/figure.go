@@ -1,0 +1,375 @@
+// Package figure draws the paper's figure from a sweep's tables:
+// time-average group regret R_M(t)/t against the round t, one line per
+// configuration (the runs that differ only in their seed) with a band of
+// plus or minus one standard error of the mean over seeds.
+package figure
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/fedbandit/fedbandit/outputs"
+)
+
+// Metrics.
+const (
+	// Pseudo plots time_avg_pseudo_regret (regret of the means).
+	Pseudo = "pseudo"
+	// Realised plots time_avg_realised_regret (observed rewards), what the
+	// published code plotted.
+	Realised = "realised"
+)
+
+// PNGDPI is the resolution of the PNG figure.
+const PNGDPI = 150
+
+// Options controls a figure.
+type Options struct {
+	// Metric is Pseudo (default) or Realised.
+	Metric string
+	// LogX and LogY select logarithmic axes (non-positive points are
+	// left out on a log axis).
+	LogX, LogY bool
+	// Title is the figure title (default: the sweep name).
+	Title string
+	// Width and Height of the figure (default 16 cm x 10 cm).
+	Width, Height vg.Length
+}
+
+// Series is the mean curve of one configuration.
+type Series struct {
+	GroupID string
+	// Label names the configuration by the fields that differ between the
+	// configurations of the figure (e.g. "LDP-FedLinUCB (eps=0.2)").
+	Label string
+	// N is the number of runs (seeds) averaged.
+	N      int
+	Rounds []float64
+	// Mean and SE are the mean and the standard error of the mean
+	// (sample standard deviation / sqrt(N); 0 when N = 1) per round.
+	Mean, SE []float64
+}
+
+// Build groups the done runs by configuration and averages their curves.
+// Series are ordered by algorithm (fedlinucb, ldp, sdp-amp), then by the
+// label. Runs of one group whose checkpoints differ from the group's first
+// run are an error.
+func Build(runs []outputs.RunRecord, curves []outputs.CurvePoint, metric string) ([]Series, error) {
+	if metric == "" {
+		metric = Pseudo
+	}
+	if metric != Pseudo && metric != Realised {
+		return nil, fmt.Errorf("figure: unknown metric %q, want %q or %q", metric, Pseudo, Realised)
+	}
+	byRun := map[string][]outputs.CurvePoint{}
+	for _, c := range curves {
+		byRun[c.RunID] = append(byRun[c.RunID], c)
+	}
+	type group struct {
+		rec  outputs.RunRecord
+		runs [][]outputs.CurvePoint
+	}
+	groups := map[string]*group{}
+	var done []outputs.RunRecord
+	for _, r := range runs {
+		if r.Status != outputs.StatusDone || len(byRun[r.RunID]) == 0 {
+			continue
+		}
+		done = append(done, r)
+		g := groups[r.GroupID]
+		if g == nil {
+			g = &group{rec: r}
+			groups[r.GroupID] = g
+		}
+		g.runs = append(g.runs, byRun[r.RunID])
+	}
+	labels := Labels(done)
+	var out []Series
+	for id, g := range groups {
+		first := g.runs[0]
+		s := Series{GroupID: id, Label: labels[id], N: len(g.runs)}
+		for i, p := range first {
+			vals := make([]float64, len(g.runs))
+			for j, c := range g.runs {
+				if len(c) != len(first) || c[i].Round != p.Round {
+					return nil, fmt.Errorf("figure: runs of group %s have different checkpoints (run %s)", id, c[0].RunID)
+				}
+				if metric == Pseudo {
+					vals[j] = c[i].TimeAvgPseudo
+				} else {
+					vals[j] = c[i].TimeAvgRealised
+				}
+			}
+			m, se := meanSE(vals)
+			s.Rounds = append(s.Rounds, float64(p.Round))
+			s.Mean = append(s.Mean, m)
+			s.SE = append(s.SE, se)
+		}
+		out = append(out, s)
+	}
+	order := map[string]int{"fedlinucb": 0, "ldp": 1, "sdp-amp": 2}
+	sort.Slice(out, func(i, j int) bool {
+		ai, aj := groups[out[i].GroupID].rec.Algorithm, groups[out[j].GroupID].rec.Algorithm
+		if ai != aj {
+			return order[ai] < order[aj]
+		}
+		if out[i].Label != out[j].Label {
+			return out[i].Label < out[j].Label
+		}
+		return out[i].GroupID < out[j].GroupID
+	})
+	return out, nil
+}
+
+// meanSE returns the mean and the standard error of the mean (sample
+// standard deviation over sqrt(n); 0 for n = 1).
+func meanSE(v []float64) (mean, se float64) {
+	n := float64(len(v))
+	for _, x := range v {
+		mean += x
+	}
+	mean /= n
+	if len(v) < 2 {
+		return mean, 0
+	}
+	var ss float64
+	for _, x := range v {
+		ss += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(ss/(n-1)) / math.Sqrt(n)
+}
+
+// displayName is the paper's name of an algorithm.
+func displayName(alg string) string {
+	switch alg {
+	case "fedlinucb":
+		return "FedLinUCB"
+	case "ldp":
+		return "LDP-FedLinUCB"
+	case "sdp-amp":
+		return "SDP-FedLinUCB"
+	}
+	return alg
+}
+
+// Labels names each group (by GroupID) by its algorithm and the fields
+// that take more than one value among the runs, in the paper's style:
+// "LDP-FedLinUCB (eps=0.2)".
+func Labels(runs []outputs.RunRecord) map[string]string {
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	fields := []field{
+		{"eps", func(r *outputs.RunRecord) string { return f(r.Eps) }},
+		{"delta", func(r *outputs.RunRecord) string { return f(r.Delta) }},
+		{"M", func(r *outputs.RunRecord) string { return strconv.Itoa(r.M) }},
+		{"B", func(r *outputs.RunRecord) string { return strconv.Itoa(r.B) }},
+		{"T", func(r *outputs.RunRecord) string { return strconv.Itoa(r.T) }},
+		{"preset", func(r *outputs.RunRecord) string { return r.Preset }},
+		{"protocol", func(r *outputs.RunRecord) string { return r.Protocol }},
+		{"lazy", func(r *outputs.RunRecord) string { return strconv.FormatBool(r.Lazy) }},
+		{"relation", func(r *outputs.RunRecord) string { return r.Relation }},
+		{"alpha", func(r *outputs.RunRecord) string { return f(r.Alpha) }},
+		{"instance", func(r *outputs.RunRecord) string { return r.Instance }},
+	}
+	private := func(r *outputs.RunRecord) bool { return r.Algorithm != "fedlinucb" }
+	var varying []field
+	for _, fd := range fields {
+		vals := map[string]bool{}
+		for i := range runs {
+			r := &runs[i]
+			if (fd.name == "eps" || fd.name == "delta" || fd.name == "relation") && !private(r) {
+				continue
+			}
+			vals[fd.get(r)] = true
+		}
+		if len(vals) > 1 {
+			varying = append(varying, fd)
+		}
+	}
+	labels := map[string]string{}
+	for i := range runs {
+		r := &runs[i]
+		if _, ok := labels[r.GroupID]; ok {
+			continue
+		}
+		var parts []string
+		for _, fd := range varying {
+			if (fd.name == "eps" || fd.name == "delta" || fd.name == "relation") && !private(r) {
+				continue
+			}
+			parts = append(parts, fd.name+"="+fd.get(r))
+		}
+		l := displayName(r.Algorithm)
+		if r.Lazy && !contains(varying, "lazy") {
+			l += " lazy"
+		}
+		if len(parts) > 0 {
+			l += " (" + strings.Join(parts, ", ") + ")"
+		}
+		labels[r.GroupID] = l
+	}
+	// Two groups with the same label differ in a field not listed: add
+	// their group ids so that no two lines share a legend entry.
+	count := map[string]int{}
+	for _, l := range labels {
+		count[l]++
+	}
+	for id, l := range labels {
+		if count[l] > 1 {
+			labels[id] = l + " [" + id[:min(8, len(id))] + "]"
+		}
+	}
+	return labels
+}
+
+// field is a run field that may distinguish configurations in a legend.
+type field struct {
+	name string
+	get  func(r *outputs.RunRecord) string
+}
+
+func contains(fs []field, name string) bool {
+	for _, f := range fs {
+		if f.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Draw makes the figure: one line per series with a translucent band of
+// plus or minus one standard error.
+func Draw(series []Series, o Options) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = o.Title
+	p.X.Label.Text = "Round"
+	p.Y.Label.Text = "Time-average regret"
+	if o.Metric == Realised {
+		p.Y.Label.Text = "Time-average regret (realised)"
+	}
+	if o.LogX {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
+	if o.LogY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
+	p.Add(plotter.NewGrid())
+	p.Legend.Top = true
+	p.Legend.Left = false
+	p.Legend.TextStyle.Font.Size = vg.Points(8)
+	for i, s := range series {
+		c := plotutil.Color(i)
+		var line, upper, lower plotter.XYs
+		for k := range s.Rounds {
+			x, m, lo, hi := s.Rounds[k], s.Mean[k], s.Mean[k]-s.SE[k], s.Mean[k]+s.SE[k]
+			if (o.LogX && x <= 0) || (o.LogY && m <= 0) {
+				continue
+			}
+			line = append(line, plotter.XY{X: x, Y: m})
+			if o.LogY && lo <= 0 {
+				lo = m / 10
+			}
+			upper = append(upper, plotter.XY{X: x, Y: hi})
+			lower = append(lower, plotter.XY{X: x, Y: lo})
+		}
+		if len(line) == 0 {
+			continue
+		}
+		if s.N > 1 {
+			band := append(plotter.XYs{}, upper...)
+			for k := len(lower) - 1; k >= 0; k-- {
+				band = append(band, lower[k])
+			}
+			poly, err := plotter.NewPolygon(band)
+			if err != nil {
+				return nil, fmt.Errorf("figure: band of %s: %w", s.Label, err)
+			}
+			r, g, b, _ := c.RGBA()
+			poly.Color = color.NRGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), 0x40}
+			poly.LineStyle.Width = 0
+			p.Add(poly)
+		}
+		l, err := plotter.NewLine(line)
+		if err != nil {
+			return nil, fmt.Errorf("figure: line of %s: %w", s.Label, err)
+		}
+		l.Color = c
+		l.Width = vg.Points(1.5)
+		l.Dashes = plotutil.Dashes(i / 7)
+		p.Add(l)
+		p.Legend.Add(fmt.Sprintf("%s, n=%d", s.Label, s.N), l)
+	}
+	return p, nil
+}
+
+// SaveDir reads DIR/runs.arrow and DIR/curves.arrow and writes
+// DIR/regret.png and DIR/regret.svg (DIR/regret-realised.* for the
+// realised metric) atomically. It returns the paths written.
+func SaveDir(dir string, o Options) ([]string, error) {
+	runs, err := outputs.ReadRuns(filepath.Join(dir, outputs.RunsFile))
+	if err != nil {
+		return nil, err
+	}
+	curves, err := outputs.ReadCurves(filepath.Join(dir, outputs.CurvesFile))
+	if err != nil {
+		return nil, err
+	}
+	series, err := Build(runs, curves, o.Metric)
+	if err != nil {
+		return nil, err
+	}
+	if len(series) == 0 {
+		return nil, fmt.Errorf("figure: no done run in %s", dir)
+	}
+	if o.Title == "" && len(runs) > 0 {
+		o.Title = runs[0].Sweep
+	}
+	p, err := Draw(series, o)
+	if err != nil {
+		return nil, err
+	}
+	w, h := o.Width, o.Height
+	if w == 0 {
+		w = 16 * vg.Centimeter
+	}
+	if h == 0 {
+		h = 10 * vg.Centimeter
+	}
+	base := "regret"
+	if o.Metric == Realised {
+		base = "regret-realised"
+	}
+	var paths []string
+	for _, ext := range []string{"png", "svg"} {
+		var wt io.WriterTo
+		if ext == "png" {
+			c := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(PNGDPI))}
+			p.Draw(draw.New(c))
+			wt = c
+		} else {
+			if wt, err = p.WriterTo(w, h, ext); err != nil {
+				return nil, fmt.Errorf("figure: %w", err)
+			}
+		}
+		path := filepath.Join(dir, base+"."+ext)
+		if err := outputs.WriteFileAtomic(path, func(out io.Writer) error { _, err := wt.WriteTo(out); return err }); err != nil {
+			return nil, err
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
+}

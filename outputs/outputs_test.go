@@ -1,0 +1,211 @@
+package outputs
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func sampleRecord(id string, seed uint64) RunRecord {
+	return RunRecord{
+		RunID: id, Status: StatusDone, FormatVersion: FormatVersion, Sweep: "s", Group: "ldp eps=1", GroupID: "0123456789abcdef",
+		Instance: "syn", InstanceKind: "synthetic", InstanceHash: "abc", InstanceName: "synthetic d=4", Dim: 4,
+		NoiseVar: 0.25, SynK: 10, InstanceSeed: 7, Algorithm: "ldp", Protocol: "P", Preset: "reference-code",
+		Eps: 1, Delta: 0.1, Relation: "add-remove", M: 2, T: 20, B: 10, Alpha: 0.01, Every: 10, Seed: seed,
+		R: 0.5, Crs: 1, GramNoise: "symmetrised", RewardHi: 1,
+		Sigma: 5.4519, Lambda: 1120.5, BetaT: 109.376, Kappa: 2, DeliveredEps: 0.999999, DeliveredDelta: 0.1,
+		CalibrationNote: "note, with comma", MuGDP: 0.3, NonPD: 1, Syncs: 2, Scalars: 40, Rounds: 20,
+		PseudoRegret: 3.5, RealisedRegret: 2.25, SiloPseudo: []float64{1.25, 2.25}, SiloRealised: []float64{1, 1.25},
+		WallSeconds: 0.125,
+	}
+}
+
+var samplePoints = []Point{{10, 1.5, 1, 1}, {20, 3.5, 2.25, 2}}
+
+func TestRunFileRoundTrip(t *testing.T) {
+	rec := sampleRecord(strings.Repeat("a", 64), 3)
+	rec.DeliveredEps = math.Inf(1)
+	b1, err := EncodeRun(&rec, samplePoints)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b2, _ := EncodeRun(&rec, samplePoints)
+	if !bytes.Equal(b1, b2) {
+		t.Fatal("encoding is not deterministic")
+	}
+	got, pts, err := DecodeRun(b1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(*got, rec) || !reflect.DeepEqual(pts, samplePoints) {
+		t.Errorf("round trip:\n got %+v %v\nwant %+v %v", *got, pts, rec, samplePoints)
+	}
+	failed := sampleRecord(strings.Repeat("b", 64), 4)
+	failed.Status, failed.Error, failed.Rounds = StatusFailed, "panic: boom", 0
+	failed.SiloPseudo, failed.SiloRealised = []float64{}, []float64{}
+	b3, _ := EncodeRun(&failed, nil)
+	got, pts, err = DecodeRun(b3)
+	if err != nil || len(pts) != 0 || !reflect.DeepEqual(*got, failed) {
+		t.Errorf("failed run round trip: %v %v %+v", err, pts, got)
+	}
+}
+
+// TestRunFileRejectsDamage: every truncation and a flipped byte in the
+// data are rejected (T15).
+func TestRunFileRejectsDamage(t *testing.T) {
+	rec := sampleRecord(strings.Repeat("a", 64), 3)
+	data, _ := EncodeRun(&rec, samplePoints)
+	for n := 0; n < len(data); n++ {
+		if _, _, err := DecodeRun(data[:n]); err == nil {
+			t.Fatalf("truncation to %d of %d bytes accepted", n, len(data))
+		}
+	}
+	// Corrupt the stored values: a curve value (its float64 bytes) and a
+	// digit of a summary value. The content checksum must catch both.
+	// (Flips in Arrow's structural flatbuffers are out of scope: arrow-go
+	// may allocate whatever a corrupted length says. Crashes and SIGKILL
+	// only ever truncate or omit files, which the footer check rejects.)
+	var val [8]byte
+	binary.LittleEndian.PutUint64(val[:], math.Float64bits(samplePoints[1].Pseudo))
+	for name, at := range map[string]int{
+		"curve value":   bytes.Index(data, val[:]),
+		"summary value": bytes.LastIndex(data, []byte("1120.5")) + 2, // the footer copy of the schema, which readers use
+	} {
+		if at < 2 {
+			t.Fatalf("%s not found in the encoding", name)
+		}
+		d := bytes.Clone(data)
+		d[at] ^= 0x01
+		if _, _, err := DecodeRun(d); err == nil || !strings.Contains(err.Error(), "checksum") {
+			t.Errorf("%s corrupted: err = %v", name, err)
+		}
+	}
+	// A record claiming done with a curve ending early is rejected.
+	rec.Rounds = 30
+	data, _ = EncodeRun(&rec, samplePoints)
+	if _, _, err := DecodeRun(data); err == nil {
+		t.Error("inconsistent rounds accepted")
+	}
+}
+
+func TestCollect(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, RunsDir), 0o755)
+	ids := []string{strings.Repeat("c", 64), strings.Repeat("1", 64), strings.Repeat("b", 64)}
+	var want []RunRecord
+	for i, id := range ids {
+		rec := sampleRecord(id, uint64(i))
+		if i == 2 {
+			rec.Status, rec.Error, rec.Rounds = StatusFailed, "bad numerics", 0
+			rec.SiloPseudo, rec.SiloRealised = []float64{}, []float64{}
+			if err := WriteRun(RunPath(dir, id), &rec, nil); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := WriteRun(RunPath(dir, id), &rec, samplePoints); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, rec)
+	}
+	// Debris that must be ignored.
+	os.WriteFile(filepath.Join(dir, RunsDir, ids[0]+".arrow.42.tmp"), []byte("junk"), 0o644)
+	os.WriteFile(filepath.Join(dir, RunsDir, "notes.txt"), []byte("junk"), 0o644)
+	sum, err := Collect(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Runs != 3 || sum.Done != 2 || sum.Failed != 1 || sum.CurveRows != 4 {
+		t.Errorf("summary %+v", sum)
+	}
+	runs, err := ReadRuns(sum.RunsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOrder := []RunRecord{want[1], want[2], want[0]} // sorted by id
+	if !reflect.DeepEqual(runs, wantOrder) {
+		t.Errorf("runs.arrow rows:\n%+v\nwant\n%+v", runs, wantOrder)
+	}
+	curves, err := ReadCurves(sum.CurvesPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(curves) != 4 || curves[0].RunID != ids[1] || curves[2].RunID != ids[0] || curves[1].Round != 20 {
+		t.Fatalf("curves order %+v", curves)
+	}
+	c := curves[1] // round 20, pseudo 3.5, realised 2.25, M = 2
+	if c.TimeAvgPseudo != 3.5/20 || c.TimeAvgRealised != 2.25/20 || c.PerSiloPseudo != 3.5/40 || c.PerSiloRealised != 2.25/40 || c.Syncs != 2 {
+		t.Errorf("derived columns %+v", c)
+	}
+	// A truncated run file stops collect with its name.
+	full, _ := os.ReadFile(RunPath(dir, ids[0]))
+	os.WriteFile(RunPath(dir, ids[0]), full[:100], 0o644)
+	if _, err := Collect(dir); err == nil || !strings.Contains(err.Error(), ids[0]) {
+		t.Errorf("collect over a truncated file: %v", err)
+	}
+	// A valid file under another run's name is rejected too.
+	os.WriteFile(RunPath(dir, ids[0]), mustRead(t, RunPath(dir, ids[1])), 0o644)
+	if s, _ := ScanRuns(dir); len(s.Invalid) != 1 || len(s.Ignored) != 2 {
+		t.Errorf("scan %+v", s)
+	}
+}
+
+func mustRead(t *testing.T, p string) []byte {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestSchemaDocumented: README.md documents every column of both tables
+// (one table row per column, in order, with its type), and the schemas
+// match the column lists.
+func TestSchemaDocumented(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| `([A-Za-z_]+)` \\| ([a-z0-9<>]+) \\|")
+	var got []string
+	for _, m := range row.FindAllStringSubmatch(string(readme), -1) {
+		got = append(got, m[1]+":"+m[2])
+	}
+	var want []string
+	for _, c := range Columns {
+		want = append(want, c.Name+":"+TypeName(c.Type))
+	}
+	for _, c := range CurveColumns {
+		want = append(want, c.Name+":"+TypeName(c.Type))
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("README.md documents\n%v\nschema has\n%v", got, want)
+	}
+	if n := RunsSchema().NumFields(); n != len(Columns) {
+		t.Errorf("runs schema %d fields", n)
+	}
+	for _, c := range Columns {
+		if c.Doc == "" {
+			t.Errorf("column %s undocumented", c.Name)
+		}
+	}
+}
+
+func TestRunIDFromName(t *testing.T) {
+	id := strings.Repeat("0a", 32)
+	for name, ok := range map[string]bool{
+		id + ".arrow":                  true,
+		id + ".arrow.123.tmp":          false,
+		strings.ToUpper(id) + ".arrow": false,
+		id[:63] + ".arrow":             false,
+		id + ".feather":                false,
+	} {
+		if _, got := RunIDFromName(name); got != ok {
+			t.Errorf("%s: %v", name, got)
+		}
+	}
+}

@@ -1,0 +1,479 @@
+package runner
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/fedbandit/fedbandit/federate"
+	"github.com/fedbandit/fedbandit/federate/accountant"
+	"github.com/fedbandit/fedbandit/federate/partition"
+	"github.com/fedbandit/fedbandit/federate/tree"
+	"github.com/fedbandit/fedbandit/ingest"
+	"github.com/fedbandit/fedbandit/lasso"
+)
+
+// Config is a sweep file (TOML). See sweeps/README.md for a commented
+// example; every key is documented on its field.
+type Config struct {
+	// Name labels the sweep in outputs and plots.
+	Name string `toml:"name"`
+	// Description is free text kept with the outputs.
+	Description string `toml:"description"`
+	// Seeds is the number of seeded runs per configuration: run seeds
+	// FirstSeed .. FirstSeed+Seeds-1.
+	Seeds int `toml:"seeds"`
+	// FirstSeed is the first run seed (default 1).
+	FirstSeed uint64 `toml:"first_seed"`
+	// CheckpointEvery is the spacing of the recorded curve in rounds
+	// (default: B of each run). The last round is always recorded.
+	CheckpointEvery int `toml:"checkpoint_every"`
+	// Instances are the bandit instances (at least one).
+	Instances []InstanceConfig `toml:"instance"`
+	// Algorithms are the algorithms (at least one).
+	Algorithms []AlgorithmConfig `toml:"algorithm"`
+	// Grid holds the parameter lists whose product is swept.
+	Grid Grid `toml:"grid"`
+	// Advanced holds rarely changed simulator settings.
+	Advanced Advanced `toml:"advanced"`
+
+	// dir is the directory of the sweep file: relative dataset paths are
+	// resolved against it.
+	dir string
+	// raw is the file's bytes, saved beside the outputs.
+	raw []byte
+}
+
+// InstanceConfig is one [[instance]] table.
+type InstanceConfig struct {
+	// Name labels the instance (default "instance<i>").
+	Name string `toml:"name"`
+	// Kind is "synthetic" or "ltr".
+	Kind string `toml:"kind"`
+
+	// D and K (synthetic): dimension and actions per silo per round
+	// (default 10 and 100, the paper's).
+	D int `toml:"d"`
+	K int `toml:"k"`
+	// NoiseVar is the variance of the Gaussian reward noise (synthetic:
+	// 0.25 in the paper; ltr: only with the well-specified model).
+	NoiseVar float64 `toml:"noise_var"`
+	// FixedBasis (synthetic): the published code's fixed first d actions.
+	FixedBasis bool `toml:"fixed_basis"`
+	// Seed (synthetic) draws theta* (and shared contexts); it is separate
+	// from the run seeds so that many runs share one instance.
+	Seed uint64 `toml:"seed"`
+	// SharedContexts (synthetic): draw contexts from the instance seed, so
+	// runs differ only in reward and privacy noise (the published code).
+	SharedContexts bool `toml:"shared_contexts"`
+
+	// Dataset (ltr) is a dataset directory prepared with `prep` (ingest,
+	// fit, partition). Relative paths are relative to the sweep file;
+	// $VARIABLES are expanded.
+	Dataset string `toml:"dataset"`
+	// Features (ltr) is the feature set used with `prep fit` (title, body,
+	// all or a column list).
+	Features string `toml:"features"`
+	// Model (ltr) is the reward model: "reference" (default) or
+	// "well-specified".
+	Model string `toml:"model"`
+	// Strategy (ltr) is the partition strategy (default "contiguous").
+	Strategy string `toml:"strategy"`
+	// PartitionSeed (ltr) seeds the "random" strategy.
+	PartitionSeed uint64 `toml:"partition_seed"`
+}
+
+// AlgorithmConfig is one [[algorithm]] table.
+type AlgorithmConfig struct {
+	// Name is "fedlinucb", "ldp" or "sdp-amp".
+	Name string `toml:"name"`
+	// Preset is "paper", "reference-code" (default) or "exact".
+	Preset string `toml:"preset"`
+	// Protocol is "P" (default) or "P_alt".
+	Protocol string `toml:"protocol"`
+	// Lazy selects paper Algorithm 8.
+	Lazy bool `toml:"lazy"`
+	// Eps and Delta, when set, replace grid.eps and grid.delta for this
+	// algorithm (e.g. SDP-amp at smaller eps than LDP).
+	Eps   []float64 `toml:"eps"`
+	Delta []float64 `toml:"delta"`
+}
+
+// Grid lists the swept values; the sweep is their Cartesian product with
+// instances, algorithms and seeds. eps and delta apply to private
+// algorithms only (FedLinUCB runs once per remaining combination).
+type Grid struct {
+	Eps      []float64 `toml:"eps"`
+	Delta    []float64 `toml:"delta"`
+	M        []int     `toml:"M"`
+	B        []int     `toml:"B"`
+	T        []int     `toml:"T"`
+	Alpha    []float64 `toml:"alpha"`    // default [0.01]
+	Relation []string  `toml:"relation"` // default ["add-remove"]
+}
+
+// Advanced holds simulator settings that the paper's experiments leave at
+// their defaults.
+type Advanced struct {
+	// R and Crs override the beta_t constants (0: instance default).
+	R   float64 `toml:"R"`
+	Crs float64 `toml:"crs"`
+	// GramNoise is "symmetrised" (default) or "upper-iid".
+	GramNoise string `toml:"gram_noise"`
+	// Reward clamps observed rewards to [lo, hi] (default [0, 1]).
+	Reward []float64 `toml:"reward"`
+	// NoClip disables the clamp (non-private FedLinUCB only).
+	NoClip bool `toml:"no_clip"`
+}
+
+// KeyError is a configuration error attached to a key of the sweep file,
+// e.g. "grid.eps[1]" or "algorithm[0].preset".
+type KeyError struct {
+	File string
+	Key  string
+	Msg  string
+}
+
+func (e *KeyError) Error() string {
+	if e.File == "" {
+		return fmt.Sprintf("%s: %s", e.Key, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s: %s", e.File, e.Key, e.Msg)
+}
+
+// LoadConfig reads and validates a sweep file. Unknown keys and invalid
+// values are errors naming the key.
+func LoadConfig(path string) (*Config, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read sweep: %w", err)
+	}
+	c, err := ParseConfig(raw, filepath.Dir(path))
+	if err != nil {
+		var ke *KeyError
+		if errors.As(err, &ke) {
+			ke.File = path
+			return nil, ke
+		}
+		return nil, fmt.Errorf("sweep %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// ParseConfig parses and validates a sweep file's bytes; dir resolves
+// relative dataset paths.
+func ParseConfig(raw []byte, dir string) (*Config, error) {
+	c := &Config{dir: dir, raw: bytes.Clone(raw)}
+	md, err := toml.NewDecoder(bytes.NewReader(raw)).Decode(c)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("%s", pe.ErrorWithPosition())
+		}
+		return nil, err
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		keys := make([]string, len(und))
+		for i, k := range und {
+			keys[i] = k.String()
+		}
+		return nil, &KeyError{Key: keys[0], Msg: fmt.Sprintf("unknown key (all unknown: %s)", strings.Join(keys, ", "))}
+	}
+	c.applyDefaults()
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Raw returns the bytes the configuration was parsed from.
+func (c *Config) Raw() []byte { return c.raw }
+
+func (c *Config) applyDefaults() {
+	if c.FirstSeed == 0 {
+		c.FirstSeed = 1
+	}
+	if len(c.Grid.Alpha) == 0 {
+		c.Grid.Alpha = []float64{federate.DefaultAlpha}
+	}
+	if len(c.Grid.Relation) == 0 {
+		c.Grid.Relation = []string{accountant.AddRemove}
+	}
+	for i := range c.Instances {
+		in := &c.Instances[i]
+		if in.Name == "" {
+			in.Name = fmt.Sprintf("instance%d", i)
+		}
+		switch in.Kind {
+		case federate.InstanceSynthetic:
+			if in.D == 0 {
+				in.D = federate.DefaultD
+			}
+			if in.K == 0 {
+				in.K = federate.DefaultK
+			}
+		case federate.InstanceLTR:
+			if in.Model == "" {
+				in.Model = lasso.ModelReference
+			}
+			if in.Strategy == "" {
+				in.Strategy = partition.Contiguous
+			}
+		}
+	}
+	for i := range c.Algorithms {
+		a := &c.Algorithms[i]
+		if a.Preset == "" {
+			a.Preset = federate.DefaultPreset
+		}
+		if a.Protocol == "" {
+			a.Protocol = federate.ProtocolP
+		}
+	}
+}
+
+// Validate checks every value; the error names the first offending key.
+func (c *Config) Validate() error {
+	bad := func(key, format string, a ...any) error {
+		return &KeyError{Key: key, Msg: fmt.Sprintf(format, a...)}
+	}
+	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	if c.Seeds < 1 {
+		return bad("seeds", "%d, want the number of seeded runs per configuration (>= 1)", c.Seeds)
+	}
+	if c.CheckpointEvery < 0 {
+		return bad("checkpoint_every", "%d, want >= 1 (or leave it out for every B rounds)", c.CheckpointEvery)
+	}
+	if len(c.Instances) == 0 {
+		return bad("instance", "no [[instance]] table: give at least one bandit instance")
+	}
+	if len(c.Algorithms) == 0 {
+		return bad("algorithm", "no [[algorithm]] table: give at least one algorithm")
+	}
+	g := c.Grid
+	for _, l := range []struct {
+		key string
+		n   int
+	}{{"grid.M", len(g.M)}, {"grid.B", len(g.B)}, {"grid.T", len(g.T)}} {
+		if l.n == 0 {
+			return bad(l.key, "missing: give a list of values, e.g. %s = [25]", strings.TrimPrefix(l.key, "grid."))
+		}
+	}
+	for i, m := range g.M {
+		if m < 1 {
+			return bad(fmt.Sprintf("grid.M[%d]", i), "M = %d silos, want >= 1", m)
+		}
+	}
+	for i, b := range g.B {
+		if b < 1 {
+			return bad(fmt.Sprintf("grid.B[%d]", i), "B = %d, want a batch size >= 1", b)
+		}
+	}
+	for i, t := range g.T {
+		for j, b := range g.B {
+			if t < b {
+				return bad(fmt.Sprintf("grid.T[%d]", i), "T = %d < B = %d (grid.B[%d]): no synchronisation would happen", t, b, j)
+			}
+		}
+	}
+	for i, a := range g.Alpha {
+		if !finite(a) || a <= 0 || a >= 1 {
+			return bad(fmt.Sprintf("grid.alpha[%d]", i), "%v, want 0 < alpha < 1", a)
+		}
+	}
+	for i, r := range g.Relation {
+		if r != accountant.AddRemove && r != accountant.ReplaceOne {
+			return bad(fmt.Sprintf("grid.relation[%d]", i), "%q, want %q or %q", r, accountant.AddRemove, accountant.ReplaceOne)
+		}
+	}
+	if err := checkEps("grid.eps", g.Eps); err != nil {
+		return err
+	}
+	if err := checkDelta("grid.delta", g.Delta); err != nil {
+		return err
+	}
+	for i, a := range c.Algorithms {
+		key := fmt.Sprintf("algorithm[%d]", i)
+		switch a.Name {
+		case federate.AlgFedLinUCB, federate.AlgLDP, federate.AlgSDPAmp:
+		case "":
+			return bad(key+".name", "missing: want %q, %q or %q", federate.AlgFedLinUCB, federate.AlgLDP, federate.AlgSDPAmp)
+		default:
+			return bad(key+".name", "unknown algorithm %q, want %q, %q or %q", a.Name, federate.AlgFedLinUCB, federate.AlgLDP, federate.AlgSDPAmp)
+		}
+		switch a.Preset {
+		case accountant.PresetPaper, accountant.PresetReferenceCode, accountant.PresetExact:
+		default:
+			return bad(key+".preset", "unknown preset %q, want %q, %q or %q", a.Preset, accountant.PresetPaper, accountant.PresetReferenceCode, accountant.PresetExact)
+		}
+		switch a.Protocol {
+		case federate.ProtocolP, federate.ProtocolPAlt:
+		default:
+			return bad(key+".protocol", "unknown protocol %q, want %q or %q", a.Protocol, federate.ProtocolP, federate.ProtocolPAlt)
+		}
+		if a.Name == federate.AlgSDPAmp && a.Protocol != federate.ProtocolP {
+			return bad(key+".protocol", "%q with sdp-amp: shuffle amplification is defined for protocol P only", a.Protocol)
+		}
+		private := a.Name != federate.AlgFedLinUCB
+		if !private && (len(a.Eps) > 0 || len(a.Delta) > 0) {
+			return bad(key+".eps", "fedlinucb is not private: remove eps and delta from this algorithm")
+		}
+		if err := checkEps(key+".eps", a.Eps); err != nil {
+			return err
+		}
+		if err := checkDelta(key+".delta", a.Delta); err != nil {
+			return err
+		}
+		if private {
+			if len(a.Eps) == 0 && len(g.Eps) == 0 {
+				return bad("grid.eps", "missing: %s (%s) is private and needs eps values", key, a.Name)
+			}
+			if len(a.Delta) == 0 && len(g.Delta) == 0 {
+				return bad("grid.delta", "missing: %s (%s) is private and needs delta values", key, a.Name)
+			}
+		}
+	}
+	adv := c.Advanced
+	if !finite(adv.R) || adv.R < 0 {
+		return bad("advanced.R", "%v, want a finite value > 0 (or leave it out)", adv.R)
+	}
+	if !finite(adv.Crs) || adv.Crs < 0 {
+		return bad("advanced.crs", "%v, want a finite value > 0 (or leave it out)", adv.Crs)
+	}
+	if adv.GramNoise != "" && adv.GramNoise != tree.Symmetrised && adv.GramNoise != tree.UpperIID {
+		return bad("advanced.gram_noise", "%q, want %q or %q", adv.GramNoise, tree.Symmetrised, tree.UpperIID)
+	}
+	if len(adv.Reward) != 0 && (len(adv.Reward) != 2 || !finite(adv.Reward[0]) || !finite(adv.Reward[1]) || adv.Reward[0] >= adv.Reward[1]) {
+		return bad("advanced.reward", "%v, want [lo, hi] with lo < hi", adv.Reward)
+	}
+	if adv.NoClip {
+		for i, a := range c.Algorithms {
+			if a.Name != federate.AlgFedLinUCB {
+				return bad("advanced.no_clip", "not allowed with private algorithm[%d] (%s): its sensitivity needs clamped rewards", i, a.Name)
+			}
+		}
+	}
+	names := map[string]int{}
+	for i, in := range c.Instances {
+		key := fmt.Sprintf("instance[%d]", i)
+		if j, dup := names[in.Name]; dup {
+			return bad(key+".name", "%q already names instance[%d]", in.Name, j)
+		}
+		names[in.Name] = i
+		if err := c.validateInstance(key, in); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Config) validateInstance(key string, in InstanceConfig) error {
+	bad := func(k, format string, a ...any) error {
+		return &KeyError{Key: key + "." + k, Msg: fmt.Sprintf(format, a...)}
+	}
+	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	if !finite(in.NoiseVar) || in.NoiseVar < 0 {
+		return bad("noise_var", "%v, want a finite variance >= 0", in.NoiseVar)
+	}
+	ltrOnly := map[string]bool{"dataset": in.Dataset != "", "features": in.Features != "", "strategy": in.Strategy != "", "partition_seed": in.PartitionSeed != 0}
+	synOnly := map[string]bool{"d": in.D != 0, "k": in.K != 0, "fixed_basis": in.FixedBasis, "seed": in.Seed != 0, "shared_contexts": in.SharedContexts}
+	switch in.Kind {
+	case federate.InstanceSynthetic:
+		for _, k := range []string{"dataset", "features", "strategy", "partition_seed"} {
+			if ltrOnly[k] {
+				return bad(k, "only for kind = \"ltr\"")
+			}
+		}
+		if in.Model != "" {
+			return bad("model", "only for kind = \"ltr\"")
+		}
+		if in.D < 2 {
+			return bad("d", "%d, want >= 2", in.D)
+		}
+		if in.K < 1 {
+			return bad("k", "%d actions, want >= 1", in.K)
+		}
+	case federate.InstanceLTR:
+		for _, k := range []string{"d", "k", "fixed_basis", "seed", "shared_contexts"} {
+			if synOnly[k] {
+				return bad(k, "only for kind = \"synthetic\"")
+			}
+		}
+		if in.Features == "" {
+			return bad("features", "missing: the feature set fitted with `prep fit` (title, body, all, ...)")
+		}
+		if in.Model != lasso.ModelReference && in.Model != lasso.ModelWellSpecified {
+			return bad("model", "unknown reward model %q, want %q or %q", in.Model, lasso.ModelReference, lasso.ModelWellSpecified)
+		}
+		if in.Model == lasso.ModelReference && in.NoiseVar != 0 {
+			return bad("noise_var", "%v with the noiseless reference model; use model = %q for noisy rewards", in.NoiseVar, lasso.ModelWellSpecified)
+		}
+		if !slices.Contains(partition.Strategies, in.Strategy) {
+			return bad("strategy", "unknown partition strategy %q, want one of %s", in.Strategy, strings.Join(partition.Strategies, ", "))
+		}
+		dir, err := c.DatasetDir(in)
+		if err != nil {
+			return bad("dataset", "%v", err)
+		}
+		man, err := ingest.ReadManifest(dir)
+		if err != nil {
+			return bad("dataset", "%s is not a prepared dataset (run `go run ./cmd/prep ingest`): %v", dir, err)
+		}
+		for i, m := range c.Grid.M {
+			if m > man.Queries {
+				return &KeyError{Key: fmt.Sprintf("grid.M[%d]", i), Msg: fmt.Sprintf("M = %d silos exceeds the %d queries of %s (%s)", m, man.Queries, key, dir)}
+			}
+		}
+	case "":
+		return bad("kind", "missing: want %q or %q", federate.InstanceSynthetic, federate.InstanceLTR)
+	default:
+		return bad("kind", "unknown instance kind %q, want %q or %q", in.Kind, federate.InstanceSynthetic, federate.InstanceLTR)
+	}
+	return nil
+}
+
+// DatasetDir returns the dataset directory of an ltr instance: $VARIABLES
+// expanded, relative paths resolved against the sweep file's directory.
+func (c *Config) DatasetDir(in InstanceConfig) (string, error) {
+	if in.Dataset == "" {
+		return "", errors.New("missing: the directory of a dataset prepared with `prep`")
+	}
+	d := os.ExpandEnv(in.Dataset)
+	if d == "" {
+		return "", fmt.Errorf("%q expands to an empty path: set the environment variable to your prepared dataset directory", in.Dataset)
+	}
+	if !filepath.IsAbs(d) && c.dir != "" {
+		d = filepath.Join(c.dir, d)
+	}
+	if st, err := os.Stat(d); err != nil {
+		return "", fmt.Errorf("dataset directory: %w", err)
+	} else if !st.IsDir() {
+		return "", fmt.Errorf("%s is not a directory", d)
+	}
+	return d, nil
+}
+
+func checkEps(key string, v []float64) error {
+	for i, e := range v {
+		if math.IsNaN(e) || math.IsInf(e, 0) || e <= 0 {
+			return &KeyError{Key: fmt.Sprintf("%s[%d]", key, i), Msg: fmt.Sprintf("eps = %v, want a finite value > 0", e)}
+		}
+	}
+	return nil
+}
+
+func checkDelta(key string, v []float64) error {
+	for i, d := range v {
+		if !(d > 0 && d < 1) {
+			return &KeyError{Key: fmt.Sprintf("%s[%d]", key, i), Msg: fmt.Sprintf("delta = %v, want 0 < delta < 1", d)}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,145 @@
+package runner
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// base is a valid synthetic sweep; the table below breaks one key at a
+// time by replacing a line.
+const base = `name = "v"
+seeds = 2
+
+[[instance]]
+name = "syn"
+kind = "synthetic"
+d = 4
+k = 10
+noise_var = 0.25
+
+[[algorithm]]
+name = "ldp"
+preset = "reference-code"
+
+[grid]
+eps = [1, 5]
+delta = [0.1]
+M = [5]
+B = [10]
+T = [100]
+`
+
+func TestConfigValidation(t *testing.T) {
+	ltrDir := t.TempDir() // a "prepared dataset" with 7 queries
+	os.WriteFile(filepath.Join(ltrDir, "manifest.json"), []byte(`{"schema_version":1,"queries":7,"features":46}`), 0o644)
+	ltrBase := strings.Replace(base, `kind = "synthetic"
+d = 4
+k = 10
+noise_var = 0.25`, `kind = "ltr"
+dataset = "`+ltrDir+`"
+features = "all"`, 1)
+
+	tests := []struct {
+		name, cfg, old, new, key string
+	}{
+		{"unknown top-level key", base, `seeds = 2`, "seeds = 2\nworkers = 3", "workers"},
+		{"unknown grid key", base, `T = [100]`, "T = [100]\nepsilon = [1]", "grid.epsilon"},
+		{"unknown instance key", base, `k = 10`, "k = 10\nsilos = 3", "instance.silos"},
+		{"eps zero", base, `eps = [1, 5]`, `eps = [1, 0]`, "grid.eps[1]"},
+		{"eps negative", base, `eps = [1, 5]`, `eps = [-1]`, "grid.eps[0]"},
+		{"eps nan", base, `eps = [1, 5]`, `eps = [nan]`, "grid.eps[0]"},
+		{"eps inf", base, `eps = [1, 5]`, `eps = [inf]`, "grid.eps[0]"},
+		{"delta one", base, `delta = [0.1]`, `delta = [1]`, "grid.delta[0]"},
+		{"delta zero", base, `delta = [0.1]`, `delta = [0.1, 0]`, "grid.delta[1]"},
+		{"B zero", base, `B = [10]`, `B = [0]`, "grid.B[0]"},
+		{"T below B", base, `T = [100]`, `T = [100, 5]`, "grid.T[1]"},
+		{"M zero", base, `M = [5]`, `M = [0]`, "grid.M[0]"},
+		{"missing T", base, `T = [100]`, ``, "grid.T"},
+		{"missing eps for private", base, `eps = [1, 5]`, ``, "grid.eps"},
+		{"alpha", base, `T = [100]`, "T = [100]\nalpha = [1.5]", "grid.alpha[0]"},
+		{"relation", base, `T = [100]`, "T = [100]\nrelation = [\"swap\"]", "grid.relation[0]"},
+		{"seeds", base, `seeds = 2`, `seeds = 0`, "seeds"},
+		{"unknown algorithm", base, `name = "ldp"`, `name = "dp-ucb"`, "algorithm[0].name"},
+		{"unknown preset", base, `preset = "reference-code"`, `preset = "papers"`, "algorithm[0].preset"},
+		{"unknown protocol", base, `preset = "reference-code"`, "preset = \"paper\"\nprotocol = \"Q\"", "algorithm[0].protocol"},
+		{"sdp-amp with P_alt", base, `name = "ldp"`, "name = \"sdp-amp\"\nprotocol = \"P_alt\"", "algorithm[0].protocol"},
+		{"algorithm eps", base, `preset = "reference-code"`, "eps = [0]", "algorithm[0].eps[0]"},
+		{"fedlinucb with eps", base, `name = "ldp"`, "name = \"fedlinucb\"\neps = [1]", "algorithm[0].eps"},
+		{"unknown kind", base, `kind = "synthetic"`, `kind = "gaussian"`, "instance[0].kind"},
+		{"synthetic d", base, `d = 4`, `d = 1`, "instance[0].d"},
+		{"synthetic with dataset", base, `d = 4`, "d = 4\ndataset = \"x\"", "instance[0].dataset"},
+		{"noise var", base, `noise_var = 0.25`, `noise_var = -1`, "instance[0].noise_var"},
+		{"no_clip with ldp", base, `T = [100]`, "T = [100]\n[advanced]\nno_clip = true", "advanced.no_clip"},
+		{"reward", base, `T = [100]`, "T = [100]\n[advanced]\nreward = [1, 0]", "advanced.reward"},
+		{"gram noise", base, `T = [100]`, "T = [100]\n[advanced]\ngram_noise = \"full\"", "advanced.gram_noise"},
+		{"missing dataset dir", ltrBase, ltrDir, ltrDir + "/nope", "instance[0].dataset"},
+		{"dataset not prepared", ltrBase, ltrDir, t.TempDir(), "instance[0].dataset"},
+		{"M above queries", ltrBase, `M = [5]`, `M = [5, 8]`, "grid.M[1]"},
+		{"ltr model", ltrBase, `features = "all"`, "features = \"all\"\nmodel = \"lasso\"", "instance[0].model"},
+		{"ltr noise with reference", ltrBase, `features = "all"`, "features = \"all\"\nnoise_var = 0.1", "instance[0].noise_var"},
+		{"ltr strategy", ltrBase, `features = "all"`, "features = \"all\"\nstrategy = \"striped\"", "instance[0].strategy"},
+		{"ltr missing features", ltrBase, `features = "all"`, ``, "instance[0].features"},
+		{"ltr with k", ltrBase, `features = "all"`, "features = \"all\"\nk = 3", "instance[0].k"},
+	}
+	for _, tc := range []string{base, ltrBase} {
+		if _, err := ParseConfig([]byte(tc), ""); err != nil {
+			t.Fatalf("valid base config rejected: %v", err)
+		}
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !strings.Contains(tt.cfg, tt.old) {
+				t.Fatalf("test bug: %q not in config", tt.old)
+			}
+			cfg := strings.Replace(tt.cfg, tt.old, tt.new, 1)
+			_, err := ParseConfig([]byte(cfg), "")
+			if err == nil {
+				t.Fatalf("accepted:\n%s", cfg)
+			}
+			var ke *KeyError
+			if !errors.As(err, &ke) {
+				t.Fatalf("error %v is not a KeyError", err)
+			}
+			if ke.Key != tt.key {
+				t.Errorf("error names key %q, want %q (%v)", ke.Key, tt.key, err)
+			}
+		})
+	}
+}
+
+func TestLoadConfigNamesFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.toml")
+	os.WriteFile(p, []byte(strings.Replace(base, "B = [10]", "B = [0]", 1)), 0o644)
+	_, err := LoadConfig(p)
+	if err == nil || !strings.HasPrefix(err.Error(), p+": grid.B[0]: ") {
+		t.Errorf("err = %v", err)
+	}
+	os.WriteFile(p, []byte("name = \n"), 0o644)
+	if _, err := LoadConfig(p); err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Errorf("syntax error without position: %v", err)
+	}
+}
+
+func TestDatasetEnvExpansion(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(`{"schema_version":1,"queries":70}`), 0o644)
+	t.Setenv("FEDBANDIT_TEST_DATA", dir)
+	cfg := strings.Replace(base, `kind = "synthetic"
+d = 4
+k = 10
+noise_var = 0.25`, `kind = "ltr"
+dataset = "$FEDBANDIT_TEST_DATA"
+features = "title"`, 1)
+	if _, err := ParseConfig([]byte(cfg), "/nonexistent"); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("FEDBANDIT_TEST_DATA", "")
+	_, err := ParseConfig([]byte(cfg), "/nonexistent")
+	var ke *KeyError
+	if !errors.As(err, &ke) || ke.Key != "instance[0].dataset" || !strings.Contains(err.Error(), "empty") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -1,0 +1,93 @@
+package runner
+
+import (
+	"github.com/fedbandit/fedbandit/outputs"
+)
+
+// DefaultMaddsPerSecond is the assumed speed of one core on the dominant
+// kernel (the UCB widths x^T V^-1 x, about K d^2 multiply-adds per silo and
+// round). It is a deliberate round figure; override it with the rate
+// measured by `go test -bench` in federate on your machine.
+const DefaultMaddsPerSecond = 1e9
+
+// Estimate is what `run plan` prints: how much work a sweep is and what it
+// needs.
+type Estimate struct {
+	Runs    int // planned runs
+	Done    int // of which already published as done in the output directory
+	Failed  int // of which published as failed (they are retried)
+	Pending int // runs a sweep would execute (not done)
+	// Madds is the total number of multiply-adds of the pending runs,
+	// sum over runs of M T K d^2 (K: actions per round).
+	Madds float64
+	// CPUSeconds is Madds / rate: single-core CPU time of the pending runs.
+	CPUSeconds float64
+	// WallSeconds is CPUSeconds spread over the workers (a lower bound:
+	// the longest run bounds it from below too).
+	WallSeconds float64
+	// PeakBytes estimates the peak memory: the shared instances plus one
+	// run's state per worker (O(M d^2) each).
+	PeakBytes int64
+	// SharedBytes is the memory of the shared ltr instances.
+	SharedBytes int64
+}
+
+// RunMadds is the cost model of one run: M T K d^2 multiply-adds.
+func RunMadds(r *Run) float64 {
+	d := float64(r.Instance.Dim)
+	return float64(r.Spec.M) * float64(r.Spec.T) * r.Instance.Actions * d * d
+}
+
+// RunBytes estimates the memory of one run beyond the shared data: per
+// silo a local Gram, bias and inverse (3 d^2 + d), the tree nodes of the
+// protocol (kappa levels, per silo for P_alt), the synchronised statistics
+// and the curve.
+func RunBytes(r *Run) int64 {
+	d := int64(r.Instance.Dim)
+	m := int64(r.Spec.M)
+	k := int64(1)
+	for n := (r.Spec.T + r.Spec.B - 1) / r.Spec.B; n > 1; n >>= 1 {
+		k++
+	}
+	mat := d*d + d
+	points := int64(r.Spec.T/max(r.Spec.Every, 1) + 1)
+	return 8*(m*3*mat+(m+2)*k*mat+4*mat+int64(r.Spec.M)*2) + 32*points + 1<<20
+}
+
+// Estimate computes the plan's cost; scan (may be nil) is the content of
+// the output directory, workers the number of concurrent runs and rate the
+// multiply-adds per second of one core (0: DefaultMaddsPerSecond).
+func (p *Plan) Estimate(scan *outputs.Scan, workers int, rate float64) Estimate {
+	if rate <= 0 {
+		rate = DefaultMaddsPerSecond
+	}
+	workers = max(workers, 1)
+	status := map[string]string{}
+	if scan != nil {
+		for _, f := range scan.Runs {
+			status[f.Record.RunID] = f.Record.Status
+		}
+	}
+	e := Estimate{Runs: len(p.Runs)}
+	var maxRun int64
+	for i := range p.Runs {
+		r := &p.Runs[i]
+		switch status[r.ID] {
+		case outputs.StatusDone:
+			e.Done++
+			continue
+		case outputs.StatusFailed:
+			e.Failed++
+		}
+		e.Pending++
+		e.Madds += RunMadds(r)
+		maxRun = max(maxRun, RunBytes(r))
+	}
+	for _, in := range p.Instances {
+		e.SharedBytes += in.Bytes
+	}
+	e.CPUSeconds = e.Madds / rate
+	e.WallSeconds = e.CPUSeconds / float64(min(workers, max(e.Pending, 1)))
+	e.PeakBytes = e.SharedBytes + int64(min(workers, max(e.Pending, 1)))*maxRun
+	return e
+}

@@ -1,0 +1,308 @@
+package runner
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/fedbandit/fedbandit/federate"
+	"github.com/fedbandit/fedbandit/federate/ltr"
+	"github.com/fedbandit/fedbandit/outputs"
+)
+
+// BuildLTRFunc builds a learning-to-rank instance; ltr.Build by default.
+type BuildLTRFunc func(ltr.Options) (*federate.LTRData, error)
+
+// Instance is a bandit instance of a plan, built once and shared read-only
+// by all its runs.
+type Instance struct {
+	Config InstanceConfig
+	// M is the number of silos an ltr instance is partitioned for (0 for
+	// synthetic instances, which do not depend on M).
+	M int
+	// Data is the ltr instance (nil for synthetic).
+	Data *federate.LTRData
+	// Hash is the instance's content hash (ltr: Data.Hash; synthetic:
+	// SHA-256 of its parameters).
+	Hash string
+	// Name describes the instance.
+	Name string
+	// Actions is the mean number of actions per round (K, or the mean
+	// number of documents per query) and Dim the learner's dimension; both
+	// feed the cost model.
+	Actions float64
+	Dim     int
+	// Bytes is the memory held by the shared data.
+	Bytes int64
+}
+
+// Run is one planned simulation.
+type Run struct {
+	// ID is the run identity: hex SHA-256 of the canonical encoding of the
+	// full specification (defaults filled in), the instance content hash
+	// and outputs.FormatVersion.
+	ID string
+	// GroupID and Group identify the configuration without the seed.
+	GroupID, Group string
+	Instance       *Instance
+	// Spec is the complete specification (LTR data attached).
+	Spec federate.Spec
+}
+
+// Plan is the deterministic expansion of a sweep: its runs sorted by id
+// (a stable order, so that a shard i/n is runs[j] for j mod n == i).
+type Plan struct {
+	Config    *Config
+	Runs      []Run
+	Instances []*Instance
+}
+
+// NewPlan expands a validated configuration. Each distinct ltr instance
+// (dataset, features, model, partition, M) is built once with build (nil:
+// ltr.Build). Runs with identical specifications (e.g. FedLinUCB under
+// several eps values) appear once.
+func NewPlan(c *Config, build BuildLTRFunc) (*Plan, error) {
+	if build == nil {
+		build = ltr.Build
+	}
+	p := &Plan{Config: c}
+	seen := map[string]bool{}
+	for ii, ic := range c.Instances {
+		insts := map[int]*Instance{} // by M
+		instFor := func(m int) (*Instance, error) {
+			if ic.Kind == federate.InstanceSynthetic {
+				m = 0
+			}
+			if in := insts[m]; in != nil {
+				return in, nil
+			}
+			in, err := c.buildInstance(ic, m, build)
+			if err != nil {
+				return nil, fmt.Errorf("instance[%d] (%s), M = %d: %w", ii, ic.Name, m, err)
+			}
+			insts[m] = in
+			p.Instances = append(p.Instances, in)
+			return in, nil
+		}
+		for _, ac := range c.Algorithms {
+			private := ac.Name != federate.AlgFedLinUCB
+			epss, deltas := []float64{0}, []float64{0}
+			if private {
+				epss, deltas = or(ac.Eps, c.Grid.Eps), or(ac.Delta, c.Grid.Delta)
+			}
+			for _, m := range c.Grid.M {
+				in, err := instFor(m)
+				if err != nil {
+					return nil, err
+				}
+				for _, b := range c.Grid.B {
+					for _, t := range c.Grid.T {
+						for _, alpha := range c.Grid.Alpha {
+							for _, rel := range c.Grid.Relation {
+								for _, eps := range epss {
+									for _, delta := range deltas {
+										for s := 0; s < c.Seeds; s++ {
+											spec := federate.Spec{
+												Algorithm: ac.Name, Protocol: ac.Protocol, Lazy: ac.Lazy, Preset: ac.Preset,
+												Eps: eps, Delta: delta, Relation: rel,
+												M: m, T: t, B: b, Alpha: alpha, Every: c.CheckpointEvery,
+												Seed: c.FirstSeed + uint64(s),
+												R:    c.Advanced.R, Crs: c.Advanced.Crs, GramNoise: c.Advanced.GramNoise,
+												NoClip: c.Advanced.NoClip,
+											}
+											if len(c.Advanced.Reward) == 2 {
+												spec.RewardLo, spec.RewardHi = c.Advanced.Reward[0], c.Advanced.Reward[1]
+											}
+											r, err := NewRun(spec, in)
+											if err != nil {
+												return nil, err
+											}
+											if !seen[r.ID] {
+												seen[r.ID] = true
+												p.Runs = append(p.Runs, r)
+											}
+										}
+									}
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	sort.Slice(p.Runs, func(i, j int) bool { return p.Runs[i].ID < p.Runs[j].ID })
+	return p, nil
+}
+
+func or(a, b []float64) []float64 {
+	if len(a) > 0 {
+		return a
+	}
+	return b
+}
+
+// buildInstance loads (ltr) or describes (synthetic) one instance.
+func (c *Config) buildInstance(ic InstanceConfig, m int, build BuildLTRFunc) (*Instance, error) {
+	in := &Instance{Config: ic, M: m}
+	switch ic.Kind {
+	case federate.InstanceSynthetic:
+		s := syntheticSpec(ic)
+		b, _ := json.Marshal(s)
+		sum := sha256.Sum256(append([]byte("fedbandit/synthetic/v1"), b...))
+		in.Hash = hex.EncodeToString(sum[:])
+		in.Name = fmt.Sprintf("synthetic d=%d K=%d noise_var=%g seed=%d", s.D, s.K, s.NoiseVar, s.Seed)
+		if s.FixedBasis {
+			in.Name += " fixed-basis"
+		}
+		if s.SharedContexts {
+			in.Name += " shared-contexts"
+		}
+		in.Actions, in.Dim = float64(s.K), s.D
+	case federate.InstanceLTR:
+		dir, err := c.DatasetDir(ic)
+		if err != nil {
+			return nil, err
+		}
+		data, err := build(ltr.Options{
+			Dataset: dir, Features: ic.Features, Model: ic.Model, NoiseVar: ic.NoiseVar,
+			Silos: m, Strategy: ic.Strategy, PartitionSeed: ic.PartitionSeed,
+		})
+		if err != nil {
+			return nil, err
+		}
+		if data.Hash == "" {
+			return nil, fmt.Errorf("instance %s has no content hash", data.Name)
+		}
+		in.Data, in.Hash, in.Name, in.Dim = data, data.Hash, data.Name, data.Dim
+		var docs, n int64
+		for _, qs := range data.Silos {
+			for _, q := range qs {
+				docs += int64(len(data.Queries[q].Mu))
+				n++
+			}
+		}
+		if n > 0 {
+			in.Actions = float64(docs) / float64(n)
+		}
+		for _, q := range data.Queries {
+			in.Bytes += int64(8 * (len(q.X) + len(q.Mu)))
+		}
+	}
+	return in, nil
+}
+
+func syntheticSpec(ic InstanceConfig) federate.SyntheticSpec {
+	return federate.SyntheticSpec{
+		D: ic.D, K: ic.K, NoiseVar: ic.NoiseVar, FixedBasis: ic.FixedBasis,
+		Seed: ic.Seed, SharedContexts: ic.SharedContexts,
+	}
+}
+
+// NewRun completes spec (instance, defaults, canonical form) and computes
+// its identity. For a non-private algorithm eps, delta and the relation do
+// not affect the run and are cleared, so that a grid over them yields one
+// FedLinUCB run.
+func NewRun(spec federate.Spec, in *Instance) (Run, error) {
+	spec.Instance = in.Config.Kind
+	switch in.Config.Kind {
+	case federate.InstanceSynthetic:
+		spec.Synthetic = syntheticSpec(in.Config)
+	case federate.InstanceLTR:
+		spec.LTR = in.Data
+	}
+	if !spec.Private() {
+		spec.Eps, spec.Delta, spec.Relation = 0, 0, ""
+	}
+	spec = spec.WithDefaults()
+	if err := spec.Validate(); err != nil {
+		return Run{}, fmt.Errorf("run %s: %w", describe(spec, in), err)
+	}
+	id, err := RunID(spec, in.Hash)
+	if err != nil {
+		return Run{}, err
+	}
+	noSeed := spec
+	noSeed.Seed = 0
+	gid, err := RunID(noSeed, in.Hash)
+	if err != nil {
+		return Run{}, err
+	}
+	return Run{ID: id, GroupID: gid[:16], Group: describe(spec, in), Instance: in, Spec: spec}, nil
+}
+
+// RunID returns the identity of a run: the hex SHA-256 of a canonical
+// encoding of the spec (call on spec.WithDefaults(); the LTR data is
+// represented by instanceHash and never encoded itself), the instance
+// content hash and outputs.FormatVersion. The encoding is JSON of the Spec
+// struct (fields in declaration order, floats in Go's shortest
+// round-trip form), so any new Spec field changes every id: results are
+// never silently reused across incompatible code.
+func RunID(spec federate.Spec, instanceHash string) (string, error) {
+	spec.LTR = nil
+	spec.Calib = nil
+	b, err := json.Marshal(struct {
+		Domain       string
+		Format       int
+		InstanceHash string
+		Spec         federate.Spec
+	}{"fedbandit/run", outputs.FormatVersion, instanceHash, spec})
+	if err != nil {
+		return "", fmt.Errorf("encode run spec: %w", err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// describe is the human-readable group label of a spec (everything but the
+// seed).
+func describe(s federate.Spec, in *Instance) string {
+	var b strings.Builder
+	b.WriteString(s.Algorithm)
+	if s.Lazy {
+		b.WriteString(" lazy")
+	}
+	if s.Private() {
+		fmt.Fprintf(&b, " eps=%s delta=%s relation=%s protocol=%s", g(s.Eps), g(s.Delta), s.Relation, s.Protocol)
+	} else if s.Protocol != federate.ProtocolP {
+		fmt.Fprintf(&b, " protocol=%s", s.Protocol)
+	}
+	fmt.Fprintf(&b, " preset=%s M=%d B=%d T=%d alpha=%s every=%d", s.Preset, s.M, s.B, s.T, g(s.Alpha), s.Every)
+	fmt.Fprintf(&b, " R=%s crs=%s gram=%s reward=[%s,%s]", g(s.R), g(s.Crs), s.GramNoise, g(s.RewardLo), g(s.RewardHi))
+	if s.NoClip {
+		b.WriteString(" no-clip")
+	}
+	fmt.Fprintf(&b, " instance=%s (%s)", in.Config.Name, in.Name)
+	return b.String()
+}
+
+func g(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// Record returns the run's row of runs.arrow with the specification
+// filled in (results are added by the sweep).
+func (r *Run) Record(sweep string) outputs.RunRecord {
+	s := r.Spec
+	ic := r.Instance.Config
+	rec := outputs.RunRecord{
+		RunID: r.ID, FormatVersion: outputs.FormatVersion, Sweep: sweep,
+		Group: r.Group, GroupID: r.GroupID,
+		Instance: ic.Name, InstanceKind: ic.Kind, InstanceHash: r.Instance.Hash, InstanceName: r.Instance.Name,
+		Dim: r.Instance.Dim, NoiseVar: ic.NoiseVar,
+		Algorithm: s.Algorithm, Protocol: s.Protocol, Lazy: s.Lazy, Preset: s.Preset,
+		Eps: s.Eps, Delta: s.Delta, Relation: s.Relation,
+		M: s.M, T: s.T, B: s.B, Alpha: s.Alpha, Every: s.Every, Seed: s.Seed,
+		R: s.R, Crs: s.Crs, GramNoise: s.GramNoise, RewardLo: s.RewardLo, RewardHi: s.RewardHi, NoClip: s.NoClip,
+		SiloPseudo: []float64{}, SiloRealised: []float64{},
+	}
+	switch ic.Kind {
+	case federate.InstanceSynthetic:
+		rec.SynK, rec.FixedBasis, rec.InstanceSeed, rec.SharedContexts = ic.K, ic.FixedBasis, ic.Seed, ic.SharedContexts
+	case federate.InstanceLTR:
+		rec.Features, rec.RewardModel, rec.PartitionStrategy, rec.PartitionSeed = ic.Features, ic.Model, ic.Strategy, ic.PartitionSeed
+	}
+	return rec
+}

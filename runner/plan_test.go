@@ -1,0 +1,195 @@
+package runner
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/fedbandit/fedbandit/federate"
+	"github.com/fedbandit/fedbandit/federate/ltr"
+	"github.com/fedbandit/fedbandit/outputs"
+)
+
+// TestRunIDGolden pins run ids: the same spec must keep its id across
+// versions of the code (a change here means every stored result is
+// orphaned, so it must come with an outputs.FormatVersion bump or a
+// deliberate Spec change).
+func TestRunIDGolden(t *testing.T) {
+	plan := mustPlan(t, tinyTOML)
+	var ids []string
+	for _, r := range plan.Runs {
+		ids = append(ids, r.ID)
+	}
+	if !sort.StringsAreSorted(ids) {
+		t.Fatal("runs not sorted by id")
+	}
+	got := map[string]string{}
+	for _, r := range plan.Runs {
+		s := r.Spec
+		key := fmt.Sprintf("%s seed=%d", s.Algorithm, s.Seed)
+		if s.Algorithm == federate.AlgLDP {
+			key = fmt.Sprintf("ldp eps=%g seed=%d", s.Eps, s.Seed)
+		}
+		got[key] = r.ID
+	}
+	for k, want := range goldenIDs {
+		if got[k] != want {
+			t.Errorf("%s: id %s, golden %s", k, got[k], want)
+		}
+	}
+}
+
+// goldenIDs were computed once from tinyTOML.
+var goldenIDs = map[string]string{
+	"fedlinucb seed=1": "b273558dd5bad2426db32daddf00aaf75462ca9b05f0fa9738fec309961e1de3",
+	"ldp eps=1 seed=2": "38c56dae7f466bd389f5c55e2bd83acda69cf2d46933650d5cb67a9c9cbb300b",
+	"sdp-amp seed=3":   "11dcecef13c5f7ff32c5dacd88e36d9b21feeb4178bafca57e926f1ece8136f8",
+}
+
+func TestPlanExpansion(t *testing.T) {
+	plan := mustPlan(t, tinyTOML)
+	count := map[string]int{}
+	groups := map[string]map[uint64]bool{}
+	for _, r := range plan.Runs {
+		count[r.Spec.Algorithm]++
+		if groups[r.GroupID] == nil {
+			groups[r.GroupID] = map[uint64]bool{}
+		}
+		groups[r.GroupID][r.Spec.Seed] = true
+		if r.Spec.Every != 10 || r.Spec.Alpha != 0.01 || r.Spec.Preset != "reference-code" || r.Spec.Protocol != "P" {
+			t.Errorf("defaults not filled: %+v", r.Spec)
+		}
+		if r.Spec.Algorithm == federate.AlgFedLinUCB && (r.Spec.Eps != 0 || r.Spec.Delta != 0) {
+			t.Errorf("fedlinucb keeps eps/delta: %+v", r.Spec)
+		}
+		if r.Spec.Algorithm == federate.AlgSDPAmp && r.Spec.Eps != 0.5 {
+			t.Errorf("sdp-amp eps = %v, want the algorithm's own 0.5", r.Spec.Eps)
+		}
+	}
+	// FedLinUCB appears once per seed although the grid has two eps.
+	if count["fedlinucb"] != 3 || count["ldp"] != 6 || count["sdp-amp"] != 3 {
+		t.Errorf("runs per algorithm %v", count)
+	}
+	if len(groups) != 4 {
+		t.Errorf("%d groups, want 4", len(groups))
+	}
+	for g, seeds := range groups {
+		if len(seeds) != 3 || !seeds[1] || !seeds[2] || !seeds[3] {
+			t.Errorf("group %s seeds %v", g, seeds)
+		}
+	}
+	// The sweep name and instance label are not part of the identity.
+	other := mustPlan(t, strings.Replace(strings.Replace(tinyTOML, `name = "tiny"`, `name = "renamed"`, 1), `name = "syn"`, `name = "x"`, 1))
+	for i := range plan.Runs {
+		if plan.Runs[i].ID != other.Runs[i].ID {
+			t.Fatal("renaming the sweep or instance changed run ids")
+		}
+	}
+	// Every spec field that matters changes the id.
+	for _, change := range [][2]string{{`seed = 7`, `seed = 8`}, {`T = [100]`, `T = [110]`}, {`noise_var = 0.25`, `noise_var = 0.5`}, {`seeds = 3`, "seeds = 3\ncheckpoint_every = 5"}} {
+		p := mustPlan(t, strings.Replace(tinyTOML, change[0], change[1], 1))
+		for i := range plan.Runs {
+			for j := range p.Runs {
+				if plan.Runs[i].ID == p.Runs[j].ID {
+					t.Errorf("%v: id %s unchanged", change, p.Runs[j].ID)
+				}
+			}
+		}
+	}
+}
+
+// TestLTRInstanceBuiltOnce: each (instance, M) is built once for the whole
+// plan, and its content hash enters the run ids.
+func TestLTRInstanceBuiltOnce(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(`{"schema_version":1,"queries":8}`), 0o644)
+	cfg := fmt.Sprintf(`name = "l"
+seeds = 2
+[[instance]]
+kind = "ltr"
+dataset = %q
+features = "all"
+[[algorithm]]
+name = "fedlinucb"
+[[algorithm]]
+name = "ldp"
+[grid]
+eps = [1, 2]
+delta = [0.1]
+M = [2, 4]
+B = [5]
+T = [20]
+`, dir)
+	c, err := ParseConfig([]byte(cfg), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []ltr.Options
+	hash := "h1"
+	build := func(o ltr.Options) (*federate.LTRData, error) {
+		calls = append(calls, o)
+		d := &federate.LTRData{Name: "fake", Dim: 2, Hash: hash + fmt.Sprint(o.Silos), NoiseStd: 0, R: 1, Crs: 0.1}
+		for q := 0; q < 8; q++ {
+			d.Queries = append(d.Queries, federate.LTRQuery{X: []float64{1, 0, 0, 1}, Mu: []float64{0.1, 0.2}})
+		}
+		for s := 0; s < o.Silos; s++ {
+			d.Silos = append(d.Silos, []int{s})
+		}
+		return d, nil
+	}
+	p, err := NewPlan(c, build)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != 2 || calls[0].Silos != 2 || calls[1].Silos != 4 || calls[0].Dataset != dir || calls[0].Model != "reference" || calls[0].Strategy != "contiguous" {
+		t.Errorf("builds: %+v", calls)
+	}
+	if len(p.Runs) != 2*2*(1+2) {
+		t.Errorf("%d runs", len(p.Runs))
+	}
+	for _, r := range p.Runs {
+		if r.Spec.LTR == nil || len(r.Spec.LTR.Silos) != r.Spec.M {
+			t.Fatalf("run %s: wrong instance attached", r.ID)
+		}
+	}
+	e := p.Estimate(nil, 2, 1e9)
+	if e.Runs != 12 || e.Pending != 12 || e.SharedBytes != 2*8*8*6 {
+		t.Errorf("estimate %+v", e)
+	}
+	// Madds: M T K d^2 with K = 2 documents per query, d = 2.
+	want := 2.0 * (2*20*2*4 + 4*20*2*4) * 3
+	if e.Madds != want {
+		t.Errorf("madds %v, want %v", e.Madds, want)
+	}
+	hash = "h2"
+	calls = nil
+	p2, _ := NewPlan(c, build)
+	if p2.Runs[0].ID == p.Runs[0].ID {
+		t.Error("a different instance content hash kept the run id")
+	}
+}
+
+func TestEstimateCountsDone(t *testing.T) {
+	plan := mustPlan(t, tinyTOML)
+	dir := t.TempDir()
+	_, err := sweepInto(t, plan, dir, 2, fakeSim{failSeed: 2}, func(n int, _ string) error {
+		if n == 8 {
+			return fmt.Errorf("stop")
+		}
+		return nil
+	})
+	if err == nil {
+		t.Fatal("no abort")
+	}
+	scan, _ := outputs.ScanRuns(dir)
+	e := plan.Estimate(scan, 2, 0)
+	if e.Done+e.Failed != 8 || e.Pending != tinyRuns-e.Done || e.Runs != tinyRuns {
+		t.Errorf("estimate %+v", e)
+	}
+	if e.CPUSeconds <= 0 || e.PeakBytes <= 0 {
+		t.Errorf("estimate %+v", e)
+	}
+}

@@ -1,0 +1,381 @@
+package runner
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/sourcegraph/conc/pool"
+
+	"github.com/fedbandit/fedbandit/federate"
+	"github.com/fedbandit/fedbandit/outputs"
+)
+
+// Files written beside the results.
+const (
+	// ConfigFile is the sweep file of the last sweep run into DIR.
+	ConfigFile = "sweep.toml"
+	// ConfigsDir keeps every sweep file ever run into DIR, named by the
+	// first 12 hex digits of its SHA-256.
+	ConfigsDir = "configs"
+	// ManifestFile indexes the runs of DIR (done and failed, with errors).
+	ManifestFile = "manifest.json"
+)
+
+// ErrRunsFailed is returned (wrapped) by Execute when a run failed; the
+// other runs were completed and collected.
+var ErrRunsFailed = errors.New("runs failed")
+
+// ErrInterrupted is returned (wrapped, together with the context's error)
+// when the sweep was stopped by its context (Ctrl-C): finished runs are
+// published, interrupted ones are not recorded and rerun next time.
+var ErrInterrupted = errors.New("sweep interrupted")
+
+// SimulateFunc runs one simulation; federate.Run by default.
+type SimulateFunc func(ctx context.Context, spec federate.Spec) (*federate.Result, error)
+
+// Sweep executes a plan into an output directory:
+//
+//	DIR/sweep.toml, DIR/configs/<sha>.toml  the sweep file(s) used
+//	DIR/runs/<run id>.arrow                 one file per finished run (done or failed)
+//	DIR/manifest.json                       index of the runs (done, failed, errors)
+//	DIR/runs.arrow, DIR/curves.arrow        collected tables (outputs.Collect)
+//
+// Every file is published atomically, so a sweep killed at any moment
+// (even SIGKILL) and rerun ends with the same files as an uninterrupted
+// one: finished runs are skipped, failed runs are retried, temp files and
+// invalid per-run files are never read as results.
+type Sweep struct {
+	Plan *Plan
+	// Out is the output directory (created if needed).
+	Out string
+	// Workers is the number of concurrent runs; 0 means runtime.NumCPU().
+	Workers int
+	// Simulate runs one simulation; nil means federate.Run.
+	Simulate SimulateFunc
+	// Log receives start, warning and summary lines (nil: slog.Default()).
+	Log *slog.Logger
+	// Progress, when non-nil (a terminal), shows an mpb progress bar with
+	// runs done, runs/hour and ETA. When nil, a log line reports progress
+	// every LogEvery (default 30 s).
+	Progress io.Writer
+	LogEvery time.Duration
+	// NoCollect skips writing runs.arrow and curves.arrow at the end.
+	NoCollect bool
+	// AfterPublish is a test hook called after each per-run file is
+	// published (n counts the files published by this execution). A
+	// non-nil error aborts the sweep the way a crash would: no other run
+	// is started or published, nothing is collected.
+	AfterPublish func(n int, id string) error
+}
+
+// FailedRun is a run that failed in this execution.
+type FailedRun struct {
+	ID, Group, Error string
+}
+
+// Report summarises an execution.
+type Report struct {
+	Runs     int // runs in the plan
+	Skipped  int // already done in DIR
+	Executed int // runs finished by this execution (done or failed)
+	Done     int // of which done
+	Failed   []FailedRun
+	// Redone lists per-run files that were invalid (truncated, corrupted)
+	// and whose runs were executed again.
+	Redone []outputs.InvalidFile
+	// Collected is the result of the final collect (nil if skipped).
+	Collected *outputs.CollectSummary
+	Elapsed   time.Duration
+}
+
+// manifest is DIR/manifest.json.
+type manifest struct {
+	FormatVersion int             `json:"format_version"`
+	Runs          int             `json:"runs"`
+	Done          int             `json:"done"`
+	Failed        int             `json:"failed"`
+	Entries       []manifestEntry `json:"entries"`
+}
+
+type manifestEntry struct {
+	ID     string `json:"id"`
+	Status string `json:"status"`
+	Group  string `json:"group"`
+	Error  string `json:"error,omitempty"`
+}
+
+// errAborted marks an abort by the AfterPublish hook.
+var errAborted = errors.New("aborted by hook")
+
+// Execute runs every run of the plan that is not already done in Out.
+// It returns an error wrapping ErrRunsFailed if any run failed, or
+// ErrInterrupted if ctx was cancelled.
+func (s *Sweep) Execute(ctx context.Context) (*Report, error) {
+	start := time.Now()
+	log := s.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	sim := s.Simulate
+	if sim == nil {
+		sim = federate.Run
+	}
+	workers := s.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	if err := os.MkdirAll(filepath.Join(s.Out, outputs.RunsDir), 0o755); err != nil {
+		return nil, fmt.Errorf("sweep: %w", err)
+	}
+	unlock, err := lockDir(s.Out)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if err := s.saveConfig(); err != nil {
+		return nil, err
+	}
+	scan, err := outputs.ScanRuns(s.Out)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Runs: len(s.Plan.Runs), Redone: scan.Invalid}
+	for _, f := range scan.Invalid {
+		log.Warn("invalid run file: the run will be redone", "file", f.Path, "err", f.Err)
+	}
+	entries := map[string]manifestEntry{}
+	for _, f := range scan.Runs {
+		entries[f.Record.RunID] = manifestEntry{f.Record.RunID, f.Record.Status, f.Record.Group, f.Record.Error}
+	}
+	var pending []*Run
+	for i := range s.Plan.Runs {
+		r := &s.Plan.Runs[i]
+		if entries[r.ID].Status == outputs.StatusDone {
+			rep.Skipped++
+			continue
+		}
+		pending = append(pending, r)
+	}
+	if err := s.writeManifest(entries); err != nil {
+		return nil, err
+	}
+	log.Info("sweep", "name", s.Plan.Config.Name, "runs", rep.Runs, "done_before", rep.Skipped,
+		"to_run", len(pending), "workers", workers, "out", s.Out)
+
+	prog := newProgress(s.Progress, log, s.LogEvery, len(pending))
+	var (
+		mu        sync.Mutex
+		published int
+		abortErr  error
+		lastMan   = time.Now()
+	)
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	p := pool.New().WithMaxGoroutines(workers)
+	for _, r := range pending {
+		if runCtx.Err() != nil {
+			break
+		}
+		p.Go(func() {
+			if runCtx.Err() != nil {
+				return
+			}
+			rec, pts, ok := s.execute(runCtx, sim, r, log)
+			if !ok {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if abortErr != nil {
+				return
+			}
+			if err := outputs.WriteRun(outputs.RunPath(s.Out, r.ID), &rec, pts); err != nil {
+				abortErr = err
+				cancel()
+				return
+			}
+			published++
+			rep.Executed++
+			if rec.Status == outputs.StatusDone {
+				rep.Done++
+			} else {
+				rep.Failed = append(rep.Failed, FailedRun{r.ID, r.Group, rec.Error})
+				log.Error("run failed", "id", r.ID, "group", r.Group, "err", rec.Error)
+			}
+			entries[r.ID] = manifestEntry{r.ID, rec.Status, r.Group, rec.Error}
+			prog.finished(rec.Status == outputs.StatusDone)
+			if time.Since(lastMan) > 5*time.Second {
+				lastMan = time.Now()
+				if err := s.writeManifest(entries); err != nil {
+					log.Warn("manifest not updated", "err", err)
+				}
+			}
+			if s.AfterPublish != nil {
+				if err := s.AfterPublish(published, r.ID); err != nil {
+					abortErr = fmt.Errorf("%w: %w", errAborted, err)
+					cancel()
+				}
+			}
+		})
+	}
+	p.Wait()
+	prog.stop(abortErr != nil || ctx.Err() != nil)
+	rep.Elapsed = time.Since(start)
+	sort.Slice(rep.Failed, func(i, j int) bool { return rep.Failed[i].ID < rep.Failed[j].ID })
+	if abortErr != nil {
+		return rep, fmt.Errorf("sweep: %w", abortErr)
+	}
+	if err := s.writeManifest(entries); err != nil {
+		return rep, err
+	}
+	if ctx.Err() != nil {
+		log.Warn("sweep interrupted: finished runs are kept; rerun the same command to continue",
+			"done_now", rep.Executed, "out", s.Out)
+		return rep, fmt.Errorf("%w after %d run(s): %w", ErrInterrupted, rep.Executed, ctx.Err())
+	}
+	if !s.NoCollect {
+		sum, err := outputs.Collect(s.Out)
+		if err != nil {
+			return rep, err
+		}
+		rep.Collected = sum
+	}
+	log.Info("sweep finished", "executed", rep.Executed, "done", rep.Done, "failed", len(rep.Failed),
+		"skipped", rep.Skipped, "elapsed", rep.Elapsed.Round(time.Millisecond))
+	if len(rep.Failed) > 0 {
+		return rep, fmt.Errorf("%w: %d of %d run(s) failed (see %s)", ErrRunsFailed, len(rep.Failed), rep.Runs,
+			filepath.Join(s.Out, ManifestFile))
+	}
+	return rep, nil
+}
+
+// execute runs one simulation and returns its record; ok is false when the
+// run was interrupted by cancellation (it is then not recorded).
+func (s *Sweep) execute(ctx context.Context, sim SimulateFunc, r *Run, log *slog.Logger) (rec outputs.RunRecord, pts []outputs.Point, ok bool) {
+	rec = r.Record(s.Plan.Config.Name)
+	res, err := safeSimulate(ctx, sim, r.Spec, log, r.ID)
+	if err != nil && ctx.Err() != nil {
+		return rec, nil, false
+	}
+	if err == nil {
+		pts, err = checkResult(res, r.Spec)
+	}
+	if err != nil {
+		rec.Status, rec.Error = outputs.StatusFailed, err.Error()
+		return rec, nil, true
+	}
+	c := res.Calibration
+	rec.Status = outputs.StatusDone
+	rec.Sigma, rec.Lambda, rec.BetaT, rec.Kappa = c.Sigma, c.Lambda, res.BetaT, c.Kappa
+	rec.DeliveredEps, rec.DeliveredDelta, rec.Amplified = c.DeliveredEps, c.DeliveredDelta, c.Amplified
+	rec.CalibrationNote, rec.MuGDP = c.Note, c.Mu
+	rec.NonPD, rec.Syncs, rec.Scalars = int64(res.NonPD), int64(res.Syncs), res.Scalars
+	last := pts[len(pts)-1]
+	rec.Rounds, rec.PseudoRegret, rec.RealisedRegret = int(last.Round), last.Pseudo, last.Realised
+	rec.SiloPseudo = append([]float64{}, res.SiloPseudo...)
+	rec.SiloRealised = append([]float64{}, res.SiloRealised...)
+	rec.WallSeconds = res.WallSeconds
+	return rec, pts, true
+}
+
+// safeSimulate turns a panic of the simulation into an error (the stack
+// goes to the log, not into the results, which must be reproducible).
+func safeSimulate(ctx context.Context, sim SimulateFunc, spec federate.Spec, log *slog.Logger, id string) (res *federate.Result, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			log.Error("run panicked", "id", id, "panic", v, "stack", string(debug.Stack()))
+			err = fmt.Errorf("panic: %v", v)
+		}
+	}()
+	res, err = sim(ctx, spec)
+	if err == nil && res == nil {
+		err = errors.New("simulator returned no result")
+	}
+	return res, err
+}
+
+// checkResult validates a simulation result and converts its curve: a
+// curve that is empty, out of order, not ending at T or holding
+// non-finite values is a failed run ("bad numerics").
+func checkResult(res *federate.Result, spec federate.Spec) ([]outputs.Point, error) {
+	if len(res.Curve) == 0 {
+		return nil, errors.New("empty regret curve")
+	}
+	pts := make([]outputs.Point, len(res.Curve))
+	prev := 0
+	for i, c := range res.Curve {
+		if c.Round <= prev || c.Round > spec.T {
+			return nil, fmt.Errorf("curve checkpoint %d at round %d (after round %d, T = %d)", i, c.Round, prev, spec.T)
+		}
+		if math.IsNaN(c.Pseudo) || math.IsInf(c.Pseudo, 0) || math.IsNaN(c.Realised) || math.IsInf(c.Realised, 0) {
+			return nil, fmt.Errorf("bad numerics: non-finite regret at round %d (pseudo %v, realised %v)", c.Round, c.Pseudo, c.Realised)
+		}
+		prev = c.Round
+		pts[i] = outputs.Point{Round: int64(c.Round), Pseudo: c.Pseudo, Realised: c.Realised, Syncs: int64(c.Syncs)}
+	}
+	if prev != spec.T {
+		return nil, fmt.Errorf("curve ends at round %d, want T = %d", prev, spec.T)
+	}
+	for _, v := range [][]float64{res.SiloPseudo, res.SiloRealised} {
+		for i, x := range v {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return nil, fmt.Errorf("bad numerics: non-finite regret total of silo %d", i)
+			}
+		}
+	}
+	return pts, nil
+}
+
+// saveConfig writes the sweep file beside the outputs.
+func (s *Sweep) saveConfig() error {
+	raw := s.Plan.Config.Raw()
+	if len(raw) == 0 {
+		return nil
+	}
+	sum := sha256.Sum256(raw)
+	write := func(p string) error {
+		return outputs.WriteFileAtomic(p, func(w io.Writer) error { _, err := w.Write(raw); return err })
+	}
+	if err := os.MkdirAll(filepath.Join(s.Out, ConfigsDir), 0o755); err != nil {
+		return fmt.Errorf("save sweep file: %w", err)
+	}
+	if err := write(filepath.Join(s.Out, ConfigsDir, hex.EncodeToString(sum[:6])+".toml")); err != nil {
+		return err
+	}
+	return write(filepath.Join(s.Out, ConfigFile))
+}
+
+// writeManifest publishes DIR/manifest.json (entries sorted by id).
+func (s *Sweep) writeManifest(entries map[string]manifestEntry) error {
+	m := manifest{FormatVersion: outputs.FormatVersion, Entries: make([]manifestEntry, 0, len(entries))}
+	for _, e := range entries {
+		m.Entries = append(m.Entries, e)
+		if e.Status == outputs.StatusDone {
+			m.Done++
+		} else {
+			m.Failed++
+		}
+	}
+	m.Runs = len(m.Entries)
+	sort.Slice(m.Entries, func(i, j int) bool { return m.Entries[i].ID < m.Entries[j].ID })
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("manifest: %w", err)
+	}
+	b = append(b, '\n')
+	return outputs.WriteFileAtomic(filepath.Join(s.Out, ManifestFile), func(w io.Writer) error { _, err := w.Write(b); return err })
+}

@@ -1,0 +1,231 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fedbandit/fedbandit/outputs"
+)
+
+// TestWorkerCountInvariance: 1 and 3 workers give byte-identical files
+// (T14).
+func TestWorkerCountInvariance(t *testing.T) {
+	plan := mustPlan(t, tinyTOML)
+	if len(plan.Runs) != tinyRuns {
+		t.Fatalf("%d runs, want %d", len(plan.Runs), tinyRuns)
+	}
+	d1, d3 := t.TempDir(), t.TempDir()
+	if _, err := sweepInto(t, plan, d1, 1, fakeSim{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sweepInto(t, plan, d3, 3, fakeSim{delay: time.Millisecond}, nil); err != nil {
+		t.Fatal(err)
+	}
+	h1, h3 := dirHashes(t, d1), dirHashes(t, d3)
+	if d := diffHashes(h1, h3); d != "" {
+		t.Fatalf("outputs differ between 1 and 3 workers:\n%s", d)
+	}
+	// runs + curves + manifest + sweep.toml + configs/x + 12 run files
+	if len(h1) != tinyRuns+5 {
+		t.Errorf("%d files, want %d: %v", len(h1), tinyRuns+5, h1)
+	}
+}
+
+// TestResumeAfterCrash aborts the sweep after the i-th publish (as a crash
+// would), reruns it, and compares every byte with an uninterrupted sweep
+// (T15). The crash leaves temp and truncated files behind, which must be
+// ignored or rejected.
+func TestResumeAfterCrash(t *testing.T) {
+	plan := mustPlan(t, tinyTOML)
+	ref := t.TempDir()
+	if _, err := sweepInto(t, plan, ref, 2, fakeSim{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := dirHashes(t, ref)
+	for _, crashAt := range []int{1, 2, 5, tinyRuns - 1, tinyRuns} {
+		dir := t.TempDir()
+		_, err := sweepInto(t, plan, dir, 2, fakeSim{}, func(n int, id string) error {
+			if n == crashAt {
+				return errors.New("simulated crash")
+			}
+			return nil
+		})
+		if err == nil || !strings.Contains(err.Error(), "simulated crash") {
+			t.Fatalf("crash at %d: err = %v", crashAt, err)
+		}
+		files, _ := filepath.Glob(filepath.Join(dir, outputs.RunsDir, "*.arrow"))
+		if len(files) != crashAt {
+			t.Fatalf("crash at %d: %d run files published", crashAt, len(files))
+		}
+		if _, err := os.Stat(filepath.Join(dir, outputs.RunsFile)); err == nil {
+			t.Fatalf("crash at %d: runs.arrow collected after a crash", crashAt)
+		}
+		// Debris of a crash in the middle of a publish: a temp file, and a
+		// truncated file under a run's final name (as a non-atomic writer
+		// would leave; ours never does, the loader must still reject it).
+		os.WriteFile(filepath.Join(dir, outputs.RunsDir, plan.Runs[0].ID+".arrow.123.tmp"), []byte("partial"), 0o644)
+		full, _ := os.ReadFile(files[0])
+		os.WriteFile(files[0], full[:len(full)/2], 0o644)
+
+		rep, err := sweepInto(t, plan, dir, 2, fakeSim{}, nil)
+		if err != nil {
+			t.Fatalf("crash at %d: rerun: %v", crashAt, err)
+		}
+		if len(rep.Redone) != 1 || rep.Skipped != crashAt-1 || rep.Executed != tinyRuns-crashAt+1 {
+			t.Errorf("crash at %d: redone %d, skipped %d, executed %d", crashAt, len(rep.Redone), rep.Skipped, rep.Executed)
+		}
+		got := dirHashes(t, dir)
+		for k := range got {
+			if strings.HasSuffix(k, outputs.TempSuffix) {
+				delete(got, k) // stray temp file is left alone, never read
+			}
+		}
+		if d := diffHashes(want, got); d != "" {
+			t.Fatalf("crash at %d: resumed outputs differ:\n%s", crashAt, d)
+		}
+	}
+}
+
+// TestFailedRunsRecorded: an error, a panic and NaN regret each fail their
+// own runs; the others complete; the sweep reports ErrRunsFailed; a rerun
+// retries only the failed runs and ends with the same bytes.
+func TestFailedRunsRecorded(t *testing.T) {
+	plan := mustPlan(t, tinyTOML)
+	dir := t.TempDir()
+	sim := fakeSim{failSeed: 1, panicSeed: 2, nanSeed: 3}
+	rep, err := sweepInto(t, plan, dir, 3, sim, nil)
+	if !errors.Is(err, ErrRunsFailed) {
+		t.Fatalf("err = %v, want ErrRunsFailed", err)
+	}
+	if len(rep.Failed) != tinyRuns || rep.Done != 0 {
+		t.Fatalf("failed %d done %d", len(rep.Failed), rep.Done)
+	}
+	sim = fakeSim{failSeed: 1, panicSeed: 2}
+	dir = t.TempDir()
+	rep, err = sweepInto(t, plan, dir, 3, sim, nil)
+	if !errors.Is(err, ErrRunsFailed) || len(rep.Failed) != 8 || rep.Done != 4 {
+		t.Fatalf("err %v failed %d done %d", err, len(rep.Failed), rep.Done)
+	}
+	recs, err := outputs.ReadRuns(filepath.Join(dir, outputs.RunsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := map[uint64]string{}
+	for _, r := range recs {
+		if r.Status == outputs.StatusFailed {
+			msgs[r.Seed] = r.Error
+		}
+	}
+	if !strings.Contains(msgs[1], "fake failure for seed 1") || msgs[2] != "panic: fake panic for seed 2" {
+		t.Errorf("errors recorded: %v", msgs)
+	}
+	before := dirHashes(t, dir)
+	rep, err = sweepInto(t, plan, dir, 2, sim, nil)
+	if !errors.Is(err, ErrRunsFailed) || rep.Executed != 8 || rep.Skipped != 4 {
+		t.Fatalf("rerun: err %v executed %d skipped %d", err, rep.Executed, rep.Skipped)
+	}
+	if d := diffHashes(before, dirHashes(t, dir)); d != "" {
+		t.Errorf("rerun changed files:\n%s", d)
+	}
+	// Once the cause is gone the retried runs complete.
+	rep, err = sweepInto(t, plan, dir, 2, fakeSim{}, nil)
+	if err != nil || rep.Executed != 8 {
+		t.Fatalf("fixed rerun: err %v executed %d", err, rep.Executed)
+	}
+	ref := t.TempDir()
+	sweepInto(t, plan, ref, 1, fakeSim{}, nil)
+	if d := diffHashes(dirHashes(t, ref), dirHashes(t, dir)); d != "" {
+		t.Errorf("after retry, outputs differ from a clean sweep:\n%s", d)
+	}
+}
+
+// TestNaNIsBadNumerics checks the failure message of a non-finite curve.
+func TestNaNIsBadNumerics(t *testing.T) {
+	plan := mustPlan(t, tinyTOML)
+	dir := t.TempDir()
+	_, err := sweepInto(t, plan, dir, 2, fakeSim{nanSeed: 3}, nil)
+	if !errors.Is(err, ErrRunsFailed) {
+		t.Fatal(err)
+	}
+	recs, _ := outputs.ReadRuns(filepath.Join(dir, outputs.RunsFile))
+	n := 0
+	for _, r := range recs {
+		if r.Seed == 3 {
+			n++
+			if r.Status != outputs.StatusFailed || !strings.Contains(r.Error, "bad numerics") {
+				t.Errorf("seed 3: %s %q", r.Status, r.Error)
+			}
+		} else if r.Status != outputs.StatusDone {
+			t.Errorf("seed %d: %s %q", r.Seed, r.Status, r.Error)
+		}
+	}
+	if n != 4 {
+		t.Errorf("%d runs with seed 3", n)
+	}
+}
+
+// TestInterrupt: cancelling the context (Ctrl-C) stops the sweep with
+// ErrInterrupted, keeps finished runs, records no interrupted run, and a
+// rerun completes to the same bytes as an uninterrupted sweep.
+func TestInterrupt(t *testing.T) {
+	plan := mustPlan(t, tinyTOML)
+	ref := t.TempDir()
+	sweepInto(t, plan, ref, 2, fakeSim{}, nil)
+
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Sweep{Plan: plan, Out: dir, Workers: 2, Simulate: fakeSim{delay: 20 * time.Millisecond}.run, Log: quietLog(),
+		AfterPublish: func(n int, _ string) error {
+			if n == 3 {
+				cancel()
+			}
+			return nil
+		}}
+	rep, err := s.Execute(ctx)
+	if !errors.Is(err, ErrInterrupted) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	if rep.Executed < 3 || rep.Executed >= tinyRuns || len(rep.Failed) != 0 {
+		t.Fatalf("executed %d failed %d", rep.Executed, len(rep.Failed))
+	}
+	if _, err := sweepInto(t, plan, dir, 2, fakeSim{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if d := diffHashes(dirHashes(t, ref), dirHashes(t, dir)); d != "" {
+		t.Errorf("outputs differ after interrupt and resume:\n%s", d)
+	}
+}
+
+// TestConcurrentSweepsLocked: a second sweep into a directory in use is
+// refused.
+func TestConcurrentSweepsLocked(t *testing.T) {
+	plan := mustPlan(t, tinyTOML)
+	dir := t.TempDir()
+	started := make(chan struct{})
+	release := make(chan struct{})
+	done := make(chan error)
+	go func() {
+		_, err := sweepInto(t, plan, dir, 1, fakeSim{}, func(n int, _ string) error {
+			if n == 1 {
+				close(started)
+				<-release
+			}
+			return nil
+		})
+		done <- err
+	}()
+	<-started
+	_, err := sweepInto(t, plan, dir, 1, fakeSim{}, nil)
+	close(release)
+	if err == nil || !strings.Contains(err.Error(), "another sweep") {
+		t.Errorf("second sweep: err = %v", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
