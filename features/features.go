@@ -217,13 +217,14 @@ func canonicalList(cols []int) string {
 	return b.String()
 }
 
-// String describes the set, e.g. "title (d=57: intercept 0.01 + 2,4,...)".
+// String describes the set briefly, e.g. "title (d=57, intercept 0.01)";
+// Columns has the full list.
 func (s Set) String() string {
 	in := "no intercept"
 	if s.Intercept != 0 {
 		in = "intercept " + strconv.FormatFloat(s.Intercept, 'g', -1, 64)
 	}
-	return fmt.Sprintf("%s (d=%d: %s + columns %s)", s.Name, s.Dim(), in, canonicalList(s.Columns))
+	return fmt.Sprintf("%s (d=%d, %s)", s.Name, s.Dim(), in)
 }
 
 // Equal reports whether two sets define the same vectors.

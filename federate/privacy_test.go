@@ -740,3 +740,37 @@ func TestPAndPAltAgree(t *testing.T) {
 		})
 	}
 }
+
+// TestT5NoiseDrawnOncePerNode drives full runs (P, P_alt, SDP-amp, lazy)
+// with a tree.Recorder on every silo and stream: each synchronisation k
+// draws the noise of exactly one node, of level Level(k), and nothing else
+// draws noise (P_alt's prefixes reuse the cached nodes).
+func TestT5NoiseDrawnOncePerNode(t *testing.T) {
+	for _, c := range []struct {
+		alg, proto string
+		lazy       bool
+	}{{AlgLDP, ProtocolP, false}, {AlgLDP, ProtocolPAlt, false}, {AlgSDPAmp, ProtocolP, false}, {AlgLDP, ProtocolPAlt, true}} {
+		recs := map[string]*tree.Recorder{}
+		s := smallSpec(c.alg)
+		s.Protocol, s.Lazy, s.T, s.B = c.proto, c.lazy, 70, 3 // 23 syncs, partial last batch
+		sm := newTestSim(t, s, hooks{noise: func(i int, stream string, std []float64) tree.Noise {
+			r := &tree.Recorder{Inner: prodNoise(1, i, stream, std)}
+			recs[fmt.Sprint(i, stream)] = r
+			return r
+		}})
+		runSim(sm)
+		if len(recs) != 2*s.M {
+			t.Fatalf("%d noise sources, want %d", len(recs), 2*s.M)
+		}
+		for name, r := range recs {
+			if len(r.Draws) != s.T/s.B {
+				t.Fatalf("%v: %s drew %d nodes, want %d", c, name, len(r.Draws), s.T/s.B)
+			}
+			for k, dr := range r.Draws {
+				if dr.K != k+1 || dr.Level != tree.Level(k+1) {
+					t.Fatalf("%v: %s draw %d was (batch %d, level %d)", c, name, k, dr.K, dr.Level)
+				}
+			}
+		}
+	}
+}

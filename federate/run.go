@@ -66,6 +66,9 @@ func calibration(s Spec) (*accountant.Calibration, error) {
 	if !(c.Lambda > 0) || math.IsInf(c.Lambda, 0) || !(c.Sigma >= 0) || math.IsInf(c.Sigma, 0) {
 		return nil, fmt.Errorf("%w: Calib has Lambda = %v, Sigma = %v", ErrInvalidSpec, c.Lambda, c.Sigma)
 	}
+	if b := c.Beta(req.T); !(b > 0) || math.IsInf(b, 0) {
+		return nil, fmt.Errorf("%w: Calib has beta_T = %v (is its Width set?)", ErrInvalidSpec, b)
+	}
 	if req.Model != accountant.ModelNone && c.Sigma == 0 {
 		return nil, fmt.Errorf("%w: Calib has Sigma = 0 for private model %q", ErrInvalidSpec, req.Model)
 	}

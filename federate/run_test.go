@@ -15,6 +15,9 @@ import (
 
 func TestValidate(t *testing.T) {
 	ok := smallSpec(AlgLDP)
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("Validate on a spec without defaults filled: %v", err)
+	}
 	tests := []struct {
 		name string
 		mod  func(*Spec)
@@ -292,5 +295,37 @@ func TestCalibOverrideMismatch(t *testing.T) {
 	s.Calib = c
 	if _, err := Run(context.Background(), s); !errors.Is(err, ErrInvalidSpec) {
 		t.Fatalf("mismatched Calib accepted: %v", err)
+	}
+}
+
+// TestEdgeCases runs small and degenerate configurations of every
+// algorithm, protocol and variant: one silo, one batch (K = 1), T not a
+// multiple of B, d = 2, a single action, one-document queries.
+func TestEdgeCases(t *testing.T) {
+	oneDoc := makeLTR(2, 3, 1, 3, 8, unitFeatures, nil0)
+	for _, alg := range []string{AlgFedLinUCB, AlgLDP, AlgSDPAmp} {
+		for _, proto := range []string{ProtocolP, ProtocolPAlt} {
+			if alg == AlgSDPAmp && proto == ProtocolPAlt {
+				continue
+			}
+			for _, lazy := range []bool{false, true} {
+				for n, s := range []Spec{
+					{Synthetic: SyntheticSpec{D: 2, K: 1, NoiseVar: 1}, M: 1, T: 1, B: 1},
+					{Synthetic: SyntheticSpec{D: 2, K: 3, NoiseVar: 1, FixedBasis: true}, M: 2, T: 7, B: 7},
+					{Synthetic: SyntheticSpec{D: 3, K: 5, NoiseVar: 0, SharedContexts: true}, R: 0.5, M: 3, T: 23, B: 5, Every: 3},
+					{Instance: InstanceLTR, LTR: oneDoc, M: 2, T: 9, B: 2},
+				} {
+					s.Algorithm, s.Protocol, s.Lazy, s.Eps, s.Delta, s.Seed = alg, proto, lazy, 0.5, 0.01, uint64(n)
+					r, err := Run(context.Background(), s)
+					if err != nil {
+						t.Fatalf("%s/%s lazy=%v case %d: %v", alg, proto, lazy, n, err)
+					}
+					last := r.Curve[len(r.Curve)-1]
+					if last.Round != s.T || r.Syncs != s.T/s.B || math.IsNaN(last.Pseudo) || math.IsNaN(last.Realised) || last.Pseudo < 0 {
+						t.Fatalf("%s/%s lazy=%v case %d: last checkpoint %+v, syncs %d", alg, proto, lazy, n, last, r.Syncs)
+					}
+				}
+			}
+		}
 	}
 }

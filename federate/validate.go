@@ -144,11 +144,13 @@ func (s Spec) Request() accountant.Request {
 	}
 }
 
-// Validate checks a spec (call it on s.WithDefaults()). Every error wraps
-// ErrInvalidSpec and names the offending field. It checks the shape of an
-// LTR instance (silos, query sizes) but not the finiteness of its values,
-// which the instance builder guarantees.
+// Validate checks a spec after filling its defaults (s.WithDefaults();
+// empty fields are therefore not errors). Every error wraps ErrInvalidSpec
+// and names the offending field. It checks the shape of an LTR instance
+// (silos, query sizes) but not the finiteness of its values, which the
+// instance builder guarantees (and which clipping makes harmless anyway).
 func (s Spec) Validate() error {
+	s = s.WithDefaults()
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("%w: %s", ErrInvalidSpec, fmt.Sprintf(format, a...))
 	}

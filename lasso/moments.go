@@ -96,9 +96,13 @@ func (m *Moments) Merge(o *Moments) {
 	m.N += o.N
 }
 
-// addBlock sets m to the moments of the rows of z (rows x p, row-major;
-// z is overwritten with its centered values).
-func (m *Moments) addBlock(z []float64, rows int) {
+// gramBlock is the number of rows per Gram update in addBlock (a block of
+// 58 columns then fits the L2 cache).
+const gramBlock = 256
+
+// addBlock sets m to the moments of the rows of z (rows x p, row-major).
+// zt (at least p*gramBlock values) is scratch space.
+func (m *Moments) addBlock(z []float64, rows int, zt []float64) {
 	p := m.P
 	m.N = rows
 	for i := range m.Mean {
@@ -122,14 +126,21 @@ func (m *Moments) addBlock(z []float64, rows int) {
 			m.Mean[i] = m.Min[i] // a constant column has exactly its value as mean
 		}
 	}
-	for r := 0; r < rows; r++ {
-		row := z[r*p : (r+1)*p]
-		for i := range row {
-			row[i] -= m.Mean[i]
-		}
-	}
+	// Blocks of gramBlock rows, transposed so that each Gram entry is a dot
+	// product of contiguous cached columns.
+	zt = zt[:p*gramBlock]
+	clear(m.C)
 	c := blas64.Symmetric{N: p, Stride: p, Data: m.C, Uplo: blas.Upper}
-	blas64.Syrk(blas.Trans, 1, blas64.General{Rows: rows, Cols: p, Stride: p, Data: z[:rows*p]}, 0, c)
+	for r0 := 0; r0 < rows; r0 += gramBlock {
+		rb := min(gramBlock, rows-r0)
+		for r := 0; r < rb; r++ {
+			row := z[(r0+r)*p : (r0+r+1)*p]
+			for i, v := range row {
+				zt[i*rb+r] = v - m.Mean[i]
+			}
+		}
+		blas64.Syrk(blas.NoTrans, 1, blas64.General{Rows: p, Cols: rb, Stride: rb, Data: zt[:p*rb]}, 1, c)
+	}
 	for i := 0; i < p; i++ {
 		for j := 0; j < i; j++ {
 			m.C[i*p+j] = m.C[j*p+i]
@@ -181,8 +192,7 @@ func ComputeMoments(ctx context.Context, src Source, group []int, groups int, wo
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var buf []float64
-			var gbuf []float64
+			var buf, gbuf, tbuf []float64
 			for {
 				ci := int(next.Add(1)) - 1
 				if ci >= len(chunks) {
@@ -196,6 +206,9 @@ func ComputeMoments(ctx context.Context, src Source, group []int, groups int, wo
 				need := c.rows * p
 				if cap(buf) < need {
 					buf = make([]float64, need)
+				}
+				if cap(tbuf) < p*gramBlock {
+					tbuf = make([]float64, p*gramBlock)
 				}
 				buf = buf[:need]
 				off := 0
@@ -230,7 +243,7 @@ func ComputeMoments(ctx context.Context, src Source, group []int, groups int, wo
 						continue
 					}
 					m := NewMoments(p)
-					m.addBlock(z, rows)
+					m.addBlock(z, rows, tbuf)
 					out[g] = m
 				}
 				results[ci] = out

@@ -58,6 +58,7 @@ type RunRecord struct {
 	FixedBasis        bool
 	InstanceSeed      uint64
 	SharedContexts    bool
+	ContextGen        string
 
 	Algorithm string
 	Protocol  string

@@ -73,6 +73,9 @@ type InstanceConfig struct {
 	// SharedContexts (synthetic): draw contexts from the instance seed, so
 	// runs differ only in reward and privacy noise (the published code).
 	SharedContexts bool `toml:"shared_contexts"`
+	// ContextGen (synthetic) is the generator of the contexts' Gaussian
+	// coordinates: "pcg-ziggurat" (default, fast) or "chacha8".
+	ContextGen string `toml:"context_gen"`
 
 	// Dataset (ltr) is a dataset directory prepared with `prep` (ingest,
 	// fit, partition). Relative paths are relative to the sweep file;
@@ -218,6 +221,9 @@ func (c *Config) applyDefaults() {
 			}
 			if in.K == 0 {
 				in.K = federate.DefaultK
+			}
+			if in.ContextGen == "" {
+				in.ContextGen = federate.ContextsFast
 			}
 		case federate.InstanceLTR:
 			if in.Model == "" {
@@ -383,7 +389,7 @@ func (c *Config) validateInstance(key string, in InstanceConfig) error {
 		return bad("noise_var", "%v, want a finite variance >= 0", in.NoiseVar)
 	}
 	ltrOnly := map[string]bool{"dataset": in.Dataset != "", "features": in.Features != "", "strategy": in.Strategy != "", "partition_seed": in.PartitionSeed != 0}
-	synOnly := map[string]bool{"d": in.D != 0, "k": in.K != 0, "fixed_basis": in.FixedBasis, "seed": in.Seed != 0, "shared_contexts": in.SharedContexts}
+	synOnly := map[string]bool{"d": in.D != 0, "k": in.K != 0, "fixed_basis": in.FixedBasis, "seed": in.Seed != 0, "shared_contexts": in.SharedContexts, "context_gen": in.ContextGen != ""}
 	switch in.Kind {
 	case federate.InstanceSynthetic:
 		for _, k := range []string{"dataset", "features", "strategy", "partition_seed"} {
@@ -400,8 +406,11 @@ func (c *Config) validateInstance(key string, in InstanceConfig) error {
 		if in.K < 1 {
 			return bad("k", "%d actions, want >= 1", in.K)
 		}
+		if in.ContextGen != federate.ContextsFast && in.ContextGen != federate.ContextsChaCha8 {
+			return bad("context_gen", "unknown generator %q, want %q or %q", in.ContextGen, federate.ContextsFast, federate.ContextsChaCha8)
+		}
 	case federate.InstanceLTR:
-		for _, k := range []string{"d", "k", "fixed_basis", "seed", "shared_contexts"} {
+		for _, k := range []string{"d", "k", "fixed_basis", "seed", "shared_contexts", "context_gen"} {
 			if synOnly[k] {
 				return bad(k, "only for kind = \"synthetic\"")
 			}

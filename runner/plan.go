@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -71,6 +72,7 @@ func NewPlan(c *Config, build BuildLTRFunc) (*Plan, error) {
 	}
 	p := &Plan{Config: c}
 	seen := map[string]bool{}
+	shared := map[string]*federate.LTRData{} // by dataset, features, model, noise: see shareQueries
 	for ii, ic := range c.Instances {
 		insts := map[int]*Instance{} // by M
 		instFor := func(m int) (*Instance, error) {
@@ -83,6 +85,14 @@ func NewPlan(c *Config, build BuildLTRFunc) (*Plan, error) {
 			in, err := c.buildInstance(ic, m, build)
 			if err != nil {
 				return nil, fmt.Errorf("instance[%d] (%s), M = %d: %w", ii, ic.Name, m, err)
+			}
+			if in.Data != nil {
+				key := fmt.Sprintf("%s\x00%s\x00%s\x00%v", in.Config.Dataset, ic.Features, ic.Model, ic.NoiseVar)
+				if first := shared[key]; first == nil {
+					shared[key] = in.Data
+				} else if shareQueries(first, in.Data) {
+					in.Bytes = 0 // counted once, with the first instance
+				}
 			}
 			insts[m] = in
 			p.Instances = append(p.Instances, in)
@@ -139,6 +149,24 @@ func NewPlan(c *Config, build BuildLTRFunc) (*Plan, error) {
 	return p, nil
 }
 
+// shareQueries makes data use the query slice of first when their
+// documents are identical (the same dataset split for another M), so that
+// a grid over M holds the dataset in memory once. It reports whether it
+// did.
+func shareQueries(first, data *federate.LTRData) bool {
+	if first.Dim != data.Dim || len(first.Queries) != len(data.Queries) {
+		return false
+	}
+	for i := range first.Queries {
+		a, b := first.Queries[i], data.Queries[i]
+		if !slices.Equal(a.X, b.X) || !slices.Equal(a.Mu, b.Mu) {
+			return false
+		}
+	}
+	data.Queries = first.Queries
+	return true
+}
+
 func or(a, b []float64) []float64 {
 	if len(a) > 0 {
 		return a
@@ -161,6 +189,9 @@ func (c *Config) buildInstance(ic InstanceConfig, m int, build BuildLTRFunc) (*I
 		}
 		if s.SharedContexts {
 			in.Name += " shared-contexts"
+		}
+		if s.ContextGen != federate.ContextsFast {
+			in.Name += " contexts=" + s.ContextGen
 		}
 		in.Actions, in.Dim = float64(s.K), s.D
 	case federate.InstanceLTR:
@@ -199,7 +230,7 @@ func (c *Config) buildInstance(ic InstanceConfig, m int, build BuildLTRFunc) (*I
 func syntheticSpec(ic InstanceConfig) federate.SyntheticSpec {
 	return federate.SyntheticSpec{
 		D: ic.D, K: ic.K, NoiseVar: ic.NoiseVar, FixedBasis: ic.FixedBasis,
-		Seed: ic.Seed, SharedContexts: ic.SharedContexts,
+		Seed: ic.Seed, SharedContexts: ic.SharedContexts, ContextGen: ic.ContextGen,
 	}
 }
 
@@ -301,6 +332,7 @@ func (r *Run) Record(sweep string) outputs.RunRecord {
 	switch ic.Kind {
 	case federate.InstanceSynthetic:
 		rec.SynK, rec.FixedBasis, rec.InstanceSeed, rec.SharedContexts = ic.K, ic.FixedBasis, ic.Seed, ic.SharedContexts
+		rec.ContextGen = ic.ContextGen
 	case federate.InstanceLTR:
 		rec.Features, rec.RewardModel, rec.PartitionStrategy, rec.PartitionSeed = ic.Features, ic.Model, ic.Strategy, ic.PartitionSeed
 	}

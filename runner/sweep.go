@@ -16,6 +16,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sourcegraph/conc/pool"
@@ -78,7 +79,8 @@ type Sweep struct {
 	// AfterPublish is a test hook called after each per-run file is
 	// published (n counts the files published by this execution). A
 	// non-nil error aborts the sweep the way a crash would: no other run
-	// is started or published, nothing is collected.
+	// is started, runs finishing concurrently may still be published
+	// (up to Workers-1), nothing is collected.
 	AfterPublish func(n int, id string) error
 }
 
@@ -181,6 +183,7 @@ func (s *Sweep) Execute(ctx context.Context) (*Report, error) {
 		mu        sync.Mutex
 		published int
 		abortErr  error
+		aborted   atomic.Bool // abortErr != nil, readable without mu
 		lastMan   = time.Now()
 	)
 	runCtx, cancel := context.WithCancel(ctx)
@@ -195,17 +198,20 @@ func (s *Sweep) Execute(ctx context.Context) (*Report, error) {
 				return
 			}
 			rec, pts, ok := s.execute(runCtx, sim, r, log)
-			if !ok {
+			if !ok || aborted.Load() {
 				return
 			}
+			// Publishing (encode, write, fsync, rename) runs outside the
+			// lock so that workers do not wait for each other's fsync.
+			err := outputs.WriteRun(outputs.RunPath(s.Out, r.ID), &rec, pts)
 			mu.Lock()
 			defer mu.Unlock()
-			if abortErr != nil {
-				return
-			}
-			if err := outputs.WriteRun(outputs.RunPath(s.Out, r.ID), &rec, pts); err != nil {
-				abortErr = err
-				cancel()
+			if err != nil {
+				if abortErr == nil {
+					abortErr = err
+					aborted.Store(true)
+					cancel()
+				}
 				return
 			}
 			published++
@@ -225,8 +231,9 @@ func (s *Sweep) Execute(ctx context.Context) (*Report, error) {
 				}
 			}
 			if s.AfterPublish != nil {
-				if err := s.AfterPublish(published, r.ID); err != nil {
+				if err := s.AfterPublish(published, r.ID); err != nil && abortErr == nil {
 					abortErr = fmt.Errorf("%w: %w", errAborted, err)
+					aborted.Store(true)
 					cancel()
 				}
 			}

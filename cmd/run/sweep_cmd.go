@@ -117,6 +117,13 @@ func runSweep(ctx context.Context, plan *runner.Plan, out string, workers int, l
 		fmt.Printf("runs:   %s (%d runs: %d done, %d failed)\ncurves: %s (%d rows)\n",
 			rep.Collected.RunsPath, rep.Collected.Runs, rep.Collected.Done, rep.Collected.Failed,
 			rep.Collected.CurvesPath, rep.Collected.CurveRows)
+		if rep.Collected.Done > 0 {
+			fmt.Println()
+			if perr := printSummary(os.Stdout, out); perr != nil {
+				slog.Error("summary", "err", perr)
+			}
+			fmt.Println()
+		}
 		if plot && rep.Collected.Done > 0 {
 			if perr := drawPlots(out, plotOptions{}); perr != nil {
 				slog.Error("plot", "err", perr)
@@ -139,5 +146,9 @@ func (c *CollectCmd) Run() error {
 	}
 	fmt.Printf("runs:   %s (%d runs: %d done, %d failed)\ncurves: %s (%d rows)\n",
 		sum.RunsPath, sum.Runs, sum.Done, sum.Failed, sum.CurvesPath, sum.CurveRows)
+	if sum.Done > 0 {
+		fmt.Println()
+		return printSummary(os.Stdout, c.Dir)
+	}
 	return nil
 }

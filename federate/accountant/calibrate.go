@@ -113,6 +113,10 @@ func Calibrate(req Request) (*Calibration, error) {
 		return nil, fmt.Errorf("calibrate (%s, %s): %w", r.Preset, r.Model, err)
 	}
 	c.BetaT = c.Beta(r.T)
+	if !finite(c.Sigma) || c.Sigma < 0 || !finite(c.Lambda) || c.Lambda <= 0 || !finite(c.BetaT) || c.BetaT <= 0 {
+		return nil, fmt.Errorf("calibrate (%s, %s): %w: no usable calibration (sigma %v, Lambda %v, beta_T %v) for eps %v, delta %v",
+			r.Preset, r.Model, ErrInvalid, c.Sigma, c.Lambda, c.BetaT, r.Eps, r.Delta)
+	}
 
 	if r.Model == ModelNone {
 		c.DeliveredEps, c.DeliveredDelta = math.Inf(1), 0

@@ -210,6 +210,7 @@ func TestCalibrateValidation(t *testing.T) {
 		{"Crs 0", "Crs", func(r *Request) { r.Crs = 0 }},
 		{"Crs NaN", "Crs", func(r *Request) { r.Crs = nan }},
 		{"S negative", "S", func(r *Request) { r.S = -1 }},
+		{"sigma overflows", "no usable calibration", func(r *Request) { r.Preset, r.Eps = PresetReferenceCode, 1e-307 }},
 	}
 	for _, tc := range tests {
 		r := ok
@@ -231,5 +232,30 @@ func TestCalibrateValidation(t *testing.T) {
 	n.Model, n.Eps, n.Delta = ModelNone, 0, 0
 	if _, err := Calibrate(n); err != nil {
 		t.Errorf("ModelNone with eps = delta = 0: %v", err)
+	}
+}
+
+// T12's last check: the paper's Theorem 5.3 sigma against the sound
+// search. With 100 silos no amplification applies, so the search returns
+// the exact LDP sigma: the paper's sigma is above it for the tiny eps of
+// the paper's Figure 2a (and certifies), but below it at eps = 1, where
+// the run is flagged as not certified.
+func TestPaperSDPSigmaAgainstSearch(t *testing.T) {
+	for _, tc := range []struct {
+		eps       float64
+		certifies bool
+	}{{1e-4, true}, {1e-3, true}, {1, false}} {
+		c, err := Calibrate(synthetic(PresetPaper, ModelSDPAmp, tc.eps, 1e-4))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, amp, _, err := ExactSDPSigma(tc.eps, 1e-4, 9, 100, 25, AddRemove)
+		if err != nil || amp {
+			t.Fatalf("search: %v %v", amp, err)
+		}
+		if (c.Sigma >= s) != tc.certifies || (c.DeliveredEps <= tc.eps) != tc.certifies ||
+			strings.Contains(c.Note, "does NOT certify") == tc.certifies {
+			t.Errorf("eps=%v: paper sigma %v, searched %v, delivered %v, note %q", tc.eps, c.Sigma, s, c.DeliveredEps, c.Note)
+		}
 	}
 }

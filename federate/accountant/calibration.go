@@ -24,14 +24,18 @@ import "math"
 // noise; none is ever mixed silently with another.
 const (
 	// PresetPaper is Theorem 5.1 of Zhou & Chowdhury (ICLR 2024):
-	// sigma0^2 = 8 kappa (ln(2/delta)+eps)/eps^2 per entry and node, with the
-	// theory's lambda and beta.
+	// sigma0^2 = 8 kappa (ln(2/delta)+eps)/eps^2 per entry and node (LDP),
+	// Theorem 5.3's sigma with its O(.) constant 1 (SDP-amp), and the
+	// theory's lambda and beta_t (Lemmas C.2 and C.4, unit constants).
 	PresetPaper = "paper"
 	// PresetReferenceCode reproduces the authors' published code (sigma,
 	// Lambda, beta_t with crs, R, S = sqrt(d)); see protocol.md section 3.
 	PresetReferenceCode = "reference-code"
 	// PresetExact is the smallest sigma for which the accountant certifies
-	// the target (eps, delta), via the Gaussian-DP view of the whole tree.
+	// the target (eps, delta): via the Gaussian-DP view of the whole tree
+	// (LDP) or the shuffle-amplification accountant (SDP-amp, falling back
+	// to the LDP sigma when amplification does not help). Lambda and beta_t
+	// are the reference code's formulas evaluated at that sigma.
 	PresetExact = "exact"
 )
 
@@ -84,15 +88,18 @@ type Calibration struct {
 	// Sigma is the standard deviation of the Gaussian noise added to each
 	// entry of each released tree node, per stream (0 for ModelNone).
 	Sigma float64
-	// Lambda is the ridge regulariser (the reference code's Lambda).
+	// Lambda is the ridge regulariser lambda of V = lambda I + W (the
+	// preset's formula: the reference code's Lambda, or the paper's
+	// max(1, 2 Sigma)).
 	Lambda float64
 	// DeliveredEps, DeliveredDelta are the guarantee this Sigma actually
 	// delivers under Relation, computed by the exact accountant (at
-	// DeliveredDelta = the requested Delta); +Inf eps for ModelNone.
+	// DeliveredDelta = the requested Delta); (+Inf, 0) for ModelNone.
 	DeliveredEps, DeliveredDelta float64
-	// Amplified reports whether shuffle amplification applied; when it
-	// does not (too few silos), Note says why and the delivered guarantee
-	// is the unamplified one.
+	// Amplified reports whether shuffle amplification improved the
+	// delivered guarantee (ModelSDPAmp only); when it did not (too few
+	// silos, or too many users per node), Note says why and the delivered
+	// guarantee is the unamplified silo-level LDP one.
 	Amplified bool
 	// Note explains anything a reader of the run's record should know.
 	Note string
@@ -121,8 +128,15 @@ type Calibration struct {
 // the paper's Lemma C.2 has C0 = 2 ln(1/alpha), Crs = 1 and the lambda_min,
 // lambda_max, nu of Lemma C.4.
 type Width struct {
-	Crs, R, S, C0, LamMin, LamMax, Nu float64
-	D, M                              int
+	Crs    float64 // overall multiplier (Request.Crs, or 1 for the paper preset)
+	R      float64 // sub-Gaussian reward-noise scale
+	S      float64 // bound on ||theta*||
+	C0     float64 // confidence term: ln(1/alpha) or 2 ln(1/alpha)
+	LamMin float64 // lower bound on the regularised noisy Gram's eigenvalues
+	LamMax float64 // upper bound on them
+	Nu     float64 // bound on the bias noise in the V^-1 norm (paper preset)
+	D      int     // feature dimension
+	M      int     // number of silos
 }
 
 // Beta returns the confidence width multiplier beta_t at round t (1-indexed

@@ -62,12 +62,12 @@ func checkDelta(name string, d float64) error {
 // phi is the standard normal CDF.
 func phi(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
 
-// bisectMax returns the largest x in [lo, hi] (up to the bisection
-// tolerance) for which ok(x) holds, assuming ok is monotone: true on [lo, x*]
+// bisectMax returns the largest x in [lo, hi] (to a relative tolerance of
+// 1e-15, or until the float64 midpoint no longer moves) for which ok(x) holds, assuming ok is monotone: true on [lo, x*]
 // and false above. It returns the lower (feasible) bracket, so the result
 // always satisfies ok. ok(lo) must hold.
 func bisectMax(lo, hi float64, ok func(float64) bool) float64 {
-	for i := 0; i < 2000 && hi-lo > 1e-15*math.Max(1, math.Abs(hi)); i++ {
+	for i := 0; i < 2000 && hi-lo > 1e-15*math.Max(math.Abs(lo), math.Abs(hi)); i++ {
 		mid := lo + (hi-lo)/2
 		if mid <= lo || mid >= hi {
 			break
@@ -81,11 +81,11 @@ func bisectMax(lo, hi float64, ok func(float64) bool) float64 {
 	return lo
 }
 
-// bisectMin returns the smallest x in [lo, hi] (up to the tolerance) for
+// bisectMin returns the smallest x in [lo, hi] (same tolerance) for
 // which ok(x) holds, assuming ok is false on [lo, x*) and true above. It
 // returns the upper (feasible) bracket. ok(hi) must hold.
 func bisectMin(lo, hi float64, ok func(float64) bool) float64 {
-	for i := 0; i < 2000 && hi-lo > 1e-15*math.Max(1, math.Abs(hi)); i++ {
+	for i := 0; i < 2000 && hi-lo > 1e-15*math.Max(math.Abs(lo), math.Abs(hi)); i++ {
 		mid := lo + (hi-lo)/2
 		if mid <= lo || mid >= hi {
 			break

@@ -388,3 +388,33 @@ func TestGramStd(t *testing.T) {
 		t.Fatal("GramStd accepted an unknown convention")
 	}
 }
+
+func TestPanicsOnMisuse(t *testing.T) {
+	tr := New(2, nil)
+	tr.Add([]float64{1, 2})
+	if tr.Dim() != 2 || tr.Batches() != 1 {
+		t.Fatalf("Dim %d, Batches %d", tr.Dim(), tr.Batches())
+	}
+	for name, f := range map[string]func(){
+		"Level(0)":         func() { Level(0) },
+		"Kappa(0)":         func() { Kappa(0) },
+		"New(0)":           func() { New(0, nil) },
+		"NewServer(0)":     func() { NewServer(0) },
+		"Add wrong length": func() { tr.Add([]float64{1}) },
+		"Receive wrong length": func() {
+			s := NewServer(2)
+			s.Begin()
+			s.Receive([]float64{1})
+		},
+		"Gaussian wrong length": func() { (&Gaussian{Std: []float64{1}}).Fill(make([]float64, 2), 1, 0) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s did not panic", name)
+				}
+			}()
+			f()
+		}()
+	}
+}

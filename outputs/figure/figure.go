@@ -268,6 +268,22 @@ func Draw(series []Series, o Options) (*plot.Plot, error) {
 		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
 	p.Add(plotter.NewGrid())
+	if !o.LogY {
+		// Head room above the curves for the legend.
+		top := math.Inf(-1)
+		for _, s := range series {
+			for k := range s.Mean {
+				top = math.Max(top, s.Mean[k]+s.SE[k])
+			}
+		}
+		if !o.LogX {
+			p.X.Min = 0
+		}
+		if top > 0 && !math.IsInf(top, 0) {
+			p.Y.Min = 0
+			p.Y.Max = top * (1 + 0.07*float64(len(series)))
+		}
+	}
 	p.Legend.Top = true
 	p.Legend.Left = false
 	p.Legend.TextStyle.Font.Size = vg.Points(8)

@@ -21,7 +21,7 @@ const RUN_COLUMNS = [
   ["instance", "Utf8"], ["instance_kind", "Utf8"], ["instance_hash", "Utf8"], ["instance_name", "Utf8"],
   ["d", "Int64"], ["features", "Utf8"], ["reward_model", "Utf8"], ["noise_var", "Float64"],
   ["partition_strategy", "Utf8"], ["partition_seed", "Uint64"], ["k", "Int64"], ["fixed_basis", "Bool"],
-  ["instance_seed", "Uint64"], ["shared_contexts", "Bool"],
+  ["instance_seed", "Uint64"], ["shared_contexts", "Bool"], ["context_gen", "Utf8"],
   ["algorithm", "Utf8"], ["protocol", "Utf8"], ["lazy", "Bool"], ["preset", "Utf8"],
   ["eps", "Float64"], ["delta", "Float64"], ["relation", "Utf8"],
   ["M", "Int64"], ["T", "Int64"], ["B", "Int64"], ["alpha", "Float64"], ["every", "Int64"], ["seed", "Uint64"],

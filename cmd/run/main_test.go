@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/fedbandit/fedbandit/outputs"
+)
+
+// TestQuickstart runs the main job at its CI size on the embedded MQ2008
+// set: it prepares the dataset, runs FedLinUCB, LDP at three eps and
+// SDP-amp, writes the tables and the figure; the tables pass the
+// independent reader; a second invocation reuses the cache and skips every
+// run, leaving the tables byte-identical.
+func TestQuickstart(t *testing.T) {
+	cache, out := t.TempDir(), filepath.Join(t.TempDir(), "qs")
+	q := &QuickstartCmd{Out: out, Cache: cache, Quick: true, Workers: 2}
+	if err := q.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := outputs.ReadRuns(filepath.Join(out, outputs.RunsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	perAlg := map[string]int{}
+	for _, r := range runs {
+		if r.Status != outputs.StatusDone || r.T != quickRounds || r.M != quickstartSilos || r.InstanceKind != "ltr" || r.Dim != 47 {
+			t.Errorf("run %s: %s %q T=%d M=%d kind=%s d=%d", r.RunID, r.Status, r.Error, r.T, r.M, r.InstanceKind, r.Dim)
+		}
+		perAlg[r.Algorithm]++
+	}
+	if perAlg["fedlinucb"] != quickSeeds || perAlg["ldp"] != 3*quickSeeds || perAlg["sdp-amp"] != quickSeeds {
+		t.Errorf("runs per algorithm: %v", perAlg)
+	}
+	for _, f := range []string{"regret.svg", "sweep.toml", "manifest.json"} {
+		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	pf, err := os.Open(filepath.Join(out, "regret.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(pf)
+	pf.Close()
+	if err != nil || img.Bounds().Dx() < 600 {
+		t.Errorf("regret.png: %v %v", err, img.Bounds())
+	}
+	rows := strconv.Itoa(len(runs) * quickRounds / 25)
+	checkIndependently(t, out, "--runs", strconv.Itoa(len(runs)), "--done", strconv.Itoa(len(runs)), "--curve-rows", rows)
+
+	curves, _ := os.ReadFile(filepath.Join(out, outputs.CurvesFile))
+	dsDir, _ := filepath.Glob(filepath.Join(cache, "mq2008-*", "dataset", "documents.parquet"))
+	if len(dsDir) != 1 {
+		t.Fatalf("cached dataset: %v", dsDir)
+	}
+	before, _ := os.Stat(dsDir[0])
+	if err := q.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.Stat(dsDir[0])
+	if !after.ModTime().Equal(before.ModTime()) {
+		t.Error("the cached dataset was prepared again")
+	}
+	again, _ := os.ReadFile(filepath.Join(out, outputs.CurvesFile))
+	if !bytes.Equal(curves, again) {
+		t.Error("curves.arrow changed on the second run")
+	}
+	// The saved sweep file is runnable as is.
+	var c cli
+	k := kong.Must(&c, kong.Name("run"))
+	kctx, err := k.Parse([]string{"plan", filepath.Join(out, "sweep.toml"), "--out", out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kctx.BindTo(context.Background(), (*context.Context)(nil))
+	if err := kctx.Run(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCLIErrorsNameTheKey(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "bad.toml")
+	os.WriteFile(p, []byte("name = \"x\"\nseeds = 1\n[grid]\nM = [1]\nB = [0]\nT = [1]\n"), 0o644)
+	var c cli
+	k := kong.Must(&c, kong.Name("run"))
+	kctx, err := k.Parse([]string{"plan", p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = kctx.Run()
+	if err == nil || !strings.Contains(err.Error(), p+": ") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// checkIndependently runs tools/arrow-check (npm apache-arrow) on dir;
+// skipped when not installed unless FEDBANDIT_REQUIRE_READERS=1.
+func checkIndependently(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	tool, _ := filepath.Abs(filepath.Join("..", "..", "tools", "arrow-check"))
+	node, err := exec.LookPath("node")
+	_, modErr := os.Stat(filepath.Join(tool, "node_modules", "apache-arrow"))
+	if err != nil || modErr != nil {
+		if req, _ := strconv.ParseBool(os.Getenv("FEDBANDIT_REQUIRE_READERS")); req {
+			t.Fatalf("independent reader required but not installed (npm ci in %s)", tool)
+		}
+		t.Log("independent reader not installed: skipped")
+		return
+	}
+	out, err := exec.Command(node, append([]string{filepath.Join(tool, "check.mjs"), dir}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("arrow-check: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/fedbandit/fedbandit/outputs"
+	"github.com/fedbandit/fedbandit/outputs/figure"
+)
+
+// printSummary prints one line per configuration of the sweep in dir: its
+// final time-average regret (mean +- standard error over seeds), the
+// target privacy and the privacy its noise actually delivers.
+func printSummary(w io.Writer, dir string) error {
+	runs, err := outputs.ReadRuns(filepath.Join(dir, outputs.RunsFile))
+	if err != nil {
+		return err
+	}
+	curves, err := outputs.ReadCurves(filepath.Join(dir, outputs.CurvesFile))
+	if err != nil {
+		return err
+	}
+	series, err := figure.Build(runs, curves, figure.Pseudo)
+	if err != nil {
+		return err
+	}
+	first := map[string]outputs.RunRecord{}
+	for _, r := range runs {
+		if _, ok := first[r.GroupID]; !ok && r.Status == outputs.StatusDone {
+			first[r.GroupID] = r
+		}
+	}
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "configuration\truns\tR(T)/T (mean +- SE)\ttarget (eps, delta)\tdelivered (eps, delta)\tamplified")
+	for _, s := range series {
+		r := first[s.GroupID]
+		k := len(s.Mean) - 1
+		target, delivered := "-", "none (no noise)"
+		if r.Algorithm != "fedlinucb" {
+			target = fmt.Sprintf("(%g, %g)", r.Eps, r.Delta)
+			delivered = fmt.Sprintf("(%.3g, %g)", r.DeliveredEps, r.DeliveredDelta)
+			if math.IsInf(r.DeliveredEps, 1) {
+				delivered = "none"
+			}
+		}
+		amp := "-"
+		if r.Algorithm == "sdp-amp" {
+			amp = fmt.Sprint(r.Amplified)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.4g +- %.2g\t%s\t%s\t%s\n", s.Label, s.N, s.Mean[k], s.SE[k], target, delivered, amp)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "Delivered privacy comes from the exact accountant; see calibration_note in runs.arrow where it differs from the target.")
+	return nil
+}

@@ -1,0 +1,116 @@
+package figure
+
+import (
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fedbandit/fedbandit/outputs"
+)
+
+// runsAndCurves returns a FedLinUCB group of one run and an LDP group
+// (eps = 1) of three seeds, whose time-average regrets at round 10 are 1,
+// 2 and 6 (mean 3, sample sd sqrt(7), SE sqrt(7/3)).
+func runsAndCurves() ([]outputs.RunRecord, []outputs.CurvePoint) {
+	var runs []outputs.RunRecord
+	var curves []outputs.CurvePoint
+	add := func(id, gid, alg string, eps float64, vals ...float64) {
+		runs = append(runs, outputs.RunRecord{RunID: id, GroupID: gid, Algorithm: alg, Eps: eps, Status: outputs.StatusDone, M: 2, T: 20, Sweep: "test sweep"})
+		for i, v := range vals {
+			round := int64(10 * (i + 1))
+			curves = append(curves, outputs.Derive(id, 2, outputs.Point{Round: round, Pseudo: v * float64(round), Realised: 2 * v * float64(round)}))
+		}
+	}
+	add("r1", "g-ldp", "ldp", 1, 1, 0.5)
+	add("r2", "g-ldp", "ldp", 1, 2, 0.5)
+	add("r3", "g-ldp", "ldp", 1, 6, 0.5)
+	add("r4", "g-fed", "fedlinucb", 0, 0.25, 0.125)
+	runs = append(runs, outputs.RunRecord{RunID: "r5", GroupID: "g-ldp", Algorithm: "ldp", Eps: 1, Status: outputs.StatusFailed})
+	return runs, curves
+}
+
+func TestBuild(t *testing.T) {
+	runs, curves := runsAndCurves()
+	series, err := Build(runs, curves, Pseudo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(series) != 2 || series[0].Label != "FedLinUCB" || series[1].Label != "LDP-FedLinUCB" {
+		t.Fatalf("series %+v", series)
+	}
+	ldp := series[1]
+	if ldp.N != 3 || ldp.Rounds[0] != 10 || ldp.Rounds[1] != 20 {
+		t.Fatalf("ldp %+v", ldp)
+	}
+	if math.Abs(ldp.Mean[0]-3) > 1e-15 || math.Abs(ldp.SE[0]-math.Sqrt(7.0/3)) > 1e-12 || ldp.SE[1] != 0 {
+		t.Errorf("mean %v se %v", ldp.Mean, ldp.SE)
+	}
+	if series[0].SE[0] != 0 || series[0].Mean[1] != 0.125 {
+		t.Errorf("single run %+v", series[0])
+	}
+	re, _ := Build(runs, curves, Realised)
+	if math.Abs(re[1].Mean[0]-6) > 1e-12 {
+		t.Errorf("realised mean %v", re[1].Mean)
+	}
+	if _, err := Build(runs, curves, "regret"); err == nil {
+		t.Error("unknown metric accepted")
+	}
+	// A run of a group with other checkpoints is an error.
+	bad := append(curves[:len(curves):len(curves)], outputs.Derive("r2", 2, outputs.Point{Round: 30, Pseudo: 1}))
+	if _, err := Build(runs, bad, Pseudo); err == nil {
+		t.Error("mismatched checkpoints accepted")
+	}
+}
+
+func TestLabels(t *testing.T) {
+	runs := []outputs.RunRecord{
+		{GroupID: "a", Algorithm: "fedlinucb", M: 10},
+		{GroupID: "b", Algorithm: "ldp", Eps: 0.2, Delta: 0.1, M: 10},
+		{GroupID: "c", Algorithm: "ldp", Eps: 1, Delta: 0.1, M: 10},
+		{GroupID: "d", Algorithm: "sdp-amp", Eps: 1, Delta: 0.1, M: 10},
+		{GroupID: "e", Algorithm: "sdp-amp", Eps: 1, Delta: 0.1, M: 10, R: 2}, // differs in a field not shown
+	}
+	l := Labels(runs)
+	want := map[string]string{"a": "FedLinUCB", "b": "LDP-FedLinUCB (eps=0.2)", "c": "LDP-FedLinUCB (eps=1)"}
+	for k, v := range want {
+		if l[k] != v {
+			t.Errorf("%s: %q, want %q", k, l[k], v)
+		}
+	}
+	if l["d"] == l["e"] || !strings.HasPrefix(l["d"], "SDP-FedLinUCB (eps=1) [") {
+		t.Errorf("indistinguishable groups: %q %q", l["d"], l["e"])
+	}
+}
+
+func TestSaveDir(t *testing.T) {
+	runs, curves := runsAndCurves()
+	dir := t.TempDir()
+	if err := outputs.WriteRuns(filepath.Join(dir, outputs.RunsFile), runs); err != nil {
+		t.Fatal(err)
+	}
+	if err := outputs.WriteCurves(filepath.Join(dir, outputs.CurvesFile), curves); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []Options{{}, {Metric: Realised, LogX: true, LogY: true}} {
+		paths, err := SaveDir(dir, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(paths[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(f)
+		f.Close()
+		if err != nil || img.Bounds().Dx() != 945 {
+			t.Errorf("%s: %v %v", paths[0], err, img.Bounds())
+		}
+		svg, _ := os.ReadFile(paths[1])
+		if !strings.Contains(string(svg), "<svg") || !strings.Contains(string(svg), "LDP-FedLinUCB") {
+			t.Errorf("%s is not the figure", paths[1])
+		}
+	}
+}

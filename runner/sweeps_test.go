@@ -1,0 +1,72 @@
+package runner
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/fedbandit/fedbandit/federate"
+	"github.com/fedbandit/fedbandit/federate/ltr"
+)
+
+// TestShippedSweeps parses every sweep file of sweeps/ and checks its
+// expansion against the paper's settings (the MSLR files with a stand-in
+// dataset directory and instance builder).
+func TestShippedSweeps(t *testing.T) {
+	data := t.TempDir()
+	os.WriteFile(filepath.Join(data, "manifest.json"), []byte(`{"schema_version":1,"queries":10000,"features":136}`), 0o644)
+	t.Setenv("FEDBANDIT_MSLR10K", data)
+	build := func(o ltr.Options) (*federate.LTRData, error) {
+		d := &federate.LTRData{Name: "stand-in", Dim: 3, Hash: "h" + o.Features, R: 1, Crs: 0.1}
+		d.Queries = []federate.LTRQuery{{X: []float64{1, 0, 0}, Mu: []float64{0.5}}}
+		for i := 0; i < o.Silos; i++ {
+			d.Silos = append(d.Silos, []int{0})
+		}
+		return d, nil
+	}
+	want := map[string]struct {
+		runs, m, t int
+		algs       map[string]int
+	}{
+		"fig2a.toml": {100, 100, 10000, map[string]int{"ldp": 50, "sdp-amp": 50}},
+		"fig3a.toml": {100, 100, 10000, map[string]int{"fedlinucb": 25, "ldp": 75}},
+		"fig3b.toml": {100, 100, 10000, map[string]int{"fedlinucb": 25, "ldp": 75}},
+		"fig2c.toml": {100, 10, 25000, map[string]int{"fedlinucb": 25, "ldp": 75}},
+		"fig3c.toml": {100, 10, 25000, map[string]int{"fedlinucb": 25, "ldp": 75}},
+		"fig3d.toml": {75, 100, 25000, map[string]int{"fedlinucb": 25, "ldp": 25, "sdp-amp": 25}},
+	}
+	files, _ := filepath.Glob(filepath.Join("..", "sweeps", "*.toml"))
+	if len(files) != len(want) {
+		t.Errorf("sweep files %v", files)
+	}
+	for _, f := range files {
+		w, ok := want[filepath.Base(f)]
+		if !ok {
+			t.Errorf("%s: no expectation", f)
+			continue
+		}
+		c, err := LoadConfig(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := NewPlan(c, build)
+		if err != nil {
+			t.Fatal(err)
+		}
+		algs := map[string]int{}
+		for _, r := range p.Runs {
+			algs[r.Spec.Algorithm]++
+			if r.Spec.M != w.m || r.Spec.T != w.t || r.Spec.B != 25 || r.Spec.Preset != "reference-code" {
+				t.Errorf("%s: run %+v", f, r.Spec)
+			}
+		}
+		if len(p.Runs) != w.runs || len(algs) != len(w.algs) {
+			t.Errorf("%s: %d runs %v", f, len(p.Runs), algs)
+		}
+		for a, n := range w.algs {
+			if algs[a] != n {
+				t.Errorf("%s: %d %s runs, want %d", f, algs[a], a, n)
+			}
+		}
+	}
+}
