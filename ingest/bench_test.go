@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	pq "github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/snappy"
@@ -108,6 +109,27 @@ func parsedRowGroups(b *testing.B) ([]*rowGroup, []string) {
 	return rgs, []string{"train"}
 }
 
+// BenchmarkParse measures the line parser alone (one goroutine).
+func BenchmarkParse(b *testing.B) {
+	dir := b.TempDir()
+	in := synthFile(b, dir, 100)
+	data, err := os.ReadFile(in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cs := commentSchema{}
+	pc := &parseConfig{nfeat: 136, labelMax: 4, cs: &cs, sources: []*source{{name: in}}}
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		p := pc.parseChunk(&chunk{data: data, firstLine: 1})
+		if p.err != nil {
+			b.Fatal(p.err)
+		}
+		putFloats(p.flat)
+	}
+}
+
 // BenchmarkWriter compares the two Parquet writers on the same row groups:
 // arrow-go's pqarrow (kept) and parquet-go.
 func BenchmarkWriter(b *testing.B) {
@@ -122,6 +144,21 @@ func BenchmarkWriter(b *testing.B) {
 		new  func(w io.Writer) (docsWriter, error)
 	}{
 		{"pqarrow", func(w io.Writer) (docsWriter, error) { return newArrowWriter(w, 136, &cs, &parts, defaultRowGroupRows) }},
+		{"pqarrow-lz4raw", func(w io.Writer) (docsWriter, error) {
+			documentsCodec = compress.Codecs.Lz4Raw
+			defer func() { documentsCodec = compress.Codecs.Snappy }()
+			return newArrowWriter(w, 136, &cs, &parts, defaultRowGroupRows)
+		}},
+		{"pqarrow-zstd", func(w io.Writer) (docsWriter, error) {
+			documentsCodec = compress.Codecs.Zstd
+			defer func() { documentsCodec = compress.Codecs.Snappy }()
+			return newArrowWriter(w, 136, &cs, &parts, defaultRowGroupRows)
+		}},
+		{"pqarrow-uncompressed", func(w io.Writer) (docsWriter, error) {
+			documentsCodec = compress.Codecs.Uncompressed
+			defer func() { documentsCodec = compress.Codecs.Snappy }()
+			return newArrowWriter(w, 136, &cs, &parts, defaultRowGroupRows)
+		}},
 		{"parquet-go", func(w io.Writer) (docsWriter, error) { return newParquetGoWriter(w, 136, parts), nil }},
 	}
 	for _, wr := range writers {

@@ -83,6 +83,13 @@ func FuzzFastFloat(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		// The fused "index:value" fast path agrees with strconv too.
+		if idx, fv, end, ok := fastFeature([]byte("7:"+s), 0); ok {
+			w, err := strconv.ParseFloat(s[:end-2], 64)
+			if idx != 7 || err != nil || math.Float64bits(fv) != math.Float64bits(w) {
+				t.Fatalf("fastFeature(7:%q) = %d %v, strconv %v %v", s, idx, fv, w, err)
+			}
+		}
 		v, ok := fastFloat([]byte(s))
 		if !ok {
 			return

@@ -194,6 +194,8 @@ type parsedChunk struct {
 	cnum  [][]float64
 	// commentsIgnored counts comments dropped (schema without comment columns).
 	commentsIgnored int64
+	// flat backs x (recycled with putFloats once copied).
+	flat []float64
 	// bad holds the lines skipped in lenient mode, in order.
 	bad []*ParseError
 	err *ParseError // strict mode: the first bad line
@@ -217,7 +219,8 @@ func (pc *parseConfig) parseChunk(c *chunk) *parsedChunk {
 		line:  make([]int64, 0, est),
 		x:     make([][]float64, pc.nfeat),
 	}
-	flat := make([]float64, pc.nfeat*est)
+	flat := getFloats(pc.nfeat * est)
+	p.flat = flat
 	for j := range p.x {
 		p.x[j] = flat[j*est : (j+1)*est]
 	}
@@ -334,7 +337,12 @@ func convert(ctx context.Context, opts Options, res *resolved, dir string) (*Man
 				line, data = data, nil
 			}
 			if !isBlank(line) {
-				first, firstSrc, firstLine = line, c.src, ln
+				// In lenient mode the schema comes from the first line
+				// that is well-formed; the workers still report (and
+				// skip) the bad ones.
+				if _, fe := countFeatures(line, math.MaxInt32); fe == nil || !opts.Lenient || opts.Features > 0 {
+					first, firstSrc, firstLine = line, c.src, ln
+				}
 			}
 			ln++
 		}
@@ -432,7 +440,9 @@ func convert(ctx context.Context, opts Options, res *resolved, dir string) (*Man
 		go func() {
 			defer wg.Done()
 			for c := range work {
-				c.res <- pcfg.parseChunk(c)
+				p := pcfg.parseChunk(c)
+				putBytes(c.data)
+				c.res <- p
 			}
 		}()
 	}
@@ -653,6 +663,7 @@ func convert(ctx context.Context, opts Options, res *resolved, dir string) (*Man
 		if err := appendRun(p, c.src, lo, p.rows); err != nil {
 			return fail(err)
 		}
+		putFloats(p.flat)
 		rowsDone.Store(int64(rowsTotal))
 	}
 	if err := ctx.Err(); err != nil {

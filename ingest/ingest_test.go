@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -95,9 +96,10 @@ func TestDeterministic(t *testing.T) {
 	}
 	outs := t.TempDir()
 	var docs, mans [][]byte
+	var bar, logs bytes.Buffer
 	for i, o := range []Options{
-		{Inputs: []string{srcA}, Workers: 1},
-		{Inputs: []string{srcB}, Workers: 3},
+		{Inputs: []string{srcA}, Workers: 1, Progress: &bar},
+		{Inputs: []string{srcB}, Workers: 3, RowGroupRows: defaultRowGroupRows, Log: slog.New(slog.NewTextHandler(&logs, nil))},
 	} {
 		o.Out = filepath.Join(outs, strconv.Itoa(i))
 		if _, err := Run(context.Background(), o); err != nil {
@@ -112,6 +114,9 @@ func TestDeterministic(t *testing.T) {
 	}
 	if !bytes.Equal(mans[0], mans[1]) {
 		t.Error("manifest.json differs between runs")
+	}
+	if !strings.Contains(bar.String(), "ingest") || !strings.Contains(logs.String(), "ingest done") {
+		t.Errorf("no progress output: bar %q log %q", bar.String(), logs.String())
 	}
 	if len(docs[0]) < 1000 || !bytes.HasPrefix(docs[0], []byte("PAR1")) {
 		t.Error("documents.parquet is not a Parquet file")
@@ -153,6 +158,17 @@ func TestAtomicOutput(t *testing.T) {
 		t.Errorf("ReadManifest after Force: %+v %v", got, err)
 	}
 	assertNoTemp(t, dir)
+	// Verify detects a changed documents.parquet.
+	if _, err := Verify(out); err != nil {
+		t.Errorf("Verify of an intact dataset: %v", err)
+	}
+	docs := filepath.Join(out, DocumentsFile)
+	b, _ := os.ReadFile(docs)
+	b[len(b)/2] ^= 1
+	os.WriteFile(docs, b, 0o644)
+	if _, err := Verify(out); err == nil || !strings.Contains(err.Error(), "documents_sha256") {
+		t.Errorf("Verify of a corrupted dataset: %v", err)
+	}
 	// A cancelled run leaves nothing behind either.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -217,6 +217,7 @@ type gzipFile struct {
 	name string
 }
 
+// Read decompresses, naming the file in errors.
 func (g *gzipFile) Read(p []byte) (int, error) {
 	n, err := g.zr.Read(p)
 	if err != nil && err != io.EOF {
@@ -228,6 +229,7 @@ func (g *gzipFile) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Close closes the gzip stream and the file.
 func (g *gzipFile) Close() error {
 	g.zr.Close()
 	return g.f.Close()
@@ -337,6 +339,7 @@ type zipMember struct {
 	name string
 }
 
+// Read decompresses, naming the member in errors.
 func (z *zipMember) Read(p []byte) (int, error) {
 	n, err := z.r.Read(p)
 	if err != nil && err != io.EOF {
@@ -348,4 +351,5 @@ func (z *zipMember) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Close closes the member.
 func (z *zipMember) Close() error { return z.rc.Close() }

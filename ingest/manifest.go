@@ -1,8 +1,11 @@
 package ingest
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -137,4 +140,27 @@ func ReadManifest(dir string) (*Manifest, error) {
 		return nil, fmt.Errorf("read manifest %s: schema version %d, this build reads %d (re-run prep ingest)", p, m.SchemaVersion, SchemaVersion)
 	}
 	return &m, nil
+}
+
+// Verify checks that DIR/documents.parquet still has the sha256 recorded in
+// DIR/manifest.json (documents_sha256), i.e. that the dataset is intact.
+func Verify(dir string) (*Manifest, error) {
+	m, err := ReadManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	p := filepath.Join(dir, DocumentsFile)
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("verify: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return nil, fmt.Errorf("verify %s: %w", p, err)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != m.DocumentsHash {
+		return nil, fmt.Errorf("verify %s: sha256 %s, manifest documents_sha256 %s (file changed or corrupt)", p, got, m.DocumentsHash)
+	}
+	return m, nil
 }

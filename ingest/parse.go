@@ -207,10 +207,24 @@ func parseLine(line []byte, feats []float64, labelMax int) (parsedLine, *fieldEr
 	n := len(feats)
 	next := 1 // smallest index allowed next
 	for {
-		tok, i = nextToken(data, i)
-		if len(tok) == 0 {
+		for i < len(data) && (data[i] == ' ' || data[i] == '\t') {
+			i++
+		}
+		if i >= len(data) {
 			break
 		}
+		// Fast path for the usual "index:decimal" token; anything unusual
+		// (and every error) goes through the careful path below.
+		if idx, v, end, ok := fastFeature(data, i); ok && idx >= next && idx <= n {
+			for k := next; k < idx; k++ {
+				feats[k-1] = 0
+			}
+			feats[idx-1] = v
+			next = idx + 1
+			i = end
+			continue
+		}
+		tok, i = nextToken(data, i)
 		idx, colon, fe := parseFeatureIndex(tok)
 		if fe != nil {
 			return pl, fe
@@ -339,4 +353,65 @@ func fastFloat(b []byte) (v float64, ok bool) {
 		v = -v
 	}
 	return v, true
+}
+
+// fastFeature parses an "index:value" token starting at data[i] when it has
+// the plain form digits ':' [+-]digits[.digits] with at most 15 significant
+// digits, ending at a blank or the end of data. It returns the index, the
+// value (exactly as strconv.ParseFloat would), and the position after the
+// token. ok is false for any other form.
+func fastFeature(data []byte, i int) (idx int, v float64, end int, ok bool) {
+	j := i
+	for j < len(data) && data[j] >= '0' && data[j] <= '9' {
+		idx = idx*10 + int(data[j]-'0')
+		j++
+		if idx > maxFeatureIndex {
+			return 0, 0, 0, false
+		}
+	}
+	if j == i || j >= len(data) || data[j] != ':' {
+		return 0, 0, 0, false
+	}
+	j++
+	neg := false
+	if j < len(data) && (data[j] == '-' || data[j] == '+') {
+		neg = data[j] == '-'
+		j++
+	}
+	var mant uint64
+	digits, frac := 0, 0
+	sawDot, sawDigit := false, false
+	for ; j < len(data); j++ {
+		c := data[j]
+		if c >= '0' && c <= '9' {
+			sawDigit = true
+			if mant != 0 || c != '0' {
+				digits++
+				if digits > 15 {
+					return 0, 0, 0, false
+				}
+				mant = mant*10 + uint64(c-'0')
+			}
+			if sawDot {
+				frac++
+			}
+			continue
+		}
+		if c == '.' && !sawDot {
+			sawDot = true
+			continue
+		}
+		if c == ' ' || c == '\t' {
+			break
+		}
+		return 0, 0, 0, false
+	}
+	if !sawDigit || frac > 22 {
+		return 0, 0, 0, false
+	}
+	v = float64(mant) / pow10[frac]
+	if neg {
+		v = -v
+	}
+	return idx, v, j, true
 }

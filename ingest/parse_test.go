@@ -281,6 +281,15 @@ func TestLenient(t *testing.T) {
 	if m.Rows != 5 || m.Queries != 3 || !m.Lenient {
 		t.Errorf("rows %d queries %d lenient %v, want 5 3 true", m.Rows, m.Queries, m.Lenient)
 	}
+	// A bad first line does not decide the schema in lenient mode.
+	p2 := writeFile(t, filepath.Join(dir, "in2.txt"), []byte("x qid:1 1:1\n"+good))
+	m2, err := Run(context.Background(), Options{Inputs: []string{p2}, Out: filepath.Join(dir, "out2"), Lenient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m2.Skipped.Count != 1 || m2.Rows != 3 || m2.Features != 3 || !strings.Contains(m2.Skipped.Examples[0], "in2.txt:1: label") {
+		t.Errorf("bad first line, lenient: %+v rows %d features %d", m2.Skipped, m2.Rows, m2.Features)
+	}
 	ds, err := Load(filepath.Join(dir, "out"), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -30,13 +30,14 @@ func startProgress(ctx context.Context, opts Options, total int64, read, rows *a
 	var p *mpb.Progress
 	var bar *mpb.Bar
 	if opts.Progress != nil {
-		p = mpb.New(mpb.WithOutput(opts.Progress), mpb.WithWidth(40), mpb.WithRefreshRate(200*time.Millisecond))
+		p = mpb.New(mpb.WithOutput(opts.Progress), mpb.WithWidth(40), mpb.WithRefreshRate(200*time.Millisecond), mpb.WithAutoRefresh())
 		bar = p.AddBar(total,
 			mpb.PrependDecorators(
 				decor.Name("ingest "),
 				decor.Counters(decor.SizeB1024(0), "% .1f / % .1f"),
 			),
 			mpb.AppendDecorators(
+				decor.Name("  "),
 				decor.Percentage(decor.WC{W: 5}),
 				decor.Any(func(decor.Statistics) string { return fmt.Sprintf("  %d rows", rows.Load()) }),
 				decor.Name("  ETA "),

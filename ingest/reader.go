@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"sync"
 	"sync/atomic"
 )
 
@@ -50,6 +51,7 @@ type countWriter struct {
 	total *atomic.Int64
 }
 
+// Write counts p.
 func (c *countWriter) Write(p []byte) (int, error) {
 	c.n += int64(len(p))
 	if c.total != nil {
@@ -95,7 +97,7 @@ func (r *lineReader) next() (*chunk, error) {
 	for size < 2*len(r.carry) {
 		size *= 2
 	}
-	buf := make([]byte, size)
+	buf := getBytes(size)
 	n := copy(buf, r.carry)
 	for {
 		m, err := io.ReadFull(r.rc, buf[n:])
@@ -136,4 +138,35 @@ func (r *lineReader) next() (*chunk, error) {
 		r.line += int64(bytes.Count(data, []byte{'\n'}))
 		return c, nil
 	}
+}
+
+// Buffers are recycled: raw chunk bytes after parsing, parsed feature
+// blocks after they are copied into a row group. This keeps the garbage
+// collector out of the hot path.
+var bytesPool, floatsPool sync.Pool
+
+// getBytes returns a buffer of length n (contents undefined).
+func getBytes(n int) []byte {
+	if b, ok := bytesPool.Get().(*[]byte); ok && cap(*b) >= n {
+		return (*b)[:n]
+	}
+	return make([]byte, n)
+}
+
+// putBytes recycles a buffer from getBytes.
+func putBytes(b []byte) {
+	bytesPool.Put(&b)
+}
+
+// getFloats returns a slice of length n (contents undefined).
+func getFloats(n int) []float64 {
+	if f, ok := floatsPool.Get().(*[]float64); ok && cap(*f) >= n {
+		return (*f)[:n]
+	}
+	return make([]float64, n)
+}
+
+// putFloats recycles a slice from getFloats.
+func putFloats(f []float64) {
+	floatsPool.Put(&f)
 }

@@ -96,6 +96,9 @@ type arrowWriter struct {
 	mem    memory.Allocator
 }
 
+// documentsCodec compresses the pages of documents.parquet.
+var documentsCodec = compress.Codecs.Snappy
+
 // writerProperties are the Parquet settings of documents.parquet: Snappy
 // pages; plain encoding for the numeric columns (dictionary encoding of
 // float64 features cost ~40% more CPU and slowed Load 2x for a 5% smaller
@@ -104,7 +107,7 @@ type arrowWriter struct {
 // the bytes depend on the data only.
 func writerProperties(rowGroupRows int, stringCols []string) *parquet.WriterProperties {
 	opts := []parquet.WriterProperty{
-		parquet.WithCompression(compress.Codecs.Snappy),
+		parquet.WithCompression(documentsCodec),
 		parquet.WithDictionaryDefault(false),
 		parquet.WithMaxRowGroupLength(int64(rowGroupRows)),
 		parquet.WithCreatedBy(writerName),

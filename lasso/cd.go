@@ -183,6 +183,23 @@ func (g *gram) alphaMax(positive bool) float64 {
 	return m / g.n
 }
 
+// alphaMin is the smallest per-feature entry point min_j |X_j^T y| / n over
+// features with X_j^T y != 0 (positive: X_j^T y > 0), or 0 if none: for
+// uncorrelated features, feature j becomes active below |X_j^T y| / n.
+func (g *gram) alphaMin(positive bool) float64 {
+	m := math.Inf(1)
+	for j, v := range g.q {
+		if g.Q[j*g.d+j] == 0 || v == 0 || (positive && v < 0) {
+			continue
+		}
+		m = math.Min(m, math.Abs(v))
+	}
+	if math.IsInf(m, 1) {
+		return 0
+	}
+	return m / g.n
+}
+
 func fsign(x float64) float64 {
 	switch {
 	case x > 0:

@@ -248,7 +248,10 @@ func FitDataset(ctx context.Context, dir string, o FitOptions) (*Theta, error) {
 	if cv := o.Lasso.CV; cv != nil {
 		t.Settings.CV = &CVSettings{Folds: res.Folds, Alphas: cv.Alphas}
 		if len(cv.Alphas) == 0 {
-			t.Settings.CV.NAlphas, t.Settings.CV.Eps = len(res.CV), cv.Eps
+			t.Settings.CV.NAlphas, t.Settings.CV.Eps = cv.NAlphas, cv.Eps
+			if t.Settings.CV.NAlphas == 0 {
+				t.Settings.CV.NAlphas = DefaultAlphas
+			}
 			if t.Settings.CV.Eps == 0 {
 				t.Settings.CV.Eps = DefaultEps
 			}

@@ -59,9 +59,13 @@ type CVOptions struct {
 	// scikit-learn's GroupKFold: largest query first, each to the fold
 	// with the fewest rows so far (ties: file order, lowest fold).
 	Folds int
-	// Alphas is an explicit grid; when empty a log grid of NAlphas values
-	// from alpha_max (the smallest alpha giving w = 0) down to
-	// Eps * alpha_max is used, as scikit-learn's LassoCV does.
+	// Alphas is an explicit grid. When empty, a log grid of NAlphas
+	// values from alpha_max = max_j |X_j^T y| / n (the smallest alpha
+	// giving w = 0) down to Eps * min_j |X_j^T y| / n is used: like
+	// scikit-learn's LassoCV (which stops at Eps * alpha_max), but reaching
+	// the entry point of every feature even when raw features span many
+	// orders of magnitude (it equals LassoCV's grid when all features enter
+	// at the same penalty).
 	Alphas  []float64
 	NAlphas int     // default 10
 	Eps     float64 // default 1e-3
@@ -251,12 +255,43 @@ func LogGrid(hi, lo float64, n int) []float64 {
 	return a
 }
 
+// cvTieRel is the relative difference of mean CV errors below which two
+// alphas count as equally good (the larger one is then chosen): it keeps
+// rounding-level differences from driving the choice towards zero penalty.
+const cvTieRel = 1e-6
+
+// chooseAlpha returns the index of the largest alpha (curve is ordered by
+// decreasing alpha) whose mean CV error is within cvTieRel of the minimum.
+func chooseAlpha(curve []CVPoint) int {
+	minMSE := math.Inf(1)
+	for _, p := range curve {
+		minMSE = math.Min(minMSE, p.MSE)
+	}
+	for i, p := range curve {
+		if p.MSE <= minMSE*(1+cvTieRel) {
+			return i
+		}
+	}
+	return len(curve) - 1
+}
+
+// maxGridExtensions bounds how many times the default CV grid is extended
+// below its smallest alpha (see CrossValidate).
+const maxGridExtensions = 4
+
 // CrossValidate chooses alpha by K-fold cross-validation over folds given
 // as per-fold moments (see ComputeMoments with GroupFolds), then fits the
 // union of all folds with the chosen alpha. For each fold, the path of
 // alphas (largest first) is solved with warm starts on the other folds'
 // statistics and scored by held-out mean squared error; the chosen alpha
-// minimises the mean over folds (ties: the larger alpha). Folds are solved in
+// minimises the mean over folds; alphas within a relative 1e-6 of the
+// minimum count as ties and the largest of them is chosen.
+//
+// With the default grid, when the minimum falls on the smallest alpha the
+// grid is extended downwards with the same log step, NAlphas values at a
+// time (at most 4 times): raw learning-to-rank features span many orders of
+// magnitude, and a fixed three-decade grid can end far above the useful
+// penalties. Explicit Alphas are used as given. Folds are solved in
 // parallel; the result does not depend on scheduling.
 func CrossValidate(ctx context.Context, folds []*Moments, o Options) (*Result, error) {
 	if o.CV == nil {
@@ -274,21 +309,26 @@ func CrossValidate(ctx context.Context, folds []*Moments, o Options) (*Result, e
 		return nil, errors.New("lasso: no rows")
 	}
 	alphas := slices.Clone(cv.Alphas)
-	if len(alphas) == 0 {
+	explicit := len(alphas) > 0
+	var step float64 // log10 step of the default grid
+	if !explicit {
 		if cv.NAlphas == 0 {
 			cv.NAlphas = DefaultAlphas
 		}
 		if cv.Eps == 0 {
 			cv.Eps = DefaultEps
 		}
-		if cv.NAlphas < 1 || cv.Eps <= 0 || cv.Eps >= 1 {
-			return nil, fmt.Errorf("lasso: bad CV grid (%d alphas, eps %g)", cv.NAlphas, cv.Eps)
+		if cv.NAlphas < 2 || cv.Eps <= 0 || cv.Eps >= 1 {
+			return nil, fmt.Errorf("lasso: bad CV grid (%d alphas, eps %g): need at least 2 alphas and 0 < eps < 1", cv.NAlphas, cv.Eps)
 		}
-		amax := newGram(all, o.FitIntercept).alphaMax(o.Positive)
+		g := newGram(all, o.FitIntercept)
+		amax := g.alphaMax(o.Positive)
 		if amax == 0 {
 			return nil, fmt.Errorf("%w: X^T y = 0, no alpha gives a non-zero fit", ErrDegenerate)
 		}
-		alphas = LogGrid(amax, amax*cv.Eps, cv.NAlphas)
+		lo := g.alphaMin(o.Positive) * cv.Eps
+		alphas = LogGrid(amax, lo, cv.NAlphas)
+		step = math.Log10(amax/lo) / float64(cv.NAlphas-1)
 	}
 	for _, a := range alphas {
 		if a <= 0 || math.IsNaN(a) || math.IsInf(a, 0) {
@@ -297,58 +337,79 @@ func CrossValidate(ctx context.Context, folds []*Moments, o Options) (*Result, e
 	}
 	sort.Sort(sort.Reverse(sort.Float64Slice(alphas)))
 	k := len(folds)
-	mse := make([][]float64, k) // [fold][alpha]
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for f := 0; f < k; f++ {
-		wg.Add(1)
-		go func(f int) {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			train := MergeAll(folds, f)
-			g := newGram(train, o.FitIntercept)
-			mse[f] = make([]float64, len(alphas))
-			var w []float64
-			for ai, a := range alphas {
-				if ctx.Err() != nil {
-					return
-				}
-				res := g.solve(a, o.Positive, o.Tol, o.MaxIter, w)
-				w = res.w
-				var b float64
-				if o.FitIntercept {
-					b = train.Mean[g.d]
-					for j, v := range w {
-						b -= train.Mean[j] * v
+	// Per-fold state, kept across grid extensions for warm starts.
+	type foldState struct {
+		train *Moments
+		g     *gram
+		w     []float64
+		mse   []float64
+	}
+	states := make([]*foldState, k)
+	for f := range states {
+		train := MergeAll(folds, f)
+		states[f] = &foldState{train: train, g: newGram(train, o.FitIntercept)}
+	}
+	solvePath := func(path []float64) {
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+		for f := 0; f < k; f++ {
+			wg.Add(1)
+			go func(f int) {
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				st := states[f]
+				for _, a := range path {
+					if ctx.Err() != nil {
+						return
 					}
+					res := st.g.solve(a, o.Positive, o.Tol, o.MaxIter, st.w)
+					st.w = res.w
+					var b float64
+					if o.FitIntercept {
+						b = st.train.Mean[st.g.d]
+						for j, v := range st.w {
+							b -= st.train.Mean[j] * v
+						}
+					}
+					st.mse = append(st.mse, heldOutMSE(folds[f], st.w, b))
 				}
-				mse[f][ai] = heldOutMSE(folds[f], w, b)
-			}
-		}(f)
+			}(f)
+		}
+		wg.Wait()
 	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("lasso: cross-validation: %w", err)
-	}
-	curve := make([]CVPoint, len(alphas))
+	var curve []CVPoint
 	best := 0
-	for ai, a := range alphas {
-		pt := CVPoint{Alpha: a, FoldMSE: make([]float64, k)}
-		for f := 0; f < k; f++ {
-			pt.FoldMSE[f] = mse[f][ai]
-			pt.MSE += mse[f][ai]
+	path := alphas
+	for ext := 0; ; ext++ {
+		solvePath(path)
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("lasso: cross-validation: %w", err)
 		}
-		pt.MSE /= float64(k)
-		var ss float64
-		for f := 0; f < k; f++ {
-			ss += (mse[f][ai] - pt.MSE) * (mse[f][ai] - pt.MSE)
+		for ai := len(curve); ai < len(alphas); ai++ {
+			pt := CVPoint{Alpha: alphas[ai], FoldMSE: make([]float64, k)}
+			for f := 0; f < k; f++ {
+				pt.FoldMSE[f] = states[f].mse[ai]
+				pt.MSE += states[f].mse[ai]
+			}
+			pt.MSE /= float64(k)
+			var ss float64
+			for f := 0; f < k; f++ {
+				ss += (states[f].mse[ai] - pt.MSE) * (states[f].mse[ai] - pt.MSE)
+			}
+			pt.SE = math.Sqrt(ss/float64(k-1)) / math.Sqrt(float64(k))
+			curve = append(curve, pt)
 		}
-		pt.SE = math.Sqrt(ss/float64(k-1)) / math.Sqrt(float64(k))
-		curve[ai] = pt
-		if pt.MSE < curve[best].MSE {
-			best = ai
+		best = chooseAlpha(curve)
+		if explicit || best != len(alphas)-1 || ext == maxGridExtensions {
+			break
 		}
+		last := alphas[len(alphas)-1]
+		path = make([]float64, cv.NAlphas)
+		for i := range path {
+			path[i] = last * math.Pow(10, -step*float64(i+1))
+		}
+		alphas = append(alphas, path...)
 	}
 	fo := o
 	fo.CV = nil

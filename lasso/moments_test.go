@@ -214,3 +214,64 @@ func TestOptionErrors(t *testing.T) {
 		t.Error("CV with one fold accepted")
 	}
 }
+
+// TestCVGridExtension: when the minimum of the default grid is its smallest
+// alpha, the grid continues downwards with the same log step until the
+// minimum is interior; explicit grids are never extended.
+func TestCVGridExtension(t *testing.T) {
+	m := randomMatrix(7, 200, 4)
+	sizes := make([]int, m.Len())
+	for q := range sizes {
+		sizes[q] = m.Rows(q)
+	}
+	fold, _ := GroupFolds(sizes, 3)
+	ms, err := ComputeMoments(context.Background(), m, fold, 3, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := CrossValidate(context.Background(), ms, Options{CV: &CVOptions{NAlphas: 2, Eps: 0.5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.CV) <= 2 || len(r.CV)%2 != 0 || len(r.CV) > 2*(1+maxGridExtensions) {
+		t.Fatalf("curve has %d points", len(r.CV))
+	}
+	ratio0 := r.CV[1].Alpha / r.CV[0].Alpha
+	for i := 1; i < len(r.CV); i++ {
+		if ratio := r.CV[i].Alpha / r.CV[i-1].Alpha; math.Abs(ratio-ratio0) > 1e-9 || ratio >= 1 {
+			t.Errorf("alpha step %d: ratio %v, want %v", i, ratio, ratio0)
+		}
+	}
+	if r.Alpha == r.CV[len(r.CV)-1].Alpha && len(r.CV) < 2*(1+maxGridExtensions) {
+		t.Errorf("stopped extending with the minimum at the edge (alpha %v)", r.Alpha)
+	}
+	ex, err := CrossValidate(context.Background(), ms, Options{CV: &CVOptions{Alphas: []float64{r.CV[0].Alpha, r.CV[1].Alpha}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ex.CV) != 2 {
+		t.Errorf("explicit grid extended to %d points", len(ex.CV))
+	}
+}
+
+func TestChooseAlpha(t *testing.T) {
+	tests := []struct {
+		mse  []float64
+		want int
+	}{
+		{[]float64{3, 2, 1, 2}, 2},
+		{[]float64{3, 1, 1, 1}, 1},               // exact ties: largest alpha
+		{[]float64{3, 1 + 1e-7, 1, 1 - 1e-9}, 1}, // rounding-level differences are ties
+		{[]float64{3, 1 + 1e-5, 1}, 2},           // a real improvement is not
+		{[]float64{5, 4, 3}, 2},
+	}
+	for _, tc := range tests {
+		curve := make([]CVPoint, len(tc.mse))
+		for i, m := range tc.mse {
+			curve[i] = CVPoint{Alpha: float64(len(tc.mse) - i), MSE: m}
+		}
+		if got := chooseAlpha(curve); got != tc.want {
+			t.Errorf("chooseAlpha(%v) = %d, want %d", tc.mse, got, tc.want)
+		}
+	}
+}

@@ -107,7 +107,7 @@ func Collect(dir string) (*CollectSummary, error) {
 		for i, f := range s.Invalid {
 			msgs[i] = f.Err.Error()
 		}
-		return nil, fmt.Errorf("collect %s: %d invalid run file(s) (rerun the sweep to redo them): %s",
+		return nil, fmt.Errorf("collect %s: %d invalid run file(s) (rerun the sweep that made them: it moves them aside and redoes them): %s",
 			dir, len(s.Invalid), strings.Join(msgs, "; "))
 	}
 	recs, curves := Tables(s.Runs)

@@ -144,6 +144,7 @@ type KeyError struct {
 	Msg  string
 }
 
+// Error renders "FILE: KEY: message" (or "KEY: message" without a file).
 func (e *KeyError) Error() string {
 	if e.File == "" {
 		return fmt.Sprintf("%s: %s", e.Key, e.Msg)

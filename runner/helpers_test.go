@@ -75,6 +75,7 @@ type fakeSim struct {
 	failSeed  uint64 // returns an error for this run seed (0: none)
 	panicSeed uint64 // panics for this run seed
 	nanSeed   uint64 // returns a NaN regret for this run seed
+	blockSeed uint64 // blocks until the context is cancelled for this run seed
 	delay     time.Duration
 }
 
@@ -87,6 +88,9 @@ func (f fakeSim) run(ctx context.Context, s federate.Spec) (*federate.Result, er
 		}
 	}
 	switch s.Seed {
+	case f.blockSeed:
+		<-ctx.Done()
+		return nil, fmt.Errorf("fake: cancelled: %w", ctx.Err())
 	case f.failSeed:
 		return nil, fmt.Errorf("fake failure for seed %d", s.Seed)
 	case f.panicSeed:

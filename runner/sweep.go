@@ -34,6 +34,9 @@ const (
 	ConfigsDir = "configs"
 	// ManifestFile indexes the runs of DIR (done and failed, with errors).
 	ManifestFile = "manifest.json"
+	// RejectedDir (inside DIR/runs) receives per-run files that failed
+	// validation (truncated, corrupted), kept for inspection and never read.
+	RejectedDir = "rejected"
 )
 
 // ErrRunsFailed is returned (wrapped) by Execute when a run failed; the
@@ -96,8 +99,9 @@ type Report struct {
 	Executed int // runs finished by this execution (done or failed)
 	Done     int // of which done
 	Failed   []FailedRun
-	// Redone lists per-run files that were invalid (truncated, corrupted)
-	// and whose runs were executed again.
+	// Redone lists per-run files that were invalid (truncated, corrupted):
+	// they were moved to DIR/runs/rejected/ and their runs, when part of
+	// the plan, executed again.
 	Redone []outputs.InvalidFile
 	// Collected is the result of the final collect (nil if skipped).
 	Collected *outputs.CollectSummary
@@ -156,8 +160,18 @@ func (s *Sweep) Execute(ctx context.Context) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{Runs: len(s.Plan.Runs), Redone: scan.Invalid}
-	for _, f := range scan.Invalid {
-		log.Warn("invalid run file: the run will be redone", "file", f.Path, "err", f.Err)
+	if len(scan.Invalid) > 0 {
+		rej := filepath.Join(s.Out, outputs.RunsDir, RejectedDir)
+		if err := os.MkdirAll(rej, 0o755); err != nil {
+			return nil, fmt.Errorf("sweep: %w", err)
+		}
+		for _, f := range scan.Invalid {
+			dst := filepath.Join(rej, filepath.Base(f.Path))
+			log.Warn("invalid run file moved aside; its run is redone if it belongs to this sweep", "file", f.Path, "to", dst, "err", f.Err)
+			if err := os.Rename(f.Path, dst); err != nil {
+				return nil, fmt.Errorf("sweep: move invalid run file aside: %w", err)
+			}
+		}
 	}
 	entries := map[string]manifestEntry{}
 	for _, f := range scan.Runs {

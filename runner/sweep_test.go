@@ -80,9 +80,13 @@ func TestResumeAfterCrash(t *testing.T) {
 			t.Errorf("crash at %d: redone %d, skipped %d, executed %d", crashAt, len(rep.Redone), rep.Skipped, rep.Executed)
 		}
 		got := dirHashes(t, dir)
+		rejected := filepath.Join(outputs.RunsDir, RejectedDir, filepath.Base(files[0]))
+		if _, ok := got[rejected]; !ok {
+			t.Errorf("crash at %d: truncated file not moved to %s", crashAt, rejected)
+		}
 		for k := range got {
-			if strings.HasSuffix(k, outputs.TempSuffix) {
-				delete(got, k) // stray temp file is left alone, never read
+			if strings.HasSuffix(k, outputs.TempSuffix) || k == rejected {
+				delete(got, k) // debris: never read
 			}
 		}
 		if d := diffHashes(want, got); d != "" {
@@ -179,7 +183,10 @@ func TestInterrupt(t *testing.T) {
 
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Sweep{Plan: plan, Out: dir, Workers: 2, Simulate: fakeSim{delay: 20 * time.Millisecond}.run, Log: quietLog(),
+	// Runs with seed 3 block until cancelled: they are in flight at the
+	// interrupt and must leave no trace. 5 workers > 4 such runs: one
+	// worker is always free to reach the third publish.
+	s := &Sweep{Plan: plan, Out: dir, Workers: 5, Simulate: fakeSim{blockSeed: 3}.run, Log: quietLog(),
 		AfterPublish: func(n int, _ string) error {
 			if n == 3 {
 				cancel()
@@ -192,6 +199,11 @@ func TestInterrupt(t *testing.T) {
 	}
 	if rep.Executed < 3 || rep.Executed >= tinyRuns || len(rep.Failed) != 0 {
 		t.Fatalf("executed %d failed %d", rep.Executed, len(rep.Failed))
+	}
+	for _, r := range plan.Runs {
+		if _, err := os.Stat(outputs.RunPath(dir, r.ID)); r.Spec.Seed == 3 && err == nil {
+			t.Fatalf("interrupted run %s was recorded", r.ID)
+		}
 	}
 	if _, err := sweepInto(t, plan, dir, 2, fakeSim{}, nil); err != nil {
 		t.Fatal(err)

@@ -26,9 +26,9 @@ type FitCmd struct {
 	Alpha   float64   `xor:"alpha" placeholder:"A" help:"Lasso penalty alpha of (1/(2n))||y - Xw||^2 + alpha ||w||_1 (the reference used 1.0 on MSLR)."`
 	CV      bool      `xor:"alpha" help:"Choose alpha by K-fold cross-validation grouped by query."`
 	Folds   int       `default:"5" placeholder:"K" help:"CV folds (default ${default})."`
-	Alphas  []float64 `sep:"," placeholder:"A" help:"CV grid (default: --n-alphas values log-spaced from alpha_max down to --eps * alpha_max)."`
+	Alphas  []float64 `sep:"," placeholder:"A" help:"Explicit CV grid, used as given (default: --n-alphas values log-spaced from alpha_max down to --eps times the smallest per-feature entry point min_j |X_j^T y|/n, extended downwards while the best alpha is the smallest)."`
 	NAlphas int       `default:"10" placeholder:"N" help:"Size of the default CV grid (default ${default})."`
-	Eps     float64   `default:"1e-3" placeholder:"E" help:"Smallest alpha of the default CV grid relative to alpha_max (default ${default})."`
+	Eps     float64   `default:"1e-3" placeholder:"E" help:"Bottom of the default CV grid relative to min_j |X_j^T y|/n (default ${default})."`
 
 	Intercept    float64 `default:"0.01" placeholder:"V" help:"Value of the constant intercept feature 0 of every document (default ${default})."`
 	NoIntercept  bool    `help:"No constant intercept feature (artifact name gets -i0)."`

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"syscall"
 
 	"github.com/fedbandit/fedbandit/ingest"
 )
@@ -16,12 +17,12 @@ import (
 // IngestCmd is `prep ingest`: LETOR / MSLR-WEB text to a validated dataset
 // directory (documents.parquet + manifest.json).
 type IngestCmd struct {
-	Inputs []string `arg:"" name:"INPUT" type:"existingfile|existingdir" help:"Files (plain or .gz), an MSLR-WEB directory (Fold1..5/{train,vali,test}.txt), a LETOR 4.0 directory (S1..S5.txt, Fold*/), or the original MSLR-WEB10K.zip / MSLR-WEB30K.zip (read in place). Read in the order given."`
+	Inputs []string `arg:"" name:"INPUT" help:"Files (plain or .gz), an MSLR-WEB directory (Fold1..5/{train,vali,test}.txt), a LETOR 4.0 directory (S1..S5.txt, Fold*/), or the original MSLR-WEB10K.zip / MSLR-WEB30K.zip (read in place). Read in the order given."`
 	Out    string   `required:"" short:"o" placeholder:"DATASET_DIR" help:"Dataset directory to create. It appears complete or not at all."`
 	Force  bool     `help:"Replace an existing DATASET_DIR (only once the new one is complete)."`
 
 	Fold  string   `placeholder:"FoldN" help:"Fold of a directory or zip layout (Fold1..Fold5). Default: Fold1 for MSLR-WEB; the partitions S1..S5 for LETOR 4.0."`
-	Parts []string `sep:"," placeholder:"PART,..." help:"Files of the layout: train,vali,test (of --fold; default all three), or S1..S5 for LETOR 4.0 without --fold (default all five). The defaults read every query exactly once."`
+	Parts []string `sep:"," placeholder:"PART" help:"Files of the layout: train,vali,test (of --fold; default all three), or S1..S5 for LETOR 4.0 without --fold (default all five). The defaults read every query exactly once."`
 
 	LabelMax int  `placeholder:"N" help:"Largest allowed label. Default: 4 for MSLR-WEB (136 features), 2 for LETOR 4.0 (46 features), 4 otherwise."`
 	Features int  `placeholder:"N" help:"Number of feature columns f1..fN. Default: the largest index on the first data line; larger indices later are errors."`
@@ -55,7 +56,7 @@ See datasets.md for the datasets, the Parquet schema and the manifest fields.`
 
 // Run executes `prep ingest`.
 func (c *IngestCmd) Run() error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	opts := ingest.Options{
 		Inputs:   c.Inputs,
@@ -67,10 +68,13 @@ func (c *IngestCmd) Run() error {
 		LabelMax: c.LabelMax,
 		Features: c.Features,
 		Workers:  c.Workers,
-		Log:      slog.Default(),
 	}
+	// A bar on a terminal; plain log lines (progress every few seconds and
+	// a summary) otherwise, e.g. in CI or when stderr goes to a file.
 	if isTerminal(os.Stderr) {
 		opts.Progress = os.Stderr
+	} else {
+		opts.Log = slog.Default()
 	}
 	m, err := ingest.Run(ctx, opts)
 	if err != nil {
@@ -97,6 +101,7 @@ type SynthCmd struct {
 	Queries  int     `default:"10000" help:"Number of queries (MSLR-WEB10K: 10,000)."`
 	MeanDocs float64 `default:"120" help:"Target mean documents per query."`
 	MaxDocs  int     `default:"908" help:"Largest documents per query (one query has exactly this many, one exactly 1)."`
+	FirstQID int64   `name:"first-qid" default:"1" help:"qid of the first query (use distinct ranges to build train/vali/test files)."`
 	Force    bool    `help:"Overwrite an existing output file."`
 }
 
@@ -114,7 +119,7 @@ Example:
 
 // Run executes `prep synth`.
 func (c *SynthCmd) Run() error {
-	opts := ingest.SynthOptions{Seed: c.Seed, Queries: c.Queries, MeanDocs: c.MeanDocs, MaxDocs: c.MaxDocs}
+	opts := ingest.SynthOptions{Seed: c.Seed, Queries: c.Queries, MeanDocs: c.MeanDocs, MaxDocs: c.MaxDocs, FirstQID: c.FirstQID}
 	if c.Out == "" {
 		return ingest.Synth(os.Stdout, opts)
 	}

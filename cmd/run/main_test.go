@@ -75,16 +75,31 @@ func TestQuickstart(t *testing.T) {
 	if !bytes.Equal(curves, again) {
 		t.Error("curves.arrow changed on the second run")
 	}
-	// The saved sweep file is runnable as is.
-	var c cli
-	k := kong.Must(&c, kong.Name("run"))
-	kctx, err := k.Parse([]string{"plan", filepath.Join(out, "sweep.toml"), "--out", out})
-	if err != nil {
-		t.Fatal(err)
+	// The saved sweep file is runnable as is, and the other commands work
+	// on the outputs.
+	for _, args := range [][]string{
+		{"plan", filepath.Join(out, "sweep.toml"), "--out", out, "--list"},
+		{"sweep", filepath.Join(out, "sweep.toml"), "--out", out, "--no-plot"},
+		{"collect", out},
+		{"plot", out, "--metric", "realised", "--log-x", "--log-y"},
+	} {
+		var c cli
+		k := kong.Must(&c, kong.Name("run"))
+		kctx, err := k.Parse(args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kctx.BindTo(context.Background(), (*context.Context)(nil))
+		if err := kctx.Run(); err != nil {
+			t.Fatalf("run %v: %v", args, err)
+		}
 	}
-	kctx.BindTo(context.Background(), (*context.Context)(nil))
-	if err := kctx.Run(); err != nil {
-		t.Fatal(err)
+	if _, err := os.Stat(filepath.Join(out, "regret-realised.png")); err != nil {
+		t.Error(err)
+	}
+	again, _ = os.ReadFile(filepath.Join(out, outputs.CurvesFile))
+	if !bytes.Equal(curves, again) {
+		t.Error("curves.arrow changed after sweep and collect")
 	}
 }
 

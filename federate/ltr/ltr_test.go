@@ -19,9 +19,19 @@ import (
 
 var (
 	mqOnce sync.Once
+	mqRoot string
 	mqDir  string
 	mqErr  error
 )
+
+// TestMain removes the shared ingested MQ2008 copy after the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if mqRoot != "" {
+		os.RemoveAll(mqRoot)
+	}
+	os.Exit(code)
+}
 
 // mq2008Dataset ingests the embedded MQ2008 set once per test binary and
 // returns a fresh copy of the dataset directory for the caller.
@@ -33,6 +43,7 @@ func mq2008Dataset(t *testing.T) string {
 			mqErr = err
 			return
 		}
+		mqRoot = root
 		paths, err := mq2008.Extract(filepath.Join(root, "src"))
 		if err != nil {
 			mqErr = err

@@ -56,8 +56,6 @@ def write_mslr_synth(path, seed=20261123, queries=60):
     for q in range(1, queries + 1):
         n = int(rng.integers(1, 61))
         rel = rng.normal(size=n)
-        for _ in range(n):
-            pass
         for j in range(n):
             r = rel[j]
             f = np.empty(136)

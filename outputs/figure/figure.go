@@ -268,21 +268,27 @@ func Draw(series []Series, o Options) (*plot.Plot, error) {
 		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
 	p.Add(plotter.NewGrid())
-	if !o.LogY {
-		// Head room above the curves for the legend.
-		top := math.Inf(-1)
-		for _, s := range series {
-			for k := range s.Mean {
-				top = math.Max(top, s.Mean[k]+s.SE[k])
+	// Head room above the curves for the legend: a fraction f of the
+	// y axis (about one legend line per series).
+	top, bottom := math.Inf(-1), math.Inf(1)
+	for _, s := range series {
+		for k := range s.Mean {
+			top = math.Max(top, s.Mean[k]+s.SE[k])
+			if lo := s.Mean[k] - s.SE[k]; lo > 0 {
+				bottom = math.Min(bottom, lo)
 			}
 		}
-		if !o.LogX {
-			p.X.Min = 0
-		}
-		if top > 0 && !math.IsInf(top, 0) {
-			p.Y.Min = 0
-			p.Y.Max = top * (1 + 0.07*float64(len(series)))
-		}
+	}
+	f := math.Min(0.5, 0.06*float64(len(series)))
+	switch {
+	case o.LogY && top > 0 && bottom < top:
+		p.Y.Max = top * math.Pow(top/bottom, f/(1-f))
+	case !o.LogY && top > 0 && !math.IsInf(top, 0):
+		p.Y.Min = 0
+		p.Y.Max = top / (1 - f)
+	}
+	if !o.LogX {
+		p.X.Min = 0
 	}
 	p.Legend.Top = true
 	p.Legend.Left = false
