@@ -15,6 +15,7 @@ import (
 
 	"github.com/fedbandit/fedbandit/features"
 	"github.com/fedbandit/fedbandit/ingest"
+	"github.com/fedbandit/fedbandit/internal/atomicfile"
 )
 
 // Reward models of a learning-to-rank instance.
@@ -276,7 +277,7 @@ func FitDataset(ctx context.Context, dir string, o FitOptions) (*Theta, error) {
 		return nil, fmt.Errorf("lasso: encode theta: %w", err)
 	}
 	path := ThetaPath(dir, set.ID(), o.Model)
-	if err := writeAtomic(path, append(b, '\n')); err != nil {
+	if err := atomicfile.WriteFile(path, append(b, '\n')); err != nil {
 		return nil, fmt.Errorf("lasso: %w", err)
 	}
 	log.Info("wrote theta", "path", path)
@@ -310,35 +311,4 @@ func FitSource(ctx context.Context, src Source, o Options, workers int) (*Result
 		return nil, err
 	}
 	return CrossValidate(ctx, ms, o)
-}
-
-// writeAtomic writes b to path via a temporary file in the same directory
-// and a rename, creating the directory if needed.
-func writeAtomic(path string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }

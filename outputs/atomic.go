@@ -1,71 +1,19 @@
 package outputs
 
 import (
-	"errors"
-	"fmt"
 	"io"
-	"os"
-	"path/filepath"
+
+	"github.com/fedbandit/fedbandit/internal/atomicfile"
 )
 
 // TempSuffix ends the name of every file being written. Readers never open
 // such files; a crash can leave them behind, and they are harmless.
-const TempSuffix = ".tmp"
+const TempSuffix = atomicfile.TempSuffix
 
 // WriteFileAtomic publishes a file so that readers see either the previous
-// content or the complete new content, never a partial file, even after a
-// crash or SIGKILL: write creates a temp file in the same directory
-// ("<name>.<random>.tmp"), the data is written by write and fsynced, the
-// temp file is renamed over path and the directory is fsynced so that the
-// rename is durable. On error the temp file is removed.
-func WriteFileAtomic(path string, write func(w io.Writer) error) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, base+".*"+TempSuffix)
-	if err != nil {
-		return fmt.Errorf("publish %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err = write(f); err != nil {
-		return fmt.Errorf("publish %s: write: %w", path, err)
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return fmt.Errorf("publish %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("publish %s: fsync: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("publish %s: close: %w", path, err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("publish %s: rename: %w", path, err)
-	}
-	return syncDir(dir)
-}
-
-// syncDir fsyncs a directory so that a rename inside it is durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("fsync dir %s: %w", dir, err)
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	// Some file systems do not support fsync on directories; the rename
-	// itself has happened, so that is not an error worth failing a sweep.
-	if err != nil && !errors.Is(err, os.ErrInvalid) {
-		return fmt.Errorf("fsync dir %s: %w", dir, err)
-	}
-	return nil
+// content or the complete new content, never a partial file: see
+// atomicfile.Write (temp file in the same directory, fsync, rename, fsync of
+// the directory; the temp file is removed on error).
+func WriteFileAtomic(path string, write func(w io.Writer) error) error {
+	return atomicfile.Write(path, write)
 }

@@ -6,70 +6,25 @@ import (
 	"log/slog"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/fedbandit/fedbandit/datasets/mq2008"
 	"github.com/fedbandit/fedbandit/federate/partition"
 	"github.com/fedbandit/fedbandit/ingest"
+	"github.com/fedbandit/fedbandit/internal/fixture"
 	"github.com/fedbandit/fedbandit/lasso"
-)
-
-var (
-	mqOnce sync.Once
-	mqRoot string
-	mqDir  string
-	mqErr  error
 )
 
 // TestMain removes the shared ingested MQ2008 copy after the tests.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if mqRoot != "" {
-		os.RemoveAll(mqRoot)
-	}
+	fixture.Cleanup()
 	os.Exit(code)
 }
 
-// mq2008Dataset ingests the embedded MQ2008 set once per test binary and
-// returns a fresh copy of the dataset directory for the caller.
-func mq2008Dataset(t *testing.T) string {
-	t.Helper()
-	mqOnce.Do(func() {
-		root, err := os.MkdirTemp("", "ltr-mq2008-")
-		if err != nil {
-			mqErr = err
-			return
-		}
-		mqRoot = root
-		paths, err := mq2008.Extract(filepath.Join(root, "src"))
-		if err != nil {
-			mqErr = err
-			return
-		}
-		mqDir = filepath.Join(root, "ds")
-		_, mqErr = ingest.Run(context.Background(), ingest.Options{Inputs: paths, Out: mqDir})
-	})
-	if mqErr != nil {
-		t.Fatal(mqErr)
-	}
-	dir := filepath.Join(t.TempDir(), "mq2008")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{ingest.ManifestFile, ingest.DocumentsFile} {
-		b, err := os.ReadFile(filepath.Join(mqDir, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
+// mq2008Dataset returns a fresh copy of the prepared MQ2008 dataset directory.
+func mq2008Dataset(t *testing.T) string { return fixture.MQ2008(t) }
 
 func fitAll(t *testing.T, dir, model string) *lasso.Theta {
 	t.Helper()

@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/fedbandit/fedbandit/ingest"
+	"github.com/fedbandit/fedbandit/internal/atomicfile"
 )
 
 // Artifact identification.
@@ -107,7 +108,7 @@ func WriteArtifact(datasetDir, datasetHash string, p *Partition) (string, error)
 		return "", fmt.Errorf("partition: encode: %w", err)
 	}
 	path := ArtifactPath(datasetDir, p.Strategy, p.Silos, p.Seed)
-	if err := writeAtomic(path, append(b, '\n')); err != nil {
+	if err := atomicfile.WriteFile(path, append(b, '\n')); err != nil {
 		return "", fmt.Errorf("partition: %w", err)
 	}
 	return path, nil
@@ -131,35 +132,4 @@ func ReadArtifact(path string) (*Artifact, error) {
 		return nil, fmt.Errorf("partition: %s: content hash %s does not match the recorded %s (file edited or corrupt; re-run prep partition)", path, h, a.Hash)
 	}
 	return &a, nil
-}
-
-// writeAtomic writes b to path via a temporary file in the same directory
-// and a rename, creating the directory if needed.
-func writeAtomic(path string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
