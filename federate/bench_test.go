@@ -143,10 +143,13 @@ func BenchmarkWidthKernel(b *testing.B) {
 		k, d := c[0], c[1]
 		b.Run(fmt.Sprintf("K=%d/d=%d", k, d), func(b *testing.B) {
 			x, _, p, theta := widthInputs(k, d)
+			set := &actionSet{panels: []panel{{x: make([]float64, panelLen(k, d)), n: k}}, n: k}
+			toPanel(set.panels[0].x, x, k, d)
+			scores := make([]float64, k+panelLanes)
 			var sink int
 			c0 := cpuSeconds()
 			for i := 0; i < b.N; i++ {
-				sink += argmaxUCB(x, d, theta, p, 1.5)
+				sink += argmaxUCB(set, d, theta, p, 1.5, scores)
 			}
 			madds := float64(k) * float64(d*(d+1)/2+d)
 			b.ReportMetric(madds*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gmadd/s")

@@ -101,3 +101,12 @@ func resultBits(r *Result) []uint64 {
 	f(r.Calibration.Lambda)
 	return b
 }
+
+// rowsOf returns the actions of s as a row-major n x d matrix.
+func rowsOf(s *actionSet, d int) []float64 {
+	x := make([]float64, s.n*d)
+	for a := 0; a < s.n; a++ {
+		s.row(x[a*d:(a+1)*d], a)
+	}
+	return x
+}

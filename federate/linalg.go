@@ -38,8 +38,10 @@ func unpackInto(v, w []float64, d int, lambda float64) {
 	}
 }
 
-// widthForm packs the full symmetric matrix a into p for quadForm: the
-// diagonal as is, each off-diagonal entry doubled.
+// widthForm packs the full symmetric matrix a into p for the UCB kernel
+// (ucbScores): the upper triangle row by row, the diagonal as is, each
+// off-diagonal entry doubled, so that x^T a x = sum_i x_i sum_{j>=i} p_ij x_j
+// in d(d+1)/2 multiply-adds.
 func widthForm(p, a []float64, d int) {
 	idx := 0
 	for i := 0; i < d; i++ {
@@ -50,54 +52,6 @@ func widthForm(p, a []float64, d int) {
 			idx++
 		}
 	}
-}
-
-// quadForm returns x^T A x for the symmetric A held in width form p:
-// d(d+1)/2 multiply-adds.
-func quadForm(p, x []float64) float64 {
-	d := len(x)
-	var w float64
-	idx := 0
-	for i := 0; i < d; i++ {
-		row := p[idx : idx+d-i]
-		xs := x[i:]
-		xs = xs[:len(row)]
-		var s float64
-		for j, v := range row {
-			s += v * xs[j]
-		}
-		w += x[i] * s
-		idx += d - i
-	}
-	return w
-}
-
-// quadForm4 returns x^T A x for four vectors at once (A in width form
-// p). Each result is bit-identical to quadForm's: the per-vector operation
-// order is the same; four independent accumulation chains just keep the
-// CPU's floating-point units busy.
-func quadForm4(p, x0, x1, x2, x3 []float64) (w0, w1, w2, w3 float64) {
-	d := len(x0)
-	x1, x2, x3 = x1[:d], x2[:d], x3[:d]
-	idx := 0
-	for i := 0; i < d; i++ {
-		row := p[idx : idx+d-i]
-		a0, a1, a2, a3 := x0[i:], x1[i:], x2[i:], x3[i:]
-		a0, a1, a2, a3 = a0[:len(row)], a1[:len(row)], a2[:len(row)], a3[:len(row)]
-		var s0, s1, s2, s3 float64
-		for j, v := range row {
-			s0 += v * a0[j]
-			s1 += v * a1[j]
-			s2 += v * a2[j]
-			s3 += v * a3[j]
-		}
-		w0 += x0[i] * s0
-		w1 += x1[i] * s1
-		w2 += x2[i] * s2
-		w3 += x3[i] * s3
-		idx += d - i
-	}
-	return w0, w1, w2, w3
 }
 
 // matVec writes a x into dst for the full d x d matrix a.

@@ -132,3 +132,60 @@ func (f *fastNormals) fill(z []float64) {
 		}
 	}
 }
+
+// contextSource fills one silo-round's random synthetic actions.
+type contextSource interface {
+	// fill writes nb blocks of random actions into the panel x (dimension
+	// d = len(theta)) and their mean rewards into mu[:4*nb]: for each
+	// action, z holds d-1 standard normals, u = z/||z|| (a uniform unit
+	// vector), the learner's view is (u, 1)/sqrt2 and the mean reward is
+	// (u, 1) . theta*.
+	fill(x, mu []float64, nb int, theta []float64)
+}
+
+// invSqrt2 is 1/sqrt2 rounded to float64: the learner's view of the last
+// (constant) coordinate, and the scale of the others.
+const invSqrt2 = 0.7071067811865476
+
+// normalContexts builds contexts from a normal source, block by block: a
+// block's (d-1)*4 normals are drawn coordinate-major (z[j*4+c] is
+// coordinate j of lane c), then each lane is normalised:
+//
+//	ss = sum_j z_j^2   (fused multiply-adds, j ascending from 0)
+//	u_j = z_j * (1/sqrt(ss)),  x_j = u_j * invSqrt2,  x_{d-1} = invSqrt2
+//	mu = (sum_j u_j theta_j) + theta_{d-1}   (fused multiply-adds)
+//
+// The padding lanes of the last block are drawn like the others, so the
+// stream's consumption depends only on the number of blocks.
+type normalContexts struct {
+	src normalSource
+	z   []float64
+}
+
+func (c *normalContexts) fill(x, mu []float64, nb int, theta []float64) {
+	const L = panelLanes
+	d := len(theta)
+	if len(c.z) != (d-1)*L {
+		c.z = make([]float64, (d-1)*L)
+	}
+	z := c.z
+	for b := 0; b < nb; b++ {
+		c.src.fill(z)
+		xb := x[b*L*d : (b+1)*L*d]
+		for l := 0; l < L; l++ {
+			var ss float64
+			for j := 0; j < d-1; j++ {
+				ss = math.FMA(z[j*L+l], z[j*L+l], ss)
+			}
+			inv := 1 / math.Sqrt(ss)
+			var m float64
+			for j := 0; j < d-1; j++ {
+				u := z[j*L+l] * inv
+				m = math.FMA(u, theta[j], m)
+				xb[j*L+l] = u * invSqrt2
+			}
+			xb[(d-1)*L+l] = invSqrt2
+			mu[b*L+l] = m + theta[d-1]
+		}
+	}
+}

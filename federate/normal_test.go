@@ -91,7 +91,8 @@ func TestSyntheticInstance(t *testing.T) {
 		}
 		var sum, cnt float64
 		for round := 0; round < 2000; round++ {
-			x, mu := in.next(round % 2)
+			set := in.next(round % 2)
+			x, mu := rowsOf(set, 6), set.mu
 			for a := 0; a < 50; a++ {
 				row := x[a*6 : (a+1)*6]
 				if nrm := math.Sqrt(dot(row, row)); math.Abs(nrm-1) > 1e-12 {

@@ -135,6 +135,7 @@ type sim struct {
 
 	// Scratch.
 	v, l, g, e, xa, tmp []float64
+	xrow, scores        []float64
 	gnodes, bnodes      [][]float64
 	order               []int
 
@@ -161,7 +162,7 @@ func newSim(s Spec, cal *accountant.Calibration, h hooks) (*sim, error) {
 		wsyn:  make([]float64, np), usyn: make([]float64, d),
 		asyn: make([]float64, d*d), psyn: make([]float64, np), thetSyn: make([]float64, d),
 		v: make([]float64, d*d), l: make([]float64, d*d), g: make([]float64, d), e: make([]float64, d),
-		xa: make([]float64, d), tmp: make([]float64, np),
+		xa: make([]float64, d), tmp: make([]float64, np), xrow: make([]float64, d),
 		lo: s.RewardLo, hi: s.RewardHi, clampY: !s.NoClip,
 		h: h,
 	}
@@ -242,13 +243,17 @@ func (sm *sim) round(t int) {
 func (sm *sim) play(i int) (pseudo, realised float64) {
 	si := &sm.silos[i]
 	d := sm.d
-	x, mu := sm.inst.next(i)
+	set := sm.inst.next(i)
+	mu := set.mu
 	p, theta := sm.psyn, sm.thetSyn
 	if !sm.lazy {
 		p, theta = si.p, si.theta
 	}
-	arm := argmaxUCB(x, d, theta, p, sm.beta)
-	best := argmaxFirst(mu)
+	if need := set.n + panelLanes*len(set.panels); len(sm.scores) < need {
+		sm.scores = make([]float64, need)
+	}
+	arm := argmaxUCB(set, d, theta, p, sm.beta, sm.scores)
+	best := argmaxFirst(mu[:set.n])
 	if sm.h.played != nil {
 		sm.h.played(sm.t, i, arm)
 	}
@@ -267,7 +272,8 @@ func (sm *sim) play(i int) (pseudo, realised float64) {
 	pseudo = mu[best] - mu[arm]
 	realised = mu[best] + eBest - y
 
-	sm.observe(i, x[arm*d:(arm+1)*d], y)
+	set.row(sm.xrow, arm)
+	sm.observe(i, sm.xrow, y)
 	si.pseudo += pseudo
 	si.realised += realised
 	return pseudo, realised
@@ -299,32 +305,6 @@ func (sm *sim) observe(i int, x []float64, y float64) {
 		widthForm(si.p, si.a, sm.d)
 		matVec(si.theta, si.a, si.b)
 	}
-}
-
-// argmaxUCB returns the first action maximising x.theta + beta sqrt(x^T A x)
-// over the actions in x (rows of length d), A in width form p.
-func argmaxUCB(x []float64, d int, theta, p []float64, beta float64) int {
-	n := len(x) / d
-	best, bestU := 0, math.Inf(-1)
-	var w [4]float64
-	for a := 0; a < n; a += 4 {
-		m := min(4, n-a)
-		if m == 4 {
-			w[0], w[1], w[2], w[3] = quadForm4(p, x[a*d:(a+1)*d], x[(a+1)*d:(a+2)*d], x[(a+2)*d:(a+3)*d], x[(a+3)*d:(a+4)*d])
-		} else {
-			for c := 0; c < m; c++ {
-				w[c] = quadForm(p, x[(a+c)*d:(a+c+1)*d])
-			}
-		}
-		for c := 0; c < m; c++ {
-			row := x[(a+c)*d : (a+c+1)*d]
-			u := dot(row, theta) + beta*math.Sqrt(max(w[c], 0))
-			if u > bestU {
-				best, bestU = a+c, u
-			}
-		}
-	}
-	return best
 }
 
 // argmaxFirst returns the index of the first maximum of v.

@@ -4,7 +4,11 @@
 // (ICLR 2024) between them.
 package federate
 
-import "github.com/fedbandit/fedbandit/federate/accountant"
+import (
+	"sync"
+
+	"github.com/fedbandit/fedbandit/federate/accountant"
+)
 
 // Algorithm names.
 const (
@@ -111,6 +115,25 @@ type LTRData struct {
 	R, Crs float64
 	// Hash is a content hash of everything above, part of run identities.
 	Hash string
+
+	// The queries' X in panel layout (the UCB kernel's), built once on
+	// first use and shared by all runs.
+	panelsOnce sync.Once
+	panels     [][]float64
+}
+
+// panel returns query q's documents in panel layout. Safe for concurrent
+// use: the first call converts every query.
+func (l *LTRData) panel(q int) panel {
+	l.panelsOnce.Do(func() {
+		l.panels = make([][]float64, len(l.Queries))
+		for i, qq := range l.Queries {
+			n := len(qq.Mu)
+			l.panels[i] = make([]float64, panelLen(n, l.Dim))
+			toPanel(l.panels[i], qq.X, n, l.Dim)
+		}
+	})
+	return panel{x: l.panels[q], n: len(l.Queries[q].Mu)}
 }
 
 // LTRQuery is one query: its documents are the actions.

@@ -69,12 +69,15 @@ func TestRegretOrdering(t *testing.T) {
 		}
 	}
 	// Lazy vs eager with long batches (B = 100), where acting on stale
-	// synchronised statistics costs most.
+	// synchronised statistics costs most. For LDP the comparison uses a
+	// large eps: at eps <= 5 the regulariser Lambda dwarfs a silo's
+	// batch of local data, lazy and eager act almost alike and their
+	// order is within run-to-run noise (about 1% apart here).
 	base.B = 100
 	for _, c := range []struct {
 		alg string
 		eps float64
-	}{{AlgFedLinUCB, 0}, {AlgLDP, 1}} {
+	}{{AlgFedLinUCB, 0}, {AlgLDP, 50}} {
 		eager := meanRegret(t, with(c.alg, c.eps, false), runs)
 		lazy := meanRegret(t, with(c.alg, c.eps, true), runs)
 		t.Logf("%s: lazy %.1f, eager %.1f", c.alg, lazy, eager)
