@@ -121,13 +121,13 @@ func widthInputs(k, d int) (x, a, p, theta []float64) {
 	for i := 0; i < d; i++ {
 		a[i*d+i] = 1
 	}
-	g := make([]float64, d)
-	for n := 0; n < 3*d; n++ {
-		shermanMorrison(a, x[(n%k)*d:(n%k+1)*d], g)
-	}
 	p = make([]float64, d*(d+1)/2)
 	widthForm(p, a, d)
-	theta = make([]float64, d)
+	g, theta := make([]float64, d), make([]float64, d)
+	for n := 0; n < 3*d; n++ {
+		rlsUpdate(p, theta, x[(n%k)*d:(n%k+1)*d], 0, g)
+	}
+	unpackWidthForm(a, p, d)
 	for i := range theta {
 		theta[i] = r.NormFloat64()
 	}

@@ -67,18 +67,58 @@ func matVec(dst, a, x []float64) {
 	}
 }
 
-// shermanMorrison updates a = V^-1 to (V + x x^T)^-1 in place, using g as
-// scratch (len d): a -= (a x)(a x)^T / (1 + x^T a x).
-func shermanMorrison(a, x, g []float64) {
+// rlsUpdate is the recursive least-squares step of one observation (x, y):
+// with A = V^-1 held in width form p and theta = A b, it sets A to
+// (V + x x^T)^-1 and theta to A (b + x y) in O(d^2), using g (len d) as
+// scratch:
+//
+//	g = A x,  c = 1/(1 + x.g)
+//	A -= c g g^T                    (Sherman-Morrison)
+//	theta += c (y - x.theta) g      (since (V + x x^T)^-1 x = c g)
+func rlsUpdate(p, theta, x []float64, y float64, g []float64) {
 	d := len(x)
-	matVec(g, a, x)
-	den := 1 + dot(x, g)
+	p = p[:d*(d+1)/2]
+	g = g[:d]
+	clear(g)
+	// g = A x from the packed upper triangle: A_ii = p_ii, A_ij = p_ij/2.
+	idx := 0
 	for i := 0; i < d; i++ {
-		gi := g[i] / den
-		row := a[i*d : (i+1)*d]
-		for j := range row {
-			row[j] -= gi * g[j]
+		xi := x[i]
+		gi := g[i] + p[idx]*xi
+		row := p[idx+1 : idx+d-i]
+		xs := x[i+1 : d]
+		gs := g[i+1 : d]
+		xs, gs = xs[:len(row)], gs[:len(row)]
+		for k, v := range row {
+			h := 0.5 * v
+			gi += h * xs[k]
+			gs[k] += h * xi
 		}
+		g[i] = gi
+		idx += d - i
+	}
+	var xg, xt float64
+	for i, v := range x {
+		xg += v * g[i]
+		xt += v * theta[i]
+	}
+	c := 1 / (1 + xg)
+	f := c * (y - xt)
+	for i, v := range g {
+		theta[i] += f * v
+	}
+	idx = 0
+	for i := 0; i < d; i++ {
+		cg := c * g[i]
+		p[idx] -= cg * g[i]
+		cg2 := 2 * cg
+		row := p[idx+1 : idx+d-i]
+		gs := g[i+1 : d]
+		gs = gs[:len(row)]
+		for k := range row {
+			row[k] -= cg2 * gs[k]
+		}
+		idx += d - i
 	}
 }
 

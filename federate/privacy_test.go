@@ -541,7 +541,7 @@ func FuzzObserve(f *testing.F) {
 		if math.IsNaN(g) || math.IsNaN(b) || g > 1+1e-12 || b > 1+1e-12 {
 			t.Fatalf("x = (%v, %v, %v), y = %v: contribution Gram %v, bias %v", x0, x1, x2, y, g, b)
 		}
-		for _, v := range si.a {
+		for _, v := range append(si.p, si.theta...) {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				t.Fatalf("x = (%v, %v, %v), y = %v: learner state became non-finite", x0, x1, x2, y)
 			}

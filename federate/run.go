@@ -103,9 +103,10 @@ func gaussianNoise(runKey rng.Key, i int, stream string, std []float64) tree.Noi
 // siloState is one silo's learner and protocol state.
 type siloState struct {
 	// Learner (eager variant only; the lazy variant acts on the shared
-	// synchronised state): a = V^-1 (full d x d), p its width form, b =
-	// U_syn + U_i, theta = a b.
-	a, p, b, theta []float64
+	// synchronised state): p = V^-1 in width form (see widthForm) and
+	// theta = V^-1 (U_syn + U_i), both updated after every local
+	// observation (see rlsUpdate).
+	p, theta []float64
 	// Local statistics since the last synchronisation.
 	wloc []float64 // packed Gram
 	uloc []float64 // bias
@@ -204,8 +205,7 @@ func newSim(s Spec, cal *accountant.Calibration, h hooks) (*sim, error) {
 		si.wloc, si.uloc = make([]float64, np), make([]float64, d)
 		si.reward = rng.New(runKey, "silo", i, "reward")
 		if !sm.lazy {
-			si.a, si.p = make([]float64, d*d), make([]float64, np)
-			si.b, si.theta = make([]float64, d), make([]float64, d)
+			si.p, si.theta = make([]float64, np), make([]float64, d)
 		}
 	}
 	// Before the first synchronisation V = Lambda I.
@@ -283,7 +283,7 @@ func (sm *sim) play(i int) (pseudo, realised float64) {
 // projected to ||x|| <= 1 and y clamped to [RewardLo, RewardHi] (unless
 // NoClip) BEFORE aggregation, so that every user's contribution to the
 // released sums is bounded whatever the data; then W_i += x x^T, U_i += x
-// y, and the eager learner's V^-1 and theta are updated (Sherman-Morrison).
+// y, and the eager learner's V^-1 and theta are updated (rlsUpdate).
 func (sm *sim) observe(i int, x []float64, y float64) {
 	si := &sm.silos[i]
 	xa := sm.xa
@@ -298,21 +298,17 @@ func (sm *sim) observe(i int, x []float64, y float64) {
 		si.uloc[j] += v * y
 	}
 	if !sm.lazy {
-		for j, v := range xa {
-			si.b[j] += v * y
-		}
-		shermanMorrison(si.a, xa, sm.g)
-		widthForm(si.p, si.a, sm.d)
-		matVec(si.theta, si.a, si.b)
+		rlsUpdate(si.p, si.theta, xa, y, sm.g)
 	}
 }
 
-// argmaxFirst returns the index of the first maximum of v.
+// argmaxFirst returns the index of the first maximum of v (0 if v[0] is
+// NaN).
 func argmaxFirst(v []float64) int {
-	best := 0
+	best, top := 0, v[0]
 	for a, x := range v {
-		if x > v[best] {
-			best = a
+		if x > top {
+			best, top = a, x
 		}
 	}
 	return best
@@ -421,9 +417,7 @@ func (sm *sim) refresh() {
 	}
 	for i := range sm.silos {
 		si := &sm.silos[i]
-		copy(si.a, sm.asyn)
 		copy(si.p, sm.psyn)
-		copy(si.b, sm.usyn)
 		copy(si.theta, sm.thetSyn)
 	}
 }

@@ -1,0 +1,72 @@
+package federate
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// unpackWidthForm writes the full symmetric matrix held in width form p
+// into a (the inverse of widthForm).
+func unpackWidthForm(a, p []float64, d int) {
+	idx := 0
+	for i := 0; i < d; i++ {
+		a[i*d+i] = p[idx]
+		idx++
+		for j := i + 1; j < d; j++ {
+			a[i*d+j], a[j*d+i] = p[idx]/2, p[idx]/2
+			idx++
+		}
+	}
+}
+
+// TestRLSUpdate: after n recursive least-squares steps from V = lambda I,
+// the width form holds (lambda I + sum x x^T)^-1 and theta equals that
+// inverse times sum x y, both computed independently with gonum.
+func TestRLSUpdate(t *testing.T) {
+	for _, d := range []int{1, 2, 5, 10, 57} {
+		r := rand.New(rand.NewPCG(uint64(d), 9))
+		lambda := 0.5
+		a := make([]float64, d*d)
+		for i := 0; i < d; i++ {
+			a[i*d+i] = 1 / lambda
+		}
+		p, theta, g := make([]float64, d*(d+1)/2), make([]float64, d), make([]float64, d)
+		widthForm(p, a, d)
+		v := mat.NewSymDense(d, nil)
+		for i := 0; i < d; i++ {
+			v.SetSym(i, i, lambda)
+		}
+		b := mat.NewVecDense(d, nil)
+		x := make([]float64, d)
+		for n := 0; n < 3*d+5; n++ {
+			for j := range x {
+				x[j] = r.NormFloat64() / math.Sqrt(float64(d))
+			}
+			y := r.NormFloat64()
+			rlsUpdate(p, theta, x, y, g)
+			xv := mat.NewVecDense(d, append([]float64(nil), x...))
+			v.SymRankOne(v, 1, xv)
+			b.AddScaledVec(b, y, xv)
+		}
+		var inv mat.Dense
+		if err := inv.Inverse(v); err != nil {
+			t.Fatal(err)
+		}
+		var want mat.VecDense
+		want.MulVec(&inv, b)
+		unpackWidthForm(a, p, d)
+		for i := 0; i < d; i++ {
+			if e := math.Abs(theta[i] - want.AtVec(i)); e > 1e-10*(1+math.Abs(want.AtVec(i))) {
+				t.Fatalf("d=%d: theta[%d] = %v, want %v", d, i, theta[i], want.AtVec(i))
+			}
+			for j := 0; j < d; j++ {
+				if e := math.Abs(a[i*d+j] - inv.At(i, j)); e > 1e-10*(1+math.Abs(inv.At(i, j))) {
+					t.Fatalf("d=%d: V^-1[%d,%d] = %v, want %v", d, i, j, a[i*d+j], inv.At(i, j))
+				}
+			}
+		}
+	}
+}
