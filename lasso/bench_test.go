@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
@@ -66,6 +67,24 @@ func BenchmarkGramPass(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkAddBlock is the per-chunk work of the Gram pass without I/O: the
+// moments of one chunk of chunkRows random rows of 58 columns (the title
+// design with its target), on one core.
+func BenchmarkAddBlock(b *testing.B) {
+	const p = 58
+	r := rand.New(rand.NewPCG(1, 2))
+	z := make([]float64, chunkRows*p)
+	for i := range z {
+		z[i] = r.NormFloat64()
+	}
+	var s gramScratch
+	m := NewMoments(p)
+	b.SetBytes(int64(len(z) * 8))
+	for i := 0; i < b.N; i++ {
+		m.addBlock(z, chunkRows, &s)
 	}
 }
 

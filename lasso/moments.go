@@ -7,9 +7,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 )
 
 // Source is a design matrix with its targets, grouped by query. The lasso
@@ -85,7 +82,10 @@ func (m *Moments) Merge(o *Moments) {
 	f := na * nb / n
 	for i := 0; i < p; i++ {
 		for j := 0; j < p; j++ {
-			m.C[i*p+j] += o.C[i*p+j] + f*delta[i]*delta[j]
+			// The explicit conversion rounds the product, so that no
+			// compiler fuses it into the sums: the same bits on every
+			// platform.
+			m.C[i*p+j] += o.C[i*p+j] + float64(f*delta[i]*delta[j])
 		}
 	}
 	for i := range m.Mean {
@@ -96,56 +96,75 @@ func (m *Moments) Merge(o *Moments) {
 	m.N += o.N
 }
 
-// gramBlock is the number of rows per Gram update in addBlock (a block of
-// 58 columns then fits the L2 cache).
-const gramBlock = 256
-
-// addBlock sets m to the moments of the rows of z (rows x p, row-major).
-// zt (at least p*gramBlock values) is scratch space.
-func (m *Moments) addBlock(z []float64, rows int, zt []float64) {
+// addBlock sets m to the moments of the rows of z (rows x p, row-major),
+// using the scratch space s: a pass for the means and extremes, then blocks
+// of gramBlock rows are centered, packed and multiplied (see gram.go).
+func (m *Moments) addBlock(z []float64, rows int, s *gramScratch) {
 	p := m.P
 	m.N = rows
-	for i := range m.Mean {
-		m.Mean[i] = 0
-	}
-	for r := 0; r < rows; r++ {
-		row := z[r*p : (r+1)*p]
-		for i, v := range row {
-			m.Mean[i] += v
-			if v < m.Min[i] {
-				m.Min[i] = v
-			}
-			if v > m.Max[i] {
-				m.Max[i] = v
-			}
+	sum, lo, hi := m.Mean[:p], m.Min[:p], m.Max[:p]
+	clear(sum)
+	columnStats(z[:rows*p], p, sum, lo, hi)
+	for i := range sum {
+		m.Mean[i] = sum[i] / float64(rows)
+		if lo[i] == hi[i] {
+			m.Mean[i] = lo[i] // a constant column has exactly its value as mean
 		}
 	}
-	for i := range m.Mean {
-		m.Mean[i] /= float64(rows)
-		if m.Min[i] == m.Max[i] {
-			m.Mean[i] = m.Min[i] // a constant column has exactly its value as mean
-		}
-	}
-	// Blocks of gramBlock rows, transposed so that each Gram entry is a dot
-	// product of contiguous cached columns.
-	zt = zt[:p*gramBlock]
-	clear(m.C)
-	c := blas64.Symmetric{N: p, Stride: p, Data: m.C, Uplo: blas.Upper}
+	s.reset(p)
 	for r0 := 0; r0 < rows; r0 += gramBlock {
-		rb := min(gramBlock, rows-r0)
-		for r := 0; r < rb; r++ {
-			row := z[(r0+r)*p : (r0+r+1)*p]
-			for i, v := range row {
-				zt[i*rb+r] = v - m.Mean[i]
-			}
-		}
-		blas64.Syrk(blas.NoTrans, 1, blas64.General{Rows: p, Cols: rb, Stride: rb, Data: zt[:p*rb]}, 1, c)
+		n := min(gramBlock, rows-r0)
+		s.pack(z[r0*p:(r0+n)*p], p, m.Mean)
+		s.update(p, n)
 	}
+	pp := paddedCols(p)
 	for i := 0; i < p; i++ {
-		for j := 0; j < i; j++ {
-			m.C[i*p+j] = m.C[j*p+i]
+		for j := i; j < p; j++ {
+			m.C[i*p+j] = s.c[i*pp+j]
+			m.C[j*p+i] = s.c[i*pp+j]
 		}
 	}
+}
+
+// columnStats adds the columns of z (row-major, p columns) to sum and
+// lowers lo and raises hi to their extremes, row by row in order. It reads
+// four rows per step so that the running values stay in registers.
+func columnStats(z []float64, p int, sum, lo, hi []float64) {
+	sum, lo, hi = sum[:p], lo[:p], hi[:p]
+	rows := len(z) / p
+	r := 0
+	for ; r+4 <= rows; r += 4 {
+		z0, z1, z2, z3 := z[r*p:(r+1)*p], z[(r+1)*p:(r+2)*p], z[(r+2)*p:(r+3)*p], z[(r+3)*p:(r+4)*p]
+		for i, v0 := range z0 {
+			v1, v2, v3 := z1[i], z2[i], z3[i]
+			sum[i] = sum[i] + v0 + v1 + v2 + v3
+			lo[i] = lower(lower(lower(lower(lo[i], v0), v1), v2), v3)
+			hi[i] = higher(higher(higher(higher(hi[i], v0), v1), v2), v3)
+		}
+	}
+	for ; r < rows; r++ {
+		for i, v := range z[r*p : (r+1)*p] {
+			sum[i] += v
+			lo[i] = lower(lo[i], v)
+			hi[i] = higher(hi[i], v)
+		}
+	}
+}
+
+// lower returns v if v < x, else x (so a NaN v never replaces x).
+func lower(x, v float64) float64 {
+	if v < x {
+		return v
+	}
+	return x
+}
+
+// higher returns v if v > x, else x.
+func higher(x, v float64) float64 {
+	if v > x {
+		return v
+	}
+	return x
 }
 
 // chunkRows is the target number of rows per work unit of ComputeMoments.
@@ -192,7 +211,8 @@ func ComputeMoments(ctx context.Context, src Source, group []int, groups int, wo
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var buf, gbuf, tbuf []float64
+			var buf, gbuf []float64
+			var scratch gramScratch
 			for {
 				ci := int(next.Add(1)) - 1
 				if ci >= len(chunks) {
@@ -206,9 +226,6 @@ func ComputeMoments(ctx context.Context, src Source, group []int, groups int, wo
 				need := c.rows * p
 				if cap(buf) < need {
 					buf = make([]float64, need)
-				}
-				if cap(tbuf) < p*gramBlock {
-					tbuf = make([]float64, p*gramBlock)
 				}
 				buf = buf[:need]
 				off := 0
@@ -243,7 +260,7 @@ func ComputeMoments(ctx context.Context, src Source, group []int, groups int, wo
 						continue
 					}
 					m := NewMoments(p)
-					m.addBlock(z, rows, tbuf)
+					m.addBlock(z, rows, &scratch)
 					out[g] = m
 				}
 				results[ci] = out
