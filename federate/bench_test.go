@@ -137,25 +137,60 @@ func widthInputs(k, d int) (x, a, p, theta []float64) {
 // BenchmarkWidthKernel measures the dominating kernel: the UCB argmax
 // over K actions (x^T A x by the packed symmetric form, d(d+1)/2
 // multiply-adds, plus x.theta, d), reported as multiply-adds per second;
-// compare BenchmarkDgemmWidths.
+// compare BenchmarkDgemmWidths. Shapes: K=100 in one panel at d=10, the
+// synthetic instance's two panels (10 fixed actions, 3 blocks, and 90
+// random, 23 blocks), and an LTR query of 120 documents at d=57. Kernels:
+// go (ucbScoresGo) and asm (the AVX2/FMA kernel, where the CPU has it).
 func BenchmarkWidthKernel(b *testing.B) {
-	for _, c := range [][2]int{{100, 10}, {120, 57}} {
-		k, d := c[0], c[1]
-		b.Run(fmt.Sprintf("K=%d/d=%d", k, d), func(b *testing.B) {
-			x, _, p, theta := widthInputs(k, d)
-			set := &actionSet{panels: []panel{{x: make([]float64, panelLen(k, d)), n: k}}, n: k}
-			toPanel(set.panels[0].x, x, k, d)
-			scores := make([]float64, k+panelLanes)
-			var sink int
-			c0 := cpuSeconds()
-			for i := 0; i < b.N; i++ {
-				sink += argmaxUCB(set, d, theta, p, 1.5, scores)
-			}
-			madds := float64(k) * float64(d*(d+1)/2+d)
-			b.ReportMetric(madds*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gmadd/s")
-			b.ReportMetric(madds*float64(b.N)/(cpuSeconds()-c0)/1e9, "Gmadd/cpu-s")
-			runtime.KeepAlive(sink)
-		})
+	shapes := []struct {
+		name   string
+		panels []int // actions per panel
+		d      int
+	}{
+		{"K=100/d=10", []int{100}, 10},
+		{"K=10+90/d=10", []int{10, 90}, 10},
+		{"K=120/d=57", []int{120}, 57},
+	}
+	kernels := []struct {
+		name string
+		f    ucbKernelFunc
+	}{{"go", ucbScoresGo}}
+	if useUCBAsm {
+		kernels = append(kernels, struct {
+			name string
+			f    ucbKernelFunc
+		}{"asm", ucbKernel()})
+	}
+	for _, sh := range shapes {
+		for _, kn := range kernels {
+			b.Run(sh.name+"/"+kn.name, func(b *testing.B) {
+				k, d := 0, sh.d
+				for _, n := range sh.panels {
+					k += n
+				}
+				x, _, p, theta := widthInputs(k, d)
+				set := &actionSet{n: k}
+				for _, n := range sh.panels {
+					pn := panel{x: make([]float64, panelLen(n, d)), n: n}
+					toPanel(pn.x, x[:n*d], n, d)
+					x = x[n*d:]
+					set.panels = append(set.panels, pn)
+				}
+				scores := make([]float64, k+panelLanes*len(set.panels))
+				saved := ucbScores
+				ucbScores = kn.f
+				defer func() { ucbScores = saved }()
+				var sink int
+				c0 := cpuSeconds()
+				for i := 0; i < b.N; i++ {
+					sink += argmaxUCB(set, d, theta, p, 1.5, scores)
+				}
+				madds := float64(k) * float64(d*(d+1)/2+d)
+				b.ReportMetric(madds*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gmadd/s")
+				b.ReportMetric(madds*float64(b.N)/(cpuSeconds()-c0)/1e9, "Gmadd/cpu-s")
+				runtime.KeepAlive(sink)
+			})
+		}
 	}
 }
 

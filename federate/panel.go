@@ -81,7 +81,7 @@ func (s *actionSet) row(dst []float64, a int) {
 // assembly kernel where the CPU has it, else ucbScoresGo; both compute
 // exactly the operations above in exactly this order, so results are
 // bit-identical on every machine.
-var ucbScores = ucbScoresGo
+var ucbScores = ucbKernel()
 
 // ucbScoresGo is the portable ucbScores, four lanes at a time.
 func ucbScoresGo(dst, x []float64, nb, d int, p, theta []float64, beta float64) {
