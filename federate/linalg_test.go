@@ -70,3 +70,26 @@ func TestRLSUpdate(t *testing.T) {
 		}
 	}
 }
+
+// TestArgmaxFirst: the first maximum, ties to the lowest index, NaN
+// entries never chosen unless v[0] is NaN (then 0), -0 and +0 equal.
+func TestArgmaxFirst(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	for _, c := range []struct {
+		v    []float64
+		want int
+	}{
+		{[]float64{1}, 0},
+		{[]float64{1, 3, 2, 3}, 1},
+		{[]float64{-inf, -inf}, 0},
+		{[]float64{0, math.Copysign(0, -1), 1e-300}, 2},
+		{[]float64{math.Copysign(0, -1), 0}, 0},
+		{[]float64{1, nan, 2, nan}, 2},
+		{[]float64{nan, 5, 7}, 0},
+		{[]float64{-1, inf, nan, inf}, 1},
+	} {
+		if got := argmaxFirst(c.v); got != c.want {
+			t.Errorf("argmaxFirst(%v) = %d, want %d", c.v, got, c.want)
+		}
+	}
+}
