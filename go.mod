@@ -9,6 +9,7 @@ require (
 	github.com/parquet-go/parquet-go v0.32.0
 	github.com/sourcegraph/conc v0.3.0
 	github.com/vbauerster/mpb/v8 v8.15.2
+	golang.org/x/sys v0.47.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.15.2
 )
@@ -46,7 +47,6 @@ require (
 	golang.org/x/image v0.25.0 // indirect
 	golang.org/x/net v0.58.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect
-	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260526163538-3dc84a4a5aaa // indirect
 	google.golang.org/grpc v1.83.2 // indirect
