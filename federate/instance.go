@@ -97,11 +97,12 @@ func newSynthetic(s Spec, runKey rng.Key) *synthetic {
 		ctxKey = InstanceKey(y.Seed)
 	}
 	in.ctx = make([]contextSource, s.M)
+	scratch := &ctxScratch{} // shared: silos fill one at a time
 	for i := range in.ctx {
 		if y.ContextGen == ContextsChaCha8 {
-			in.ctx[i] = &normalContexts{src: chachaNormals{rng.New(ctxKey, "silo", i, "contexts")}}
+			in.ctx[i] = &chachaContexts{r: rng.New(ctxKey, "silo", i, "contexts"), scratch: scratch}
 		} else {
-			in.ctx[i] = &normalContexts{src: newFastNormals(rng.Derive(ctxKey, "silo", i, "contexts"))}
+			in.ctx[i] = newZigContexts(rng.Derive(ctxKey, "silo", i, "contexts"), scratch)
 		}
 	}
 	return in

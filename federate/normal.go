@@ -1,8 +1,8 @@
 package federate
 
 import (
-	"encoding/binary"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 
 	"github.com/fedbandit/fedbandit/federate/rng"
@@ -13,125 +13,15 @@ import (
 // streams (math/rand/v2 NormFloat64).
 const (
 	// ContextsFast draws the Gaussian coordinates of synthetic contexts
-	// with a 128-layer ziggurat (Marsaglia & Tsang 2000, the algorithm of
-	// math/rand/v2's NormFloat64) fed 32 bits per normal from a PCG-DXSM
-	// stream seeded from rng.Derive(key, "silo", i, "contexts"): two
-	// normals per 64-bit word, 25-bit signed mantissa per layer (values
-	// quantised to about 2e-7), exact ziggurat tail and wedge handling.
-	// About 4x cheaper than ContextsChaCha8; the default.
-	ContextsFast = "pcg-ziggurat"
+	// with a 1024-layer ziggurat on 32-bit draws from four xoshiro256++
+	// lanes (zigContexts); the default. Its AVX2 kernels and its portable
+	// Go fallback give bit-identical contexts.
+	ContextsFast = "xoshiro-ziggurat"
 	// ContextsChaCha8 draws them with math/rand/v2's NormFloat64 over the
-	// ChaCha8 stream rng.New(key, "silo", i, "contexts").
+	// ChaCha8 stream rng.New(key, "silo", i, "contexts"): the slow,
+	// trusted reference.
 	ContextsChaCha8 = "chacha8"
 )
-
-// normalSource fills slices with standard normal variates.
-type normalSource interface {
-	fill(z []float64)
-}
-
-// chachaNormals is ContextsChaCha8.
-type chachaNormals struct{ r *rand.Rand }
-
-func (c chachaNormals) fill(z []float64) {
-	for j := range z {
-		z[j] = c.r.NormFloat64()
-	}
-}
-
-// Ziggurat tables for 32-bit draws: 7 bits choose the layer, the other 25
-// bits (signed) the position in it.
-const zigR = 3.442619855899 // start of the right tail
-
-var (
-	zigK [128]uint32  // acceptance thresholds on |j|
-	zigW [128]float64 // layer widths / 2^24
-	zigF [128]float64 // exp(-x_i^2/2)
-)
-
-func init() {
-	const m = 1 << 24
-	dn := zigR
-	tn := dn
-	const vn = 9.91256303526217e-3
-	q := vn / math.Exp(-0.5*dn*dn)
-	zigK[0] = uint32(dn / q * m)
-	zigK[1] = 0
-	zigW[0] = q / m
-	zigW[127] = dn / m
-	zigF[0] = 1
-	zigF[127] = math.Exp(-0.5 * dn * dn)
-	for i := 126; i >= 1; i-- {
-		dn = math.Sqrt(-2 * math.Log(vn/dn+math.Exp(-0.5*dn*dn)))
-		zigK[i+1] = uint32(dn / tn * m)
-		tn = dn
-		zigF[i] = math.Exp(-0.5 * dn * dn)
-		zigW[i] = dn / m
-	}
-}
-
-// fastNormals is ContextsFast.
-type fastNormals struct{ src *rand.PCG }
-
-// newFastNormals seeds a PCG-DXSM generator from the stream key.
-func newFastNormals(key rng.Key) *fastNormals {
-	return &fastNormals{src: rand.NewPCG(binary.LittleEndian.Uint64(key[0:8]), binary.LittleEndian.Uint64(key[8:16]))}
-}
-
-// uniform returns a uniform float64 in (0, 1].
-func (f *fastNormals) uniform() float64 {
-	return float64(f.src.Uint64()>>11+1) / (1 << 53)
-}
-
-// fill writes standard normals into z, consuming one 64-bit word per two
-// accepted fast-path draws (plus extra words on the rare slow path).
-func (f *fastNormals) fill(z []float64) {
-	var word uint64
-	half := 0 // 32-bit halves left in word
-	for n := 0; n < len(z); {
-		if half == 0 {
-			word = f.src.Uint64()
-			half = 2
-		}
-		w := uint32(word)
-		word >>= 32
-		half--
-		i := w & 0x7F
-		j := int32(w) >> 7 // signed, |j| <= 2^24
-		x := float64(j) * zigW[i]
-		aj := uint32(j)
-		if j < 0 {
-			aj = uint32(-j)
-		}
-		if aj < zigK[i] {
-			z[n] = x
-			n++
-			continue
-		}
-		if i == 0 {
-			// Tail beyond zigR (Marsaglia's method).
-			for {
-				x = -math.Log(f.uniform()) / zigR
-				y := -math.Log(f.uniform())
-				if y+y >= x*x {
-					break
-				}
-			}
-			if j > 0 {
-				z[n] = zigR + x
-			} else {
-				z[n] = -zigR - x
-			}
-			n++
-			continue
-		}
-		// Wedge: accept with the exact density.
-		if zigF[i]+f.uniform()*(zigF[i-1]-zigF[i]) < math.Exp(-0.5*x*x) {
-			z[n] = x
-			n++
-		}
-	}
-}
 
 // contextSource fills one silo-round's random synthetic actions.
 type contextSource interface {
@@ -139,7 +29,8 @@ type contextSource interface {
 	// d = len(theta)) and their mean rewards into mu[:4*nb]: for each
 	// action, z holds d-1 standard normals, u = z/||z|| (a uniform unit
 	// vector), the learner's view is (u, 1)/sqrt2 and the mean reward is
-	// (u, 1) . theta*.
+	// (u, 1) . theta*. The padding lanes of the last block are drawn like
+	// the others, so a stream's consumption depends only on nb and d.
 	fill(x, mu []float64, nb int, theta []float64)
 }
 
@@ -147,40 +38,37 @@ type contextSource interface {
 // (constant) coordinate, and the scale of the others.
 const invSqrt2 = 0.7071067811865476
 
-// normalContexts builds contexts from a normal source, block by block: a
-// block's (d-1)*4 normals are drawn coordinate-major (z[j*4+c] is
-// coordinate j of lane c), then each lane is normalised:
+// normalize turns nb blocks of normals into contexts. Block b's normals
+// are z[b*L*(d-1) : (b+1)*L*(d-1)] (L = panelLanes = 4), coordinate-major:
+// z[b*L*(d-1) + j*L + l] is coordinate j of lane l. For each lane:
 //
-//	ss = sum_j z_j^2   (fused multiply-adds, j ascending from 0)
-//	u_j = z_j * (1/sqrt(ss)),  x_j = u_j * invSqrt2,  x_{d-1} = invSqrt2
-//	mu = (sum_j u_j theta_j) + theta_{d-1}   (fused multiply-adds)
+//	ss  = sum_j z_j^2           (fused multiply-adds, j ascending from 0)
+//	inv = 1 / sqrt(ss)          (two correctly rounded operations)
+//	u_j = z_j * inv,  x_j = u_j * invSqrt2,  x_{d-1} = invSqrt2
+//	mu  = (sum_j u_j theta_j) + theta_{d-1}   (fused multiply-adds)
 //
-// The padding lanes of the last block are drawn like the others, so the
-// stream's consumption depends only on the number of blocks.
-type normalContexts struct {
-	src normalSource
-	z   []float64
-}
+// x is written in panel layout (block b at x[b*L*d:]), mu[b*L+l] for each
+// lane; d = len(theta) >= 2. normalize is the AVX2/FMA kernel where the
+// CPU has it, else normalizeGo; both compute exactly these operations in
+// this order.
+var normalize = normalizeGo
 
-func (c *normalContexts) fill(x, mu []float64, nb int, theta []float64) {
+// normalizeGo is the portable normalize.
+func normalizeGo(x, mu, z []float64, nb int, theta []float64) {
 	const L = panelLanes
 	d := len(theta)
-	if len(c.z) != (d-1)*L {
-		c.z = make([]float64, (d-1)*L)
-	}
-	z := c.z
 	for b := 0; b < nb; b++ {
-		c.src.fill(z)
+		zb := z[b*L*(d-1) : (b+1)*L*(d-1)]
 		xb := x[b*L*d : (b+1)*L*d]
 		for l := 0; l < L; l++ {
 			var ss float64
 			for j := 0; j < d-1; j++ {
-				ss = math.FMA(z[j*L+l], z[j*L+l], ss)
+				ss = math.FMA(zb[j*L+l], zb[j*L+l], ss)
 			}
 			inv := 1 / math.Sqrt(ss)
 			var m float64
 			for j := 0; j < d-1; j++ {
-				u := z[j*L+l] * inv
+				u := zb[j*L+l] * inv
 				m = math.FMA(u, theta[j], m)
 				xb[j*L+l] = u * invSqrt2
 			}
@@ -188,4 +76,295 @@ func (c *normalContexts) fill(x, mu []float64, nb int, theta []float64) {
 			mu[b*L+l] = m + theta[d-1]
 		}
 	}
+}
+
+// ctxScratch is the working memory of fill. The context sources of an
+// instance's silos share one (their fills never overlap), so that it stays
+// in cache from one silo to the next.
+type ctxScratch struct {
+	z   []float64
+	rej []uint32
+}
+
+// buffers returns z of length n and rej of length 2n.
+func (s *ctxScratch) buffers(n int) ([]float64, []uint32) {
+	if len(s.z) < n {
+		s.z = make([]float64, n)
+		s.rej = make([]uint32, 2*n)
+	}
+	return s.z[:n], s.rej[:2*n]
+}
+
+// chachaContexts is ContextsChaCha8: the fill's normals are drawn in order
+// with NormFloat64 (block by block, coordinate-major), then normalized.
+type chachaContexts struct {
+	r       *rand.Rand
+	scratch *ctxScratch
+}
+
+func (c *chachaContexts) fill(x, mu []float64, nb int, theta []float64) {
+	z, _ := c.scratch.buffers(nb * panelLanes * (len(theta) - 1))
+	for i := range z {
+		z[i] = c.r.NormFloat64()
+	}
+	normalize(x, mu, z, nb, theta)
+}
+
+// zigLayers is the number of layers of the ziggurat of ContextsFast and
+// zigBits = log2(zigLayers) the bits of a 32-bit draw that choose one.
+const (
+	zigLayers = 1 << zigBits
+	zigBits   = 10
+)
+
+// zigContexts is ContextsFast. Its normals come from four xoshiro256++
+// generators (Blackman & Vigna 2018), the lanes, advanced together: step t
+// of the lanes yields four 64-bit outputs o_0..o_3, i.e. eight 32-bit
+// draws, draw k being the low (k even) or high (k odd) half of o_{k/2}.
+// Normal p of a fill is made from draw w = draw p%8 of step p/8 by a
+// zigLayers-layer ziggurat (Marsaglia & Tsang 2000; tables and their
+// derivation in ziggurat_tables.go and zigCompute): with layer
+// i = w & (zigLayers-1) and signed position j = int32(w) >> zigBits,
+//
+//	if |j| < zigK[i]: z = float64(j) * zigW[i]   (the fast path, 99.57%)
+//	else:             z = slow(w)                (wedge or tail, exact)
+//
+// The fast path never looks at other draws, so the assembly kernel runs
+// it for eight draws at once and records the draws it rejects; slow then
+// replaces each rejected value in place, in increasing position order,
+// drawing the uniforms and fresh draws it needs from a fifth, scalar
+// xoshiro256++ generator. Every position thus holds an independent exact
+// ziggurat normal: values are multiples of zigW[i] = x_i/2^21, x_i the
+// layer's width (a grid of at most 2.0e-6); the layers have equal areas
+// to double precision, and the wedges and the tail beyond zigR are exact
+// up to math.Exp and math.Log. A fill of nb blocks draws ceil(n/8) steps
+// for its n = nb*4*(d-1) normals (the extra draws of a last half step are
+// discarded) and normalizes them as normalize describes, z being the
+// normals in order (so block b's coordinate j of lane l is normal
+// b*4*(d-1) + 4j + l).
+type zigContexts struct {
+	lanes   [16]uint64 // lane l's state is lanes[l], lanes[4+l], lanes[8+l], lanes[12+l]
+	slowS   [4]uint64  // the scalar generator of the slow path
+	scratch *ctxScratch
+}
+
+// newZigContexts seeds the five generators from the stream key: their
+// 20 state words are the first 20 outputs of ChaCha8 seeded with key.
+// Fills use scratch (a fresh one if nil).
+func newZigContexts(key rng.Key, scratch *ctxScratch) *zigContexts {
+	if scratch == nil {
+		scratch = &ctxScratch{}
+	}
+	c := &zigContexts{scratch: scratch}
+	src := rand.NewChaCha8(key)
+	for i := range c.lanes {
+		c.lanes[i] = src.Uint64()
+	}
+	for i := range c.slowS {
+		c.slowS[i] = src.Uint64()
+	}
+	// An all-zero xoshiro state is a fixed point (probability 2^-256).
+	for l := 0; l < 4; l++ {
+		if c.lanes[l]|c.lanes[4+l]|c.lanes[8+l]|c.lanes[12+l] == 0 {
+			c.lanes[l] = 1
+		}
+	}
+	if c.slowS[0]|c.slowS[1]|c.slowS[2]|c.slowS[3] == 0 {
+		c.slowS[0] = 1
+	}
+	return c
+}
+
+func (c *zigContexts) fill(x, mu []float64, nb int, theta []float64) {
+	n := nb * panelLanes * (len(theta) - 1)
+	z, rej := c.scratch.buffers((n + 7) &^ 7)
+	nr := zigFast(z, &c.lanes, rej, &zigK, &zigW)
+	for k := 0; k < nr; k++ {
+		if p := rej[2*k]; int(p) < n {
+			z[p] = c.slow(rej[2*k+1])
+		}
+	}
+	normalize(x, mu, z[:n], nb, theta)
+}
+
+// zigFast runs the lanes s for len(z)/8 steps (len(z) a multiple of 8)
+// and writes float64(j) * w[i] for draw k of step t to z[8t+k]; it records
+// each draw rejected by the fast path (|j| >= k[i]) as rej[2r], rej[2r+1]
+// = position, draw, in increasing position, and returns the number of
+// records r (rej holds at least 2*len(z) values). k and w are zigK and
+// zigW (tests pass others). It is the AVX2 kernel where the CPU has it,
+// else zigFastGo, with identical results.
+var zigFast = zigFastGo
+
+// zigFastGo is the portable zigFast.
+func zigFastGo(z []float64, s *[16]uint64, rej []uint32, kt *[zigLayers]uint32, wt *[zigLayers]float64) int {
+	nr := 0
+	for t := 0; t < len(z)/8; t++ {
+		var o [4]uint64
+		for l := range o {
+			o[l] = xoshiroNext(&s[l], &s[4+l], &s[8+l], &s[12+l])
+		}
+		for k := 0; k < 8; k++ {
+			w := uint32(o[k/2] >> (32 * (k % 2)))
+			i := w & (zigLayers - 1)
+			j := int32(w) >> zigBits
+			z[8*t+k] = float64(j) * wt[i]
+			if abs32(j) >= kt[i] {
+				rej[2*nr], rej[2*nr+1] = uint32(8*t+k), w
+				nr++
+			}
+		}
+	}
+	return nr
+}
+
+// xoshiroNext advances the xoshiro256++ state (s0, s1, s2, s3) and
+// returns its output.
+func xoshiroNext(s0, s1, s2, s3 *uint64) uint64 {
+	out := bits.RotateLeft64(*s0+*s3, 23) + *s0
+	t := *s1 << 17
+	*s2 ^= *s0
+	*s3 ^= *s1
+	*s1 ^= *s2
+	*s0 ^= *s3
+	*s2 ^= t
+	*s3 = bits.RotateLeft64(*s3, 45)
+	return out
+}
+
+// abs32 returns |j| for j > -2^31.
+func abs32(j int32) uint32 {
+	if j < 0 {
+		return uint32(-j)
+	}
+	return uint32(j)
+}
+
+// slowNext returns the next output of the slow-path generator.
+func (c *zigContexts) slowNext() uint64 {
+	return xoshiroNext(&c.slowS[0], &c.slowS[1], &c.slowS[2], &c.slowS[3])
+}
+
+// uniform returns a uniform float64 in (0, 1] from the slow-path generator.
+func (c *zigContexts) uniform() float64 {
+	return float64(c.slowNext()>>11+1) / (1 << 53)
+}
+
+// slow completes the ziggurat for a draw w rejected by the fast path:
+// the base layer's draws beyond zigR come from the tail (Marsaglia's
+// exponential rejection), the others are accepted with the exact density
+// in their wedge; a wedge rejection restarts the ziggurat with a fresh
+// 32-bit draw (the high half of a slow-path output).
+func (c *zigContexts) slow(w uint32) float64 {
+	for {
+		i := w & (zigLayers - 1)
+		j := int32(w) >> zigBits
+		x := float64(j) * zigW[i]
+		switch {
+		case abs32(j) < zigK[i]:
+			return x // a fresh draw on the fast path
+		case i == 0:
+			if math.Abs(x) < zigR {
+				return x // in the base strip
+			}
+			var t float64
+			for {
+				t = -math.Log(c.uniform()) / zigR
+				if y := -math.Log(c.uniform()); y+y >= t*t {
+					break
+				}
+			}
+			if j < 0 {
+				return -zigR - t
+			}
+			return zigR + t
+		}
+		if zigWedgeAccept(i, x, c.uniform()) {
+			return x
+		}
+		w = uint32(c.slowNext() >> 32)
+	}
+}
+
+// zigWedgeAccept reports whether the point of height u (uniform in (0, 1])
+// over x in the wedge of layer i >= 1 lies under the density: the exact
+// test zigWedgeExact, decided first against the chord (zigWedges).
+func zigWedgeAccept(i uint32, x, u float64) bool {
+	wd := &zigWedges[i]
+	chord := (wd.outer - math.Abs(x)) * wd.invWidth // 1 at the inner edge, 0 at the outer
+	if u < chord-wd.below {
+		return true
+	}
+	if u > chord+wd.above {
+		return false
+	}
+	return zigWedgeExact(i, x, u)
+}
+
+// zigWedgeExact is the ziggurat's wedge test.
+func zigWedgeExact(i uint32, x, u float64) bool {
+	return zigF[i]+u*(zigF[i-1]-zigF[i]) < math.Exp(-0.5*x*x)
+}
+
+// zigWedge bounds the density over the wedge of a layer i >= 1, between
+// its inner edge a = x_{i-1} (0 for the top layer) and its outer edge
+// b = x_i, in band units C(x) = (f(x) - zigF[i])/(zigF[i-1] - zigF[i]):
+// with the chord L(x) = (b - x)/(b - a),
+//
+//	L(x) - below <= C(x) <= L(x) + above   on [a, b].
+//
+// A wedge point at height U with U < L - below is under the curve, one
+// with U > L + above is above it; only the rest needs math.Exp. The bounds
+// include a margin of 1e-9 band units, far above the rounding errors of
+// the comparisons (about 1e-13 band units), so the decisions are those of
+// the exact test.
+type zigWedge struct {
+	outer, invWidth float64 // b and 1/(b - a)
+	below, above    float64
+}
+
+// zigWedges[i] bounds layer i's wedge (zigWedges[0] is unused).
+var zigWedges = computeZigWedges()
+
+// computeZigWedges finds, for each layer, the extremes of C - L, where
+// C' = L', i.e. x f(x) = (zigF[i-1] - zigF[i])/(b - a); x f(x) increases
+// on [0, 1] and decreases on [1, inf), so there is at most one such point
+// on each side of 1, found by bisection.
+func computeZigWedges() (ws [zigLayers]zigWedge) {
+	const m = 1 << (31 - zigBits)
+	f := func(x float64) float64 { return math.Exp(-0.5 * x * x) }
+	for i := 1; i < zigLayers; i++ {
+		a, b := zigW[i-1]*m, zigW[i]*m
+		if i == 1 {
+			a = 0
+		}
+		fa, fb := zigF[i-1], zigF[i]
+		slope := (fa - fb) / (b - a)
+		gap := func(x float64) float64 { return (f(x)-fb)/(fa-fb) - (b-x)/(b-a) } // C - L
+		var below, above float64
+		for _, iv := range [][2]float64{{a, min(b, 1)}, {max(a, 1), b}} {
+			lo, hi := iv[0], iv[1]
+			if lo >= hi {
+				continue
+			}
+			// g(x) = x f(x) - slope changes sign at most once on [lo, hi].
+			g := func(x float64) float64 { return x*f(x) - slope }
+			if (g(lo) > 0) == (g(hi) > 0) {
+				continue
+			}
+			for k := 0; k < 100; k++ {
+				mid := (lo + hi) / 2
+				if (g(mid) > 0) == (g(lo) > 0) {
+					lo = mid
+				} else {
+					hi = mid
+				}
+			}
+			d := gap((lo + hi) / 2)
+			above = max(above, d)
+			below = max(below, -d)
+		}
+		ws[i] = zigWedge{outer: b, invWidth: 1 / (b - a), below: below*(1+1e-6) + 1e-9, above: above*(1+1e-6) + 1e-9}
+	}
+	return ws
 }

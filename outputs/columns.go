@@ -52,7 +52,7 @@ var Columns = []Column{
 	{"instance_seed", tUint, "", "synthetic: seed of theta* (and shared contexts); separate from the run seed.", func(r *RunRecord) any { return &r.InstanceSeed }},
 	{"shared_contexts", tBool, "", "synthetic: contexts drawn from the instance seed (one instance for all runs, as the published code did).", func(r *RunRecord) any { return &r.SharedContexts }},
 
-	{"context_gen", tString, "", `synthetic: generator of the contexts' Gaussian coordinates ("pcg-ziggurat" or "chacha8"); "" for ltr.`, func(r *RunRecord) any { return &r.ContextGen }},
+	{"context_gen", tString, "", `synthetic: generator of the contexts' Gaussian coordinates ("xoshiro-ziggurat" or "chacha8"); "" for ltr.`, func(r *RunRecord) any { return &r.ContextGen }},
 
 	{"algorithm", tString, "", `"fedlinucb" (non-private), "ldp" (silo-level LDP) or "sdp-amp" (shuffle DP by amplification).`, func(r *RunRecord) any { return &r.Algorithm }},
 	{"protocol", tString, "", `Privacy protocol: "P" (paper Algorithm 2) or "P_alt" (Algorithm 4).`, func(r *RunRecord) any { return &r.Protocol }},

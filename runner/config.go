@@ -74,7 +74,7 @@ type InstanceConfig struct {
 	// runs differ only in reward and privacy noise (the published code).
 	SharedContexts bool `toml:"shared_contexts"`
 	// ContextGen (synthetic) is the generator of the contexts' Gaussian
-	// coordinates: "pcg-ziggurat" (default, fast) or "chacha8".
+	// coordinates: "xoshiro-ziggurat" (default, fast) or "chacha8".
 	ContextGen string `toml:"context_gen"`
 
 	// Dataset (ltr) is a dataset directory prepared with `prep` (ingest,

@@ -42,11 +42,13 @@ func TestRunIDGolden(t *testing.T) {
 	}
 }
 
-// goldenIDs were computed once from tinyTOML.
+// goldenIDs were computed from tinyTOML; recomputed when the default
+// synthetic context generator became "xoshiro-ziggurat" (a new stream, so
+// results of the former "pcg-ziggurat" keep their own ids).
 var goldenIDs = map[string]string{
-	"fedlinucb seed=1": "2bfeba00aa2c845b60c20a59360640f81580c16eb4679459e8df6b669a7f6445",
-	"ldp eps=1 seed=2": "06d8ef58586f761ac6f28046a3453fec30078662d50ed15c2dd979ee503aea8a",
-	"sdp-amp seed=3":   "1df2b42a7d5bbf7cb7aa32aed40840a0e33a6b8db17d3a98252bb1fb46e208c9",
+	"fedlinucb seed=1": "9eea2df32c6235ab20d32b3269a0bcebdc8edac0cda5dd53c902caf96fe97fe1",
+	"ldp eps=1 seed=2": "49326be69cd042989f41cfbc6f1f64a3a648dee63dfda9dddf21d0ef07bb1901",
+	"sdp-amp seed=3":   "ed93f2eb24846852a48b25ce4a1e56c3a7b0dbb2bb12dcb33ca16753ce7d6c28",
 }
 
 func TestPlanExpansion(t *testing.T) {
