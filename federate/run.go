@@ -302,23 +302,9 @@ func (sm *sim) observe(i int, x []float64, y float64) {
 	}
 }
 
-// argmaxFirst returns the index of the first maximum of v (0 if v[0] is
-// NaN).
-func argmaxFirst(v []float64) int {
-	// Two passes without data-dependent branches in the first: the
-	// maximum, then its first index. NaN entries (which the comparison
-	// below never selects) take the slow path.
-	top := v[0]
-	for _, x := range v[1:] {
-		top = max(top, x)
-	}
-	if top == top {
-		for a, x := range v {
-			if x == top {
-				return a
-			}
-		}
-	}
+// argmaxFirstGo returns the index of the first maximum of v (NaN entries
+// are never selected; 0 if v[0] is NaN): the portable argmaxFirst.
+func argmaxFirstGo(v []float64) int {
 	best, top := 0, v[0]
 	for a, x := range v {
 		if x > top {
