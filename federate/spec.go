@@ -117,23 +117,63 @@ type LTRData struct {
 	Hash string
 
 	// The queries' X in panel layout (the UCB kernel's), built once on
-	// first use and shared by all runs.
-	panelsOnce sync.Once
-	panels     [][]float64
+	// first use and shared by all runs (and by instances that share the
+	// queries: see ShareQueries).
+	store *panelStore
+	// storeOnce creates store if ShareQueries did not.
+	storeOnce sync.Once
+}
+
+// panelStore holds the panel-layout copy of a query set's X.
+type panelStore struct {
+	once   sync.Once
+	panels [][]float64
+}
+
+// ShareQueries makes l use from's queries (which must be identical to
+// l's: the caller checks) and the panel copy built from them, so that
+// instances differing only in their partition hold the documents once.
+// Call it before any run uses l.
+func (l *LTRData) ShareQueries(from *LTRData) {
+	from.storeOnce.Do(func() {
+		if from.store == nil {
+			from.store = &panelStore{}
+		}
+	})
+	l.Queries = from.Queries
+	l.storeOnce.Do(func() {})
+	l.store = from.store
+}
+
+// Bytes is the memory the instance holds once runs have used it: X and Mu
+// and the panel-layout copy of X that the UCB kernel reads (built on first
+// use), 8 bytes per value.
+func (l *LTRData) Bytes() int64 {
+	var n int64
+	for _, q := range l.Queries {
+		n += int64(len(q.X) + len(q.Mu) + panelLen(len(q.Mu), l.Dim))
+	}
+	return 8 * n
 }
 
 // panel returns query q's documents in panel layout. Safe for concurrent
 // use: the first call converts every query.
 func (l *LTRData) panel(q int) panel {
-	l.panelsOnce.Do(func() {
-		l.panels = make([][]float64, len(l.Queries))
-		for i, qq := range l.Queries {
-			n := len(qq.Mu)
-			l.panels[i] = make([]float64, panelLen(n, l.Dim))
-			toPanel(l.panels[i], qq.X, n, l.Dim)
+	l.storeOnce.Do(func() {
+		if l.store == nil {
+			l.store = &panelStore{}
 		}
 	})
-	return panel{x: l.panels[q], n: len(l.Queries[q].Mu)}
+	st := l.store
+	st.once.Do(func() {
+		st.panels = make([][]float64, len(l.Queries))
+		for i, qq := range l.Queries {
+			n := len(qq.Mu)
+			st.panels[i] = make([]float64, panelLen(n, l.Dim))
+			toPanel(st.panels[i], qq.X, n, l.Dim)
+		}
+	})
+	return panel{x: st.panels[q], n: len(l.Queries[q].Mu)}
 }
 
 // LTRQuery is one query: its documents are the actions.

@@ -4,11 +4,13 @@ import (
 	"github.com/fedbandit/fedbandit/outputs"
 )
 
-// DefaultMaddsPerSecond is the assumed speed of one core on the dominant
-// kernel (the UCB widths x^T V^-1 x, about K d^2 multiply-adds per silo and
-// round). It is a deliberate round figure; override it with the rate
-// measured by `go test -bench` in federate on your machine.
-const DefaultMaddsPerSecond = 1e9
+// DefaultMaddsPerSecond is the assumed speed of one core, counted in the
+// cost model's M T K d^2 multiply-adds per run. It is a deliberate round
+// figure from the paper's synthetic instance on a 2.45 GHz Zen 3 core
+// with AVX2 (1e10 in 2.1 s, where fresh contexts cost as much as the UCB
+// scores; learning-to-rank runs at d = 57 reach about 2e10); override it
+// with the rate measured on your machine (docs/bench/runner.md).
+const DefaultMaddsPerSecond = 4e9
 
 // Estimate is what `run plan` prints: how much work a sweep is and what it
 // needs.

@@ -163,7 +163,7 @@ func shareQueries(first, data *federate.LTRData) bool {
 			return false
 		}
 	}
-	data.Queries = first.Queries
+	data.ShareQueries(first)
 	return true
 }
 
@@ -220,9 +220,7 @@ func (c *Config) buildInstance(ic InstanceConfig, m int, build BuildLTRFunc) (*I
 		if n > 0 {
 			in.Actions = float64(docs) / float64(n)
 		}
-		for _, q := range data.Queries {
-			in.Bytes += int64(8 * (len(q.X) + len(q.Mu)))
-		}
+		in.Bytes = data.Bytes()
 	}
 	return in, nil
 }

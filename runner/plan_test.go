@@ -162,7 +162,9 @@ T = [20]
 		t.Error("identical documents held twice")
 	}
 	e := p.Estimate(nil, 2, 1e9)
-	if e.Runs != 12 || e.Pending != 12 || e.SharedBytes != 8*8*6 {
+	// 8 queries of 2 documents, d = 2: X (4) and Mu (2), plus X's panel
+	// copy (one block of 4 lanes x 2 coordinates).
+	if e.Runs != 12 || e.Pending != 12 || e.SharedBytes != 8*8*(6+8) {
 		t.Errorf("estimate %+v", e)
 	}
 	// Madds: M T K d^2 with K = 2 documents per query, d = 2.

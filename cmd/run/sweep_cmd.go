@@ -18,7 +18,7 @@ type PlanCmd struct {
 	Config  string  `arg:"" type:"existingfile" help:"Sweep file (TOML)."`
 	Out     string  `help:"Output directory of the sweep: count the runs already done there." type:"path"`
 	Workers int     `help:"Workers to assume for the wall-time and memory estimates (default: one per core)."`
-	Rate    float64 `help:"Multiply-adds per second of one core on the UCB-width kernel (see docs/bench/runner.md)." default:"1e9"`
+	Rate    float64 `help:"Multiply-adds per second of one core on the UCB-width kernel (see docs/bench/runner.md)." default:"4e9"`
 	List    bool    `help:"Also print every run: id, then its configuration and seed, in run order."`
 }
 
