@@ -14,7 +14,6 @@
 package outputs
 
 import (
-	"math"
 )
 
 // FormatVersion is the version of the result files written by this package.
@@ -137,12 +136,3 @@ func Derive(runID string, m int, p Point) CurvePoint {
 	}
 }
 
-// finite reports whether every value is a finite number.
-func finite(v ...float64) bool {
-	for _, x := range v {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return false
-		}
-	}
-	return true
-}
