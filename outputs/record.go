@@ -13,8 +13,7 @@
 // unit; Columns and CurveColumns are the same documentation in code.
 package outputs
 
-import (
-)
+import ()
 
 // FormatVersion is the version of the result files written by this package.
 // It is part of every run id: a change to what a run records or how it is
@@ -135,4 +134,3 @@ func Derive(runID string, m int, p Point) CurvePoint {
 		PerSiloRealised: p.Realised / tm,
 	}
 }
-
