@@ -6,7 +6,7 @@ package federate
 // are never selected; 0 if v[0] is NaN). Where the CPU has AVX2 it
 // searches with SIMD and falls back to argmaxFirstGo if v holds a NaN.
 func argmaxFirst(v []float64) int {
-	if useUCBAsm && len(v) > 0 {
+	if useAVX2 && len(v) > 0 {
 		if a := argmaxAVX2(v); a >= 0 {
 			return a
 		}

@@ -155,7 +155,7 @@ func BenchmarkWidthKernel(b *testing.B) {
 		name string
 		f    ucbKernelFunc
 	}{{"go", ucbScoresGo}}
-	if useUCBAsm {
+	if useAVX2 {
 		kernels = append(kernels, struct {
 			name string
 			f    ucbKernelFunc

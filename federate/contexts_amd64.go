@@ -1,6 +1,6 @@
-package federate
+//go:build amd64 && !purego
 
-import "golang.org/x/sys/cpu"
+package federate
 
 // The AVX2/FMA kernels of the synthetic contexts (contexts_amd64.s). They
 // give bit-identical results to the portable zigFastGo and normalizeGo,
@@ -11,7 +11,7 @@ import "golang.org/x/sys/cpu"
 var _ = [1]struct{}{}[zigBits-10]
 
 func init() {
-	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
+	if useAVX2 {
 		zigFast = zigFastAVX2
 		normalize = normalizeAVX2
 	}

@@ -1,3 +1,5 @@
+//go:build amd64 && !purego
+
 #include "textflag.h"
 
 // AVX2/FMA kernels of the synthetic contexts; zigFastGo and normalizeGo

@@ -4,14 +4,15 @@ package federate
 
 import "golang.org/x/sys/cpu"
 
-// useUCBAsm reports whether ucbScores is the assembly kernel: the CPU has
-// AVX2 and FMA (and the OS saves the ymm registers, which cpu checks).
-var useUCBAsm = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+// useAVX2 reports whether the package's AVX2/FMA assembly kernels (UCB
+// scores, synthetic contexts, first maximum) are in use: the CPU has AVX2
+// and FMA (and the OS saves the ymm registers, which cpu checks).
+var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
 // ucbKernel returns the UCB kernel for this machine: ucbScoresAsm where
 // the CPU has AVX2 and FMA, else ucbScoresGo.
 func ucbKernel() func(dst, x []float64, nb, d int, p, theta []float64, beta float64) {
-	if useUCBAsm {
+	if useAVX2 {
 		return ucbScoresAsm
 	}
 	return ucbScoresGo

@@ -292,7 +292,7 @@ func TestUCBScoresGoOrder(t *testing.T) {
 // TestUCBScoresMatchesGo checks the dispatched kernel (the assembly one on
 // AVX2/FMA machines) against ucbScoresGo, bit for bit.
 func TestUCBScoresMatchesGo(t *testing.T) {
-	t.Logf("assembly kernel in use: %v", useUCBAsm)
+	t.Logf("assembly kernel in use: %v", useAVX2)
 	checkUCBKernel(t, ucbScores, ucbScoresGo)
 }
 
