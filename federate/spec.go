@@ -120,7 +120,7 @@ type LTRData struct {
 	// first use and shared by all runs (and by instances that share the
 	// queries: see ShareQueries).
 	store *panelStore
-	// storeOnce creates store if ShareQueries did not.
+	// storeOnce guards the creation of store (panelStore, ShareQueries).
 	storeOnce sync.Once
 }
 
@@ -135,14 +135,16 @@ type panelStore struct {
 // instances differing only in their partition hold the documents once.
 // Call it before any run uses l.
 func (l *LTRData) ShareQueries(from *LTRData) {
-	from.storeOnce.Do(func() {
-		if from.store == nil {
-			from.store = &panelStore{}
-		}
-	})
+	st := from.panelStore()
 	l.Queries = from.Queries
 	l.storeOnce.Do(func() {})
-	l.store = from.store
+	l.store = st
+}
+
+// panelStore returns l's panel store, creating an empty one on first use.
+func (l *LTRData) panelStore() *panelStore {
+	l.storeOnce.Do(func() { l.store = &panelStore{} })
+	return l.store
 }
 
 // Bytes is the memory the instance holds once runs have used it: X and Mu
@@ -159,12 +161,7 @@ func (l *LTRData) Bytes() int64 {
 // panel returns query q's documents in panel layout. Safe for concurrent
 // use: the first call converts every query.
 func (l *LTRData) panel(q int) panel {
-	l.storeOnce.Do(func() {
-		if l.store == nil {
-			l.store = &panelStore{}
-		}
-	})
-	st := l.store
+	st := l.panelStore()
 	st.once.Do(func() {
 		st.panels = make([][]float64, len(l.Queries))
 		for i, qq := range l.Queries {
