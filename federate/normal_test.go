@@ -128,6 +128,18 @@ func TestZigguratTables(t *testing.T) {
 	}
 }
 
+// writeTable writes the opening line head, then the values in format
+// verb, perLine to a line (the caller closes the brace).
+func writeTable[T any](b *bytes.Buffer, head string, values []T, perLine int, verb string) {
+	b.WriteString(head + "\n")
+	for i := 0; i < len(values); i += perLine {
+		for _, v := range values[i:min(i+perLine, len(values))] {
+			fmt.Fprintf(b, verb+", ", v)
+		}
+		b.WriteString("\n")
+	}
+}
+
 // writeZigTables writes ziggurat_tables.go.
 func writeZigTables(t *testing.T, r float64, k [zigLayers]uint32, w, f [zigLayers]float64) {
 	var b bytes.Buffer
@@ -136,29 +148,11 @@ func writeZigTables(t *testing.T, r float64, k [zigLayers]uint32, w, f [zigLayer
 	fmt.Fprintf(&b, "// zigR is the start of the right tail of the ziggurat of the standard\n// normal density (Marsaglia & Tsang 2000) on zigLayers layers; see\n// zigCompute.\n")
 	fmt.Fprintf(&b, "const zigR = %v\n\n", r)
 	fmt.Fprintf(&b, "// zigK[i] is the fast-path threshold on |j| in layer i (zigCompute).\n")
-	fmt.Fprintf(&b, "var zigK = [zigLayers]uint32{\n")
-	for i := 0; i < zigLayers; i += 8 {
-		for _, v := range k[i : i+8] {
-			fmt.Fprintf(&b, "%d, ", v)
-		}
-		b.WriteString("\n")
-	}
+	writeTable(&b, "var zigK = [zigLayers]uint32{", k[:], 8, "%d")
 	fmt.Fprintf(&b, "}\n\n// zigW[i] is the width of layer i over 2^(31-zigBits) (zigCompute).\n")
-	fmt.Fprintf(&b, "var zigW = [zigLayers]float64{\n")
-	for i := 0; i < zigLayers; i += 4 {
-		for _, v := range w[i : i+4] {
-			fmt.Fprintf(&b, "%v, ", v)
-		}
-		b.WriteString("\n")
-	}
+	writeTable(&b, "var zigW = [zigLayers]float64{", w[:], 4, "%v")
 	fmt.Fprintf(&b, "}\n\n// zigF[i] is the density exp(-x_i^2/2) at the bottom of layer i; zigF[0] = 1\n// is the top of layer 1 (zigCompute).\n")
-	fmt.Fprintf(&b, "var zigF = [zigLayers]float64{\n")
-	for i := 0; i < zigLayers; i += 4 {
-		for _, v := range f[i : i+4] {
-			fmt.Fprintf(&b, "%v, ", v)
-		}
-		b.WriteString("\n")
-	}
+	writeTable(&b, "var zigF = [zigLayers]float64{", f[:], 4, "%v")
 	b.WriteString("}\n")
 	src, err := format.Source(b.Bytes())
 	if err != nil {
