@@ -178,7 +178,7 @@ func newZigContexts(key rng.Key, scratch *ctxScratch) *zigContexts {
 func (c *zigContexts) fill(x, mu []float64, nb int, theta []float64) {
 	n := nb * panelLanes * (len(theta) - 1)
 	z, rej := c.scratch.buffers((n + 7) &^ 7)
-	nr := zigFast(z, &c.lanes, rej, &zigK, &zigW)
+	nr := zigFast(z, &c.lanes, rej, &zigTable)
 	for k := 0; k < nr; k++ {
 		if p := rej[2*k]; int(p) < n {
 			z[p] = c.slow(rej[2*k+1])
@@ -187,17 +187,37 @@ func (c *zigContexts) fill(x, mu []float64, nb int, theta []float64) {
 	normalize(x, mu, z[:n], nb, theta)
 }
 
+// zigEntry is one layer i of the ziggurat as the fast path uses it:
+// w = zigW[i] and k = float64(zigK[i]) (exact), side by side so that one
+// 16-byte load brings both.
+type zigEntry struct {
+	w, k float64
+}
+
+// zigTable is the fast path's table: zigTable[i] = {zigW[i], zigK[i]}.
+var zigTable = makeZigTable(&zigK, &zigW)
+
+// makeZigTable returns the fast-path table of the thresholds kt and the
+// widths wt.
+func makeZigTable(kt *[zigLayers]uint32, wt *[zigLayers]float64) (t [zigLayers]zigEntry) {
+	for i := range t {
+		t[i] = zigEntry{w: wt[i], k: float64(kt[i])}
+	}
+	return t
+}
+
 // zigFast runs the lanes s for len(z)/8 steps (len(z) a multiple of 8)
-// and writes float64(j) * w[i] for draw k of step t to z[8t+k]; it records
-// each draw rejected by the fast path (|j| >= k[i]) as rej[2r], rej[2r+1]
+// and writes float64(j) * t[i].w for draw k of step t to z[8t+k]; it
+// records each draw rejected by the fast path (|j| >= t[i].k, compared as
+// float64: exact, both being integers below 2^22) as rej[2r], rej[2r+1]
 // = position, draw, in increasing position, and returns the number of
-// records r (rej holds at least 2*len(z) values). k and w are zigK and
-// zigW (tests pass others). It is the AVX2 kernel where the CPU has it,
-// else zigFastGo, with identical results.
+// records r (rej holds at least 2*len(z) values). t is zigTable (tests
+// pass others). It is the AVX2 kernel where the CPU has it, else
+// zigFastGo, with identical results.
 var zigFast = zigFastGo
 
 // zigFastGo is the portable zigFast.
-func zigFastGo(z []float64, s *[16]uint64, rej []uint32, kt *[zigLayers]uint32, wt *[zigLayers]float64) int {
+func zigFastGo(z []float64, s *[16]uint64, rej []uint32, tab *[zigLayers]zigEntry) int {
 	nr := 0
 	for t := 0; t < len(z)/8; t++ {
 		var o [4]uint64
@@ -206,10 +226,10 @@ func zigFastGo(z []float64, s *[16]uint64, rej []uint32, kt *[zigLayers]uint32, 
 		}
 		for k := 0; k < 8; k++ {
 			w := uint32(o[k/2] >> (32 * (k % 2)))
-			i := w & (zigLayers - 1)
-			j := int32(w) >> zigBits
-			z[8*t+k] = float64(j) * wt[i]
-			if abs32(j) >= kt[i] {
+			e := &tab[w&(zigLayers-1)]
+			j := float64(int32(w) >> zigBits)
+			z[8*t+k] = j * e.w
+			if math.Abs(j) >= e.k {
 				rej[2*nr], rej[2*nr+1] = uint32(8*t+k), w
 				nr++
 			}
