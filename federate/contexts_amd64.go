@@ -15,6 +15,9 @@ var _ = [1]struct{}{}[zigBits-10]
 // The kernel addresses zigEntry{w, k} as 16 bytes, w at offset 0.
 var _ = [1]struct{}{}[unsafe.Sizeof(zigEntry{})-16+unsafe.Offsetof(zigEntry{}.w)]
 
+// It writes zigRejStep{pos, mask, draws} as 40 bytes at offsets 0, 4, 8.
+var _ = [1]struct{}{}[unsafe.Sizeof(zigRejStep{})-40+unsafe.Offsetof(zigRejStep{}.mask)-4+unsafe.Offsetof(zigRejStep{}.draws)-8]
+
 func init() {
 	if useAVX2 {
 		zigFast = zigFastAVX2
@@ -23,10 +26,11 @@ func init() {
 }
 
 // zigFastAVX2 is zigFast on the table t (zigTable; tests pass others to
-// force the slow path). It relies on zigEntry being 16 bytes, w first.
+// force the slow path). It relies on the layouts of zigEntry and
+// zigRejStep, checked below.
 //
 //go:noescape
-func zigFastAVX2(z []float64, s *[16]uint64, rej []uint32, t *[zigLayers]zigEntry) int
+func zigFastAVX2(z []float64, s *[16]uint64, rej []zigRejStep, t *[zigLayers]zigEntry) int
 
 // normalizeAVX2 is normalize.
 //

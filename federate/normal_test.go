@@ -206,7 +206,7 @@ func checkKS(x []float64, cdf func(float64) float64) error {
 // zigFastAsm and normalizeAsm are the assembly kernels, set by
 // contexts_amd64_test.go where the CPU has them (nil elsewhere).
 var (
-	zigFastAsm   func(z []float64, s *[16]uint64, rej []uint32, t *[zigLayers]zigEntry) int
+	zigFastAsm   func(z []float64, s *[16]uint64, rej []zigRejStep, t *[zigLayers]zigEntry) int
 	normalizeAsm func(x, mu, z []float64, nb int, theta []float64)
 )
 
@@ -214,7 +214,7 @@ var (
 // the portable ones and, where the CPU has them, the assembly kernels.
 type kernels struct {
 	name string
-	fast func(z []float64, s *[16]uint64, rej []uint32, t *[zigLayers]zigEntry) int
+	fast func(z []float64, s *[16]uint64, rej []zigRejStep, t *[zigLayers]zigEntry) int
 	norm func(x, mu, z []float64, nb int, theta []float64)
 }
 
@@ -242,11 +242,9 @@ func (k kernels) use(f func()) {
 // position.
 func (c *zigContexts) normals(n int) []float64 {
 	z := make([]float64, n)
-	rej := make([]uint32, 2*n)
+	rej := make([]zigRejStep, n/8)
 	nr := zigFast(z, &c.lanes, rej, &zigTable)
-	for k := 0; k < nr; k++ {
-		z[rej[2*k]] = c.slow(rej[2*k+1])
-	}
+	c.fixRejected(z, rej[:nr])
 	return z
 }
 
@@ -625,6 +623,27 @@ func zigFastRef(z []float64, s *[16]uint64, rej []uint32, kt *[zigLayers]uint32,
 	return nr
 }
 
+// rejPairs runs the zigFast kernel fast on z, s and t and returns its
+// rejection records as zigFastRef's (position, draw) pairs, and their
+// number. It checks the records' form: positions are step starts in
+// increasing order, masks nonzero and within the step.
+func rejPairs(fast func(z []float64, s *[16]uint64, rej []zigRejStep, t *[zigLayers]zigEntry) int, z []float64, s *[16]uint64, t *[zigLayers]zigEntry) (int, []uint32) {
+	rej := make([]zigRejStep, len(z)/8)
+	nr := fast(z, s, rej, t)
+	var pairs []uint32
+	for r, st := range rej[:nr] {
+		if st.mask == 0 || st.mask > 0xFF || st.pos%8 != 0 || (r > 0 && st.pos <= rej[r-1].pos) {
+			panic(fmt.Sprintf("bad record %d: %+v", r, st))
+		}
+		for k := 0; k < 8; k++ {
+			if st.mask>>k&1 == 1 {
+				pairs = append(pairs, st.pos+uint32(k), st.draws[k])
+			}
+		}
+	}
+	return len(pairs) / 2, pairs
+}
+
 // TestZigFastMatchesGo checks that every zigFast kernel (the portable one
 // and, where the CPU has it, the assembly one) is bit-identical to
 // zigFastRef (values, rejection records, final lane states) from many
@@ -677,8 +696,7 @@ func TestZigFastMatchesGo(t *testing.T) {
 				for _, k := range ks {
 					s2 := c.lanes
 					z2 := make([]float64, 8*steps)
-					r2 := make([]uint32, 16*steps)
-					n2 := k.fast(z2, &s2, r2, &tab)
+					n2, r2 := rejPairs(k.fast, z2, &s2, &tab)
 					if n1 != n2 || s1 != s2 {
 						t.Fatalf("%s %s seed %d steps %d: %d vs %d records, states equal %v", k.name, name, seed, steps, n1, n2, s1 == s2)
 					}
@@ -711,8 +729,8 @@ func TestZigFastMatchesGo(t *testing.T) {
 		c := newZigContexts(rng.Derive(rng.NewKey("test-match", 0), "contexts"), nil)
 		s1, s2 := c.lanes, c.lanes
 		z := make([]float64, 8*257)
-		r1, r2 := make([]uint32, 16*257), make([]uint32, 16*257)
-		if zigFastRef(z, &s1, r1, &edge, &zigW) == k.fast(z, &s2, r2, &tab) {
+		r1 := make([]uint32, 16*257)
+		if n2, _ := rejPairs(k.fast, z, &s2, &tab); zigFastRef(z, &s1, r1, &edge, &zigW) == n2 {
 			t.Errorf("mutation control: %s with thresholds one too high kept the record count", k.name)
 		}
 	}
@@ -840,7 +858,7 @@ func BenchmarkZigFast(b *testing.B) {
 	for _, k := range allKernels(b) {
 		c := newZigContexts(rng.NewKey("bench", 1), nil)
 		z := make([]float64, (n+7)&^7)
-		rej := make([]uint32, 2*len(z))
+		rej := make([]zigRejStep, len(z)/8)
 		x, mu := make([]float64, nb*4*d), make([]float64, nb*4)
 		report := func(b *testing.B, c0 float64) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/normal")
@@ -857,9 +875,7 @@ func BenchmarkZigFast(b *testing.B) {
 			c0 := cpuSeconds()
 			for i := 0; i < b.N; i++ {
 				nr := k.fast(z, &c.lanes, rej, &zigTable)
-				for r := 0; r < nr; r++ {
-					z[rej[2*r]] = c.slow(rej[2*r+1])
-				}
+				c.fixRejected(z, rej[:nr])
 			}
 			report(b, c0)
 		})
