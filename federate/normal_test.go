@@ -888,3 +888,32 @@ func BenchmarkZigFast(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkZigSlow measures slow alone, per rejected draw, on 4096 draws
+// rejected by the fast path of a real stream (about 12% of them in layer
+// 1, whose fast path rejects everything).
+func BenchmarkZigSlow(b *testing.B) {
+	c := newZigContexts(rng.NewKey("bench-slow", 1), nil)
+	var draws []uint32
+	z := make([]float64, 8*1024)
+	rej := make([]zigRejStep, len(z)/8)
+	for len(draws) < 4096 {
+		nr := zigFastGo(z, &c.lanes, rej, &zigTable)
+		for _, st := range rej[:nr] {
+			for k := 0; k < 8; k++ {
+				if st.mask>>k&1 == 1 {
+					draws = append(draws, st.draws[k])
+				}
+			}
+		}
+	}
+	draws = draws[:4096]
+	b.ResetTimer()
+	var sink float64
+	for i := 0; i < b.N; i++ {
+		sink += c.slow(draws[i%len(draws)])
+	}
+	if sink == 1 {
+		b.Log(sink)
+	}
+}
