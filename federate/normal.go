@@ -243,9 +243,8 @@ func zigFastGo(z []float64, s *[16]uint64, rej []zigRejStep, tab *[zigLayers]zig
 		for l := range o {
 			o[l] = xoshiroNext(&s[l], &s[4+l], &s[8+l], &s[12+l])
 		}
-		var draws [8]uint32
 		var mask uint32
-		for k := range draws {
+		for k := 0; k < 8; k++ {
 			w := uint32(o[k/2] >> (32 * (k % 2)))
 			e := &tab[w&(zigLayers-1)]
 			j := float64(int32(w) >> zigBits)
@@ -253,10 +252,13 @@ func zigFastGo(z []float64, s *[16]uint64, rej []zigRejStep, tab *[zigLayers]zig
 			if math.Abs(j) >= e.k {
 				mask |= 1 << k
 			}
-			draws[k] = w
 		}
 		if mask != 0 {
-			rej[nr] = zigRejStep{pos: uint32(8 * t), mask: mask, draws: draws}
+			st := &rej[nr]
+			st.pos, st.mask = uint32(8*t), mask
+			for k := range st.draws {
+				st.draws[k] = uint32(o[k/2] >> (32 * (k % 2)))
+			}
 			nr++
 		}
 	}
