@@ -83,16 +83,16 @@ func normalizeGo(x, mu, z []float64, nb int, theta []float64) {
 // in cache from one silo to the next.
 type ctxScratch struct {
 	z   []float64
-	rej []uint32
+	rej []zigRejStep
 }
 
-// buffers returns z of length n and rej of length 2n.
-func (s *ctxScratch) buffers(n int) ([]float64, []uint32) {
+// buffers returns z of length n and rej of length (n+7)/8.
+func (s *ctxScratch) buffers(n int) ([]float64, []zigRejStep) {
 	if len(s.z) < n {
 		s.z = make([]float64, n)
-		s.rej = make([]uint32, 2*n)
+		s.rej = make([]zigRejStep, (n+7)/8)
 	}
-	return s.z[:n], s.rej[:2*n]
+	return s.z[:n], s.rej[:(n+7)/8]
 }
 
 // chachaContexts is ContextsChaCha8: the fill's normals are drawn in order
@@ -178,41 +178,88 @@ func newZigContexts(key rng.Key, scratch *ctxScratch) *zigContexts {
 func (c *zigContexts) fill(x, mu []float64, nb int, theta []float64) {
 	n := nb * panelLanes * (len(theta) - 1)
 	z, rej := c.scratch.buffers((n + 7) &^ 7)
-	nr := zigFast(z, &c.lanes, rej, &zigK, &zigW)
-	for k := 0; k < nr; k++ {
-		if p := rej[2*k]; int(p) < n {
-			z[p] = c.slow(rej[2*k+1])
-		}
-	}
+	nr := zigFast(z, &c.lanes, rej, &zigTable)
+	c.fixRejected(z[:n], rej[:nr])
 	normalize(x, mu, z[:n], nb, theta)
 }
 
+// fixRejected replaces the normals of z rejected by the fast path
+// (recorded in rej by zigFast) with slow's, in increasing position;
+// positions beyond len(z) (the discarded draws of a last half step) are
+// skipped and use no slow-path draws.
+func (c *zigContexts) fixRejected(z []float64, rej []zigRejStep) {
+	for r := range rej {
+		st := &rej[r]
+		for m := st.mask; m != 0; m &= m - 1 {
+			k := bits.TrailingZeros32(m)
+			if p := int(st.pos) + k; p < len(z) {
+				z[p] = c.slow(st.draws[k])
+			}
+		}
+	}
+}
+
+// zigEntry is one layer i of the ziggurat as the fast path uses it:
+// w = zigW[i] and k = float64(zigK[i]) (exact), side by side so that one
+// 16-byte load brings both.
+type zigEntry struct {
+	w, k float64
+}
+
+// zigTable is the fast path's table: zigTable[i] = {zigW[i], zigK[i]}.
+var zigTable = makeZigTable(&zigK, &zigW)
+
+// makeZigTable returns the fast-path table of the thresholds kt and the
+// widths wt.
+func makeZigTable(kt *[zigLayers]uint32, wt *[zigLayers]float64) (t [zigLayers]zigEntry) {
+	for i := range t {
+		t[i] = zigEntry{w: wt[i], k: float64(kt[i])}
+	}
+	return t
+}
+
+// zigRejStep records a step of zigFast with draws rejected by the fast
+// path: bit k of mask is set if draw k (position pos + k) was rejected.
+type zigRejStep struct {
+	pos, mask uint32
+	draws     [8]uint32 // all eight draws of the step
+}
+
 // zigFast runs the lanes s for len(z)/8 steps (len(z) a multiple of 8)
-// and writes float64(j) * w[i] for draw k of step t to z[8t+k]; it records
-// each draw rejected by the fast path (|j| >= k[i]) as rej[2r], rej[2r+1]
-// = position, draw, in increasing position, and returns the number of
-// records r (rej holds at least 2*len(z) values). k and w are zigK and
-// zigW (tests pass others). It is the AVX2 kernel where the CPU has it,
-// else zigFastGo, with identical results.
+// and writes float64(j) * t[i].w for draw k of step t to z[8t+k]. Each
+// step with a draw rejected by the fast path (|j| >= t[i].k, compared as
+// float64: exact, both being integers below 2^22) is recorded in rej, in
+// step order; it returns the number of records. rej must hold len(z)/8
+// records: the kernels may write the one after the last (garbage). t is
+// zigTable (tests pass others). It is the AVX2 kernel where the CPU has
+// it, else zigFastGo, with identical results.
 var zigFast = zigFastGo
 
 // zigFastGo is the portable zigFast.
-func zigFastGo(z []float64, s *[16]uint64, rej []uint32, kt *[zigLayers]uint32, wt *[zigLayers]float64) int {
+func zigFastGo(z []float64, s *[16]uint64, rej []zigRejStep, tab *[zigLayers]zigEntry) int {
 	nr := 0
 	for t := 0; t < len(z)/8; t++ {
 		var o [4]uint64
 		for l := range o {
 			o[l] = xoshiroNext(&s[l], &s[4+l], &s[8+l], &s[12+l])
 		}
+		var mask uint32
 		for k := 0; k < 8; k++ {
 			w := uint32(o[k/2] >> (32 * (k % 2)))
-			i := w & (zigLayers - 1)
-			j := int32(w) >> zigBits
-			z[8*t+k] = float64(j) * wt[i]
-			if abs32(j) >= kt[i] {
-				rej[2*nr], rej[2*nr+1] = uint32(8*t+k), w
-				nr++
+			e := &tab[w&(zigLayers-1)]
+			j := float64(int32(w) >> zigBits)
+			z[8*t+k] = j * e.w
+			if math.Abs(j) >= e.k {
+				mask |= 1 << k
 			}
+		}
+		if mask != 0 {
+			st := &rej[nr]
+			st.pos, st.mask = uint32(8*t), mask
+			for k := range st.draws {
+				st.draws[k] = uint32(o[k/2] >> (32 * (k % 2)))
+			}
+			nr++
 		}
 	}
 	return nr

@@ -206,7 +206,7 @@ func checkKS(x []float64, cdf func(float64) float64) error {
 // zigFastAsm and normalizeAsm are the assembly kernels, set by
 // contexts_amd64_test.go where the CPU has them (nil elsewhere).
 var (
-	zigFastAsm   func(z []float64, s *[16]uint64, rej []uint32, k *[zigLayers]uint32, w *[zigLayers]float64) int
+	zigFastAsm   func(z []float64, s *[16]uint64, rej []zigRejStep, t *[zigLayers]zigEntry) int
 	normalizeAsm func(x, mu, z []float64, nb int, theta []float64)
 )
 
@@ -214,7 +214,7 @@ var (
 // the portable ones and, where the CPU has them, the assembly kernels.
 type kernels struct {
 	name string
-	fast func(z []float64, s *[16]uint64, rej []uint32, k *[zigLayers]uint32, w *[zigLayers]float64) int
+	fast func(z []float64, s *[16]uint64, rej []zigRejStep, t *[zigLayers]zigEntry) int
 	norm func(x, mu, z []float64, nb int, theta []float64)
 }
 
@@ -242,11 +242,9 @@ func (k kernels) use(f func()) {
 // position.
 func (c *zigContexts) normals(n int) []float64 {
 	z := make([]float64, n)
-	rej := make([]uint32, 2*n)
-	nr := zigFast(z, &c.lanes, rej, &zigK, &zigW)
-	for k := 0; k < nr; k++ {
-		z[rej[2*k]] = c.slow(rej[2*k+1])
-	}
+	rej := make([]zigRejStep, n/8)
+	nr := zigFast(z, &c.lanes, rej, &zigTable)
+	c.fixRejected(z, rej[:nr])
 	return z
 }
 
@@ -601,14 +599,61 @@ func TestSyntheticInstance(t *testing.T) {
 	}
 }
 
-// TestZigFastMatchesGo checks that the assembly zigFast is bit-identical
-// to zigFastGo (values, rejection records, final lane states) from many
-// seeds and lengths, with the real tables and with tables that force the
-// slow path: every draw rejected, or every draw of an odd layer.
-func TestZigFastMatchesGo(t *testing.T) {
-	if zigFastAsm == nil {
-		t.Skip("no assembly kernels on this CPU")
+// zigFastRef is the definition of zigFast on separate tables of
+// thresholds kt and widths wt (the fast path as first written, integer
+// comparison |j| >= kt[i]): the reference of TestZigFastMatchesGo.
+func zigFastRef(z []float64, s *[16]uint64, rej []uint32, kt *[zigLayers]uint32, wt *[zigLayers]float64) int {
+	nr := 0
+	for t := 0; t < len(z)/8; t++ {
+		var o [4]uint64
+		for l := range o {
+			o[l] = xoshiroNext(&s[l], &s[4+l], &s[8+l], &s[12+l])
+		}
+		for k := 0; k < 8; k++ {
+			w := uint32(o[k/2] >> (32 * (k % 2)))
+			i := w & (zigLayers - 1)
+			j := int32(w) >> zigBits
+			z[8*t+k] = float64(j) * wt[i]
+			if abs32(j) >= kt[i] {
+				rej[2*nr], rej[2*nr+1] = uint32(8*t+k), w
+				nr++
+			}
+		}
 	}
+	return nr
+}
+
+// rejPairs runs the zigFast kernel fast on z, s and t and returns its
+// rejection records as zigFastRef's (position, draw) pairs, and their
+// number. It checks the records' form: positions are step starts in
+// increasing order, masks nonzero and within the step.
+func rejPairs(fast func(z []float64, s *[16]uint64, rej []zigRejStep, t *[zigLayers]zigEntry) int, z []float64, s *[16]uint64, t *[zigLayers]zigEntry) (int, []uint32) {
+	rej := make([]zigRejStep, len(z)/8)
+	nr := fast(z, s, rej, t)
+	var pairs []uint32
+	for r, st := range rej[:nr] {
+		if st.mask == 0 || st.mask > 0xFF || st.pos%8 != 0 || (r > 0 && st.pos <= rej[r-1].pos) {
+			panic(fmt.Sprintf("bad record %d: %+v", r, st))
+		}
+		for k := 0; k < 8; k++ {
+			if st.mask>>k&1 == 1 {
+				pairs = append(pairs, st.pos+uint32(k), st.draws[k])
+			}
+		}
+	}
+	return len(pairs) / 2, pairs
+}
+
+// TestZigFastMatchesGo checks that every zigFast kernel (the portable one
+// and, where the CPU has it, the assembly one) is bit-identical to
+// zigFastRef (values, rejection records, final lane states) from many
+// seeds and lengths, with the real tables and with tables that force the
+// slow path: every draw rejected, every draw of an odd layer, or only
+// the draws at |j| = k[i] exactly (the threshold itself: thresholds are
+// set to |j| of the draws of one step, so both sides of the comparison
+// are hit). Mutation control: a kernel on a table whose thresholds are
+// one too high differs.
+func TestZigFastMatchesGo(t *testing.T) {
 	allRej := zigK
 	oddRej := zigK
 	for i := range allRej {
@@ -617,28 +662,53 @@ func TestZigFastMatchesGo(t *testing.T) {
 			oddRej[i] = 0
 		}
 	}
-	tables := map[string]*[zigLayers]uint32{"real": &zigK, "all-rejected": &allRej, "odd-rejected": &oddRej}
+	// Thresholds equal to |j| of the first steps' draws of seed 0, so
+	// that the boundary |j| = k is met.
+	edge := zigK
+	{
+		c := newZigContexts(rng.Derive(rng.NewKey("test-match", 0), "contexts"), nil)
+		s := c.lanes
+		for t := 0; t < 257; t++ {
+			for l := 0; l < 4; l++ {
+				o := xoshiroNext(&s[l], &s[4+l], &s[8+l], &s[12+l])
+				for _, w := range []uint32{uint32(o), uint32(o >> 32)} {
+					if t%2 == 0 {
+						edge[w&(zigLayers-1)] = abs32(int32(w) >> zigBits)
+					} else {
+						edge[w&(zigLayers-1)] = abs32(int32(w)>>zigBits) + 1
+					}
+				}
+			}
+		}
+	}
+	tables := map[string]*[zigLayers]uint32{"real": &zigK, "all-rejected": &allRej, "odd-rejected": &oddRej, "edge": &edge}
+	ks := allKernels(t)
 	for name, kt := range tables {
+		tab := makeZigTable(kt, &zigW)
 		totalRej := 0
 		for seed := 0; seed < 20; seed++ {
 			for _, steps := range []int{0, 1, 2, 3, 7, 23, 104, 257} {
 				c := newZigContexts(rng.Derive(rng.NewKey("test-match", uint64(seed)), "contexts"), nil)
-				s1, s2 := c.lanes, c.lanes
-				z1, z2 := make([]float64, 8*steps), make([]float64, 8*steps)
-				r1, r2 := make([]uint32, 16*steps), make([]uint32, 16*steps)
-				n1 := zigFastGo(z1, &s1, r1, kt, &zigW)
-				n2 := zigFastAsm(z2, &s2, r2, kt, &zigW)
-				if n1 != n2 || s1 != s2 {
-					t.Fatalf("%s seed %d steps %d: %d vs %d records, states equal %v", name, seed, steps, n1, n2, s1 == s2)
-				}
-				for i := range z1 {
-					if math.Float64bits(z1[i]) != math.Float64bits(z2[i]) {
-						t.Fatalf("%s seed %d steps %d: z[%d] = %v (go) vs %v (asm)", name, seed, steps, i, z1[i], z2[i])
+				s1 := c.lanes
+				z1 := make([]float64, 8*steps)
+				r1 := make([]uint32, 16*steps)
+				n1 := zigFastRef(z1, &s1, r1, kt, &zigW)
+				for _, k := range ks {
+					s2 := c.lanes
+					z2 := make([]float64, 8*steps)
+					n2, r2 := rejPairs(k.fast, z2, &s2, &tab)
+					if n1 != n2 || s1 != s2 {
+						t.Fatalf("%s %s seed %d steps %d: %d vs %d records, states equal %v", k.name, name, seed, steps, n1, n2, s1 == s2)
 					}
-				}
-				for i := 0; i < 2*n1; i++ {
-					if r1[i] != r2[i] {
-						t.Fatalf("%s seed %d steps %d: record word %d: %d vs %d", name, seed, steps, i, r1[i], r2[i])
+					for i := range z1 {
+						if math.Float64bits(z1[i]) != math.Float64bits(z2[i]) {
+							t.Fatalf("%s %s seed %d steps %d: z[%d] = %v (ref) vs %v", k.name, name, seed, steps, i, z1[i], z2[i])
+						}
+					}
+					for i := 0; i < 2*n1; i++ {
+						if r1[i] != r2[i] {
+							t.Fatalf("%s %s seed %d steps %d: record word %d: %d vs %d", k.name, name, seed, steps, i, r1[i], r2[i])
+						}
 					}
 				}
 				totalRej += n1
@@ -646,6 +716,22 @@ func TestZigFastMatchesGo(t *testing.T) {
 		}
 		if totalRej == 0 {
 			t.Fatalf("%s: no rejected draws exercised", name)
+		}
+	}
+	// Mutation control: thresholds one too high accept the draws at
+	// |j| = k[i], which the reference rejects.
+	high := edge
+	for i := range high {
+		high[i]++
+	}
+	tab := makeZigTable(&high, &zigW)
+	for _, k := range ks {
+		c := newZigContexts(rng.Derive(rng.NewKey("test-match", 0), "contexts"), nil)
+		s1, s2 := c.lanes, c.lanes
+		z := make([]float64, 8*257)
+		r1 := make([]uint32, 16*257)
+		if n2, _ := rejPairs(k.fast, z, &s2, &tab); zigFastRef(z, &s1, r1, &edge, &zigW) == n2 {
+			t.Errorf("mutation control: %s with thresholds one too high kept the record count", k.name)
 		}
 	}
 }
@@ -772,7 +858,7 @@ func BenchmarkZigFast(b *testing.B) {
 	for _, k := range allKernels(b) {
 		c := newZigContexts(rng.NewKey("bench", 1), nil)
 		z := make([]float64, (n+7)&^7)
-		rej := make([]uint32, 2*len(z))
+		rej := make([]zigRejStep, len(z)/8)
 		x, mu := make([]float64, nb*4*d), make([]float64, nb*4)
 		report := func(b *testing.B, c0 float64) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/normal")
@@ -781,17 +867,15 @@ func BenchmarkZigFast(b *testing.B) {
 		b.Run("fast/"+k.name, func(b *testing.B) {
 			c0 := cpuSeconds()
 			for i := 0; i < b.N; i++ {
-				k.fast(z, &c.lanes, rej, &zigK, &zigW)
+				k.fast(z, &c.lanes, rej, &zigTable)
 			}
 			report(b, c0)
 		})
 		b.Run("fast+slow/"+k.name, func(b *testing.B) {
 			c0 := cpuSeconds()
 			for i := 0; i < b.N; i++ {
-				nr := k.fast(z, &c.lanes, rej, &zigK, &zigW)
-				for r := 0; r < nr; r++ {
-					z[rej[2*r]] = c.slow(rej[2*r+1])
-				}
+				nr := k.fast(z, &c.lanes, rej, &zigTable)
+				c.fixRejected(z, rej[:nr])
 			}
 			report(b, c0)
 		})
@@ -802,5 +886,34 @@ func BenchmarkZigFast(b *testing.B) {
 			}
 			report(b, c0)
 		})
+	}
+}
+
+// BenchmarkZigSlow measures slow alone, per rejected draw, on 4096 draws
+// rejected by the fast path of a real stream (about 12% of them in layer
+// 1, whose fast path rejects everything).
+func BenchmarkZigSlow(b *testing.B) {
+	c := newZigContexts(rng.NewKey("bench-slow", 1), nil)
+	var draws []uint32
+	z := make([]float64, 8*1024)
+	rej := make([]zigRejStep, len(z)/8)
+	for len(draws) < 4096 {
+		nr := zigFastGo(z, &c.lanes, rej, &zigTable)
+		for _, st := range rej[:nr] {
+			for k := 0; k < 8; k++ {
+				if st.mask>>k&1 == 1 {
+					draws = append(draws, st.draws[k])
+				}
+			}
+		}
+	}
+	draws = draws[:4096]
+	b.ResetTimer()
+	var sink float64
+	for i := 0; i < b.N; i++ {
+		sink += c.slow(draws[i%len(draws)])
+	}
+	if sink == 1 {
+		b.Log(sink)
 	}
 }
