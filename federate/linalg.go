@@ -9,18 +9,26 @@ import (
 // Symmetric d x d matrices exchanged with the server are stored packed:
 // the upper triangle row by row, diagonal included (d(d+1)/2 entries).
 
-// addOuterPacked adds y * x x^T to the packed matrix w.
-func addOuterPacked(w, x []float64, y float64) {
+// addObsGo is the portable addObs: it adds x x^T to the packed Gram w
+// and y x to the bias u, entry by entry with fused multiply-adds:
+//
+//	w_ij = fma(x_i, x_j, w_ij)  (j >= i),   u_i = fma(x_i, y, u_i).
+//
+// Every entry is one independent operation, so the assembly kernel may
+// take them in any grouping and still give the same bits.
+func addObsGo(w, u, x []float64, y float64) {
 	d := len(x)
+	w = w[:d*(d+1)/2]
+	u = u[:d]
 	idx := 0
 	for i, xi := range x {
-		v := y * xi
 		row := w[idx : idx+d-i]
 		xs := x[i:]
 		xs = xs[:len(row)]
 		for j := range row {
-			row[j] += v * xs[j]
+			row[j] = math.FMA(xi, xs[j], row[j])
 		}
+		u[i] = math.FMA(xi, y, u[i])
 		idx += d - i
 	}
 }
@@ -67,60 +75,112 @@ func matVec(dst, a, x []float64) {
 	}
 }
 
-// rlsUpdate is the recursive least-squares step of one observation (x, y):
-// with A = V^-1 held in width form p and theta = A b, it sets A to
-// (V + x x^T)^-1 and theta to A (b + x y) in O(d^2), using g (len d) as
-// scratch:
+// rlsUpdateGo is the portable rlsUpdate, the recursive least-squares
+// step of one observation (x, y): with A = V^-1 held in width form p (see
+// widthForm) and theta = A b, it sets A to (V + x x^T)^-1 and theta to
+// A (b + x y) in O(d^2), using g (len d) as scratch:
 //
 //	g = A x,  c = 1/(1 + x.g)
 //	A -= c g g^T                    (Sherman-Morrison)
 //	theta += c (y - x.theta) g      (since (V + x x^T)^-1 x = c g)
-func rlsUpdate(p, theta, x []float64, y float64, g []float64) {
+//
+// The operations and their order, which the assembly kernel reproduces
+// exactly (fma is one rounding, all else is rounded per operation):
+//
+//  1. Column sums, for every j: g_j = sum_{i<=j} p_ij x_i, i ascending
+//     from 0 by g_j = fma(p_ij, x_i, g_j). With p_ij = 2 A_ij off the
+//     diagonal this is the upper-triangle half of 2 A x plus A_jj x_j.
+//  2. Row sums, for every row i: s = sum_{j>=i} p_ij x_j over the row
+//     (n = d-i entries) with four accumulators, entry k into s_(k mod 4)
+//     by fma for k < n - n mod 4, combined as (s_0 + s_2) + (s_1 + s_3),
+//     then the last n mod 4 entries by s = fma(p_ij, x_j, s). Then
+//     g_i = 0.5 * (g_i + s), which is (2 A x)_i halved (exact), and
+//     x.g = fma(x_i, g_i, x.g), x.theta = fma(x_i, theta_i, x.theta),
+//     i ascending from 0.
+//  3. c = 1/(1 + x.g), f = c * (y - x.theta).
+//  4. For every row i: theta_i = fma(f, g_i, theta_i); with cg = c * g_i,
+//     p_ii = fma(-cg, g_i, p_ii) and p_ij = fma(-(2 * cg), g_j, p_ij) for
+//     j > i (the width form's doubled off-diagonal).
+//
+// The sums and products of two computed values are written addPinned and
+// mulPinned so that the NaN that propagates when both are NaN is fixed.
+func rlsUpdateGo(p, theta, x []float64, y float64, g []float64) {
 	d := len(x)
 	p = p[:d*(d+1)/2]
+	theta = theta[:d]
 	g = g[:d]
-	clear(g)
-	// g = A x from the packed upper triangle: A_ii = p_ii, A_ij = p_ij/2.
+	// 1. Column sums; a walks p_0j, p_1j, ...: row i+1 starts d-i entries
+	// after row i, one column further right.
+	for j := range g {
+		var s float64
+		a := j
+		for i := 0; i <= j; i++ {
+			s = math.FMA(p[a], x[i], s)
+			a += d - i - 1
+		}
+		g[j] = s
+	}
+	// 2. Row sums, g and the two dot products.
+	var xg, xt float64
 	idx := 0
 	for i := 0; i < d; i++ {
-		xi := x[i]
-		gi := g[i] + p[idx]*xi
-		row := p[idx+1 : idx+d-i]
-		xs := x[i+1 : d]
-		gs := g[i+1 : d]
-		xs, gs = xs[:len(row)], gs[:len(row)]
-		for k, v := range row {
-			h := 0.5 * v
-			gi += h * xs[k]
-			gs[k] += h * xi
+		row := p[idx : idx+d-i]
+		xs := x[i:]
+		xs = xs[:len(row)]
+		n4 := len(row) &^ 3
+		var s0, s1, s2, s3 float64
+		for k := 0; k < n4; k += 4 {
+			s0 = math.FMA(row[k], xs[k], s0)
+			s1 = math.FMA(row[k+1], xs[k+1], s1)
+			s2 = math.FMA(row[k+2], xs[k+2], s2)
+			s3 = math.FMA(row[k+3], xs[k+3], s3)
 		}
+		s := addPinned(addPinned(s0, s2), addPinned(s1, s3))
+		for k := n4; k < len(row); k++ {
+			s = math.FMA(row[k], xs[k], s)
+		}
+		gi := 0.5 * addPinned(g[i], s)
 		g[i] = gi
+		xg = math.FMA(x[i], gi, xg)
+		xt = math.FMA(x[i], theta[i], xt)
 		idx += d - i
 	}
-	var xg, xt float64
-	for i, v := range x {
-		xg += v * g[i]
-		xt += v * theta[i]
-	}
+	// 3.
 	c := 1 / (1 + xg)
-	f := c * (y - xt)
-	for i, v := range g {
-		theta[i] += f * v
-	}
+	f := mulPinned(c, y-xt)
+	// 4.
 	idx = 0
 	for i := 0; i < d; i++ {
-		cg := c * g[i]
-		p[idx] -= cg * g[i]
-		cg2 := 2 * cg
+		gi := g[i]
+		theta[i] = math.FMA(f, gi, theta[i])
+		cg := mulPinned(c, gi)
+		p[idx] = math.FMA(-cg, gi, p[idx])
+		n2 := -(2 * cg)
 		row := p[idx+1 : idx+d-i]
-		gs := g[i+1 : d]
+		gs := g[i+1:]
 		gs = gs[:len(row)]
 		for k := range row {
-			row[k] -= cg2 * gs[k]
+			row[k] = math.FMA(n2, gs[k], row[k])
 		}
 		idx += d - i
 	}
 }
+
+// addPinned returns a + b and mulPinned a * b, computed as fused
+// multiply-adds: a*1 + b and a*b + (-0) round exactly as the plain sum and
+// product do (x + (-0) = x for every x, -0 included). The point is NaN
+// propagation, which the bit-identity of the Go and assembly kernels
+// covers: when both operands are NaN, x86 returns the first operand's,
+// and Go may swap the operands of a plain + or * (they commute), whereas
+// math.FMA(a, b, c) always compiles to VFMADD231SD with the operands in
+// place, which the assembly reproduces.
+func addPinned(a, b float64) float64 { return math.FMA(a, 1, b) }
+
+// mulPinned returns a * b: see addPinned.
+func mulPinned(a, b float64) float64 { return math.FMA(a, b, negZero) }
+
+// negZero is -0.0.
+var negZero = math.Copysign(0, -1)
 
 // cholesky factors the full symmetric d x d matrix v = L L^T into the
 // lower triangle of l (row-major). It reports false if v is not

@@ -293,10 +293,7 @@ func (sm *sim) observe(i int, x []float64, y float64) {
 	} else if math.IsNaN(y) || math.IsInf(y, 0) {
 		y = 0
 	}
-	addOuterPacked(si.wloc, xa, 1)
-	for j, v := range xa {
-		si.uloc[j] += v * y
-	}
+	addObs(si.wloc, si.uloc, xa, y)
 	if !sm.lazy {
 		rlsUpdate(si.p, si.theta, xa, y, sm.g)
 	}

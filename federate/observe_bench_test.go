@@ -1,0 +1,100 @@
+package federate
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// observeInputs returns n observations of dimension d: features with
+// norms spread around 1 (a quarter longer than 1, so that ClipX scales
+// them) and rewards in [0, 1].
+func observeInputs(n, d int) (xs [][]float64, ys []float64) {
+	r := rand.New(rand.NewPCG(uint64(d), 77))
+	for k := 0; k < n; k++ {
+		x := make([]float64, d)
+		for j := range x {
+			x[j] = r.NormFloat64() / math.Sqrt(float64(d))
+		}
+		s := 0.5 + 0.7*r.Float64()
+		var ss float64
+		for _, v := range x {
+			ss += v * v
+		}
+		for j := range x {
+			x[j] *= s / math.Sqrt(ss)
+		}
+		xs = append(xs, x)
+		ys = append(ys, r.Float64())
+	}
+	return xs, ys
+}
+
+// BenchmarkObserve measures the per-observation learner path of a run,
+// (*sim).observe of the eager learner (ClipX, ClipY, W += x x^T, U += x y
+// and the recursive least-squares step), at the paper's synthetic d = 10
+// and the LTR d = 57, in ns per observation; and rlsUpdate alone.
+func BenchmarkObserve(b *testing.B) {
+	for _, d := range []int{10, 57} {
+		xs, ys := observeInputs(256, d)
+		s := smallSpec(AlgFedLinUCB)
+		s.Synthetic.D = d
+		b.Run(fmt.Sprintf("observe/d=%d", d), func(b *testing.B) {
+			sm := newTestSim(b, s, hooks{})
+			for i := 0; i < b.N; i++ {
+				k := i % len(xs)
+				sm.observe(0, xs[k], ys[k])
+			}
+		})
+		b.Run(fmt.Sprintf("rls/d=%d", d), func(b *testing.B) {
+			sm := newTestSim(b, s, hooks{})
+			si := &sm.silos[0]
+			for i := 0; i < b.N; i++ {
+				k := i % len(xs)
+				rlsUpdate(si.p, si.theta, xs[k], ys[k], sm.g)
+			}
+		})
+	}
+}
+
+func BenchmarkRLSKernels(b *testing.B) {
+	for _, d := range []int{10, 57} {
+		xs, ys := observeInputs(256, d)
+		s := smallSpec(AlgFedLinUCB)
+		s.Synthetic.D = d
+		for _, k := range []struct {
+			name string
+			f    rlsFunc
+		}{{"go", rlsUpdateGo}, {"asm", rlsUpdateAsm}} {
+			b.Run(fmt.Sprintf("%s/d=%d", k.name, d), func(b *testing.B) {
+				sm := newTestSim(b, s, hooks{})
+				si := &sm.silos[0]
+				for i := 0; i < b.N; i++ {
+					k.f(si.p, si.theta, xs[i%len(xs)], ys[i%len(xs)], sm.g)
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkObsParts(b *testing.B) {
+	for _, d := range []int{10, 57} {
+		xs, ys := observeInputs(256, d)
+		s := smallSpec(AlgFedLinUCB)
+		s.Synthetic.D = d
+		b.Run(fmt.Sprintf("addObs/d=%d", d), func(b *testing.B) {
+			sm := newTestSim(b, s, hooks{})
+			si := &sm.silos[0]
+			for i := 0; i < b.N; i++ {
+				addObs(si.wloc, si.uloc, xs[i%len(xs)], ys[i%len(xs)])
+			}
+		})
+		b.Run(fmt.Sprintf("clip/d=%d", d), func(b *testing.B) {
+			dst := make([]float64, d)
+			for i := 0; i < b.N; i++ {
+				ClipX(dst, xs[i%len(xs)])
+			}
+		})
+	}
+}

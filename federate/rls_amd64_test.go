@@ -1,0 +1,60 @@
+//go:build amd64 && !purego
+
+package federate
+
+import "testing"
+
+// TestLearnerKernelsAsm checks the assembly kernels themselves (not the
+// dispatch) against the Go versions, bit for bit, and that d = 0 leaves
+// everything untouched.
+func TestLearnerKernelsAsm(t *testing.T) {
+	skipWithoutAVX2(t)
+	checkLearnerKernels(t, rlsUpdateAsm, addObsAsm)
+
+	p, th, g := []float64{7}, []float64{7}, []float64{7}
+	rlsUpdateAsm(p, th, nil, 1, g)
+	w, u := []float64{7}, []float64{7}
+	addObsAsm(w, u, nil, 1)
+	if p[0] != 7 || th[0] != 7 || g[0] != 7 || w[0] != 7 || u[0] != 7 {
+		t.Errorf("d = 0 wrote: %v %v %v %v %v", p, th, g, w, u)
+	}
+}
+
+// TestLearnerKernelsAsmChecksLengths: the wrappers panic, as the Go
+// versions do, on a slice too short for d instead of touching memory past
+// it.
+func TestLearnerKernelsAsmChecksLengths(t *testing.T) {
+	const d = 5
+	full := [4]int{d * (d + 1) / 2, d, d, d} // p (w), theta (u), x, g
+	for short, name := range []string{"p", "theta", "g"} {
+		n := full
+		if short == 2 {
+			short = 3
+		}
+		n[short]--
+		for kernel, f := range map[string]rlsFunc{"go": rlsUpdateGo, "asm": rlsUpdateAsm} {
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Errorf("rls %s: %s one short did not panic", kernel, name)
+					}
+				}()
+				f(make([]float64, n[0]), make([]float64, n[1]), make([]float64, n[2]), 1, make([]float64, n[3]))
+			}()
+		}
+	}
+	for short, name := range []string{"w", "u"} {
+		n := full
+		n[short]--
+		for kernel, f := range map[string]addObsFunc{"go": addObsGo, "asm": addObsAsm} {
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Errorf("addObs %s: %s one short did not panic", kernel, name)
+					}
+				}()
+				f(make([]float64, n[0]), make([]float64, n[1]), make([]float64, n[2]), 1)
+			}()
+		}
+	}
+}

@@ -1,0 +1,241 @@
+package federate
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// rlsCase is one input of the learner kernels: the width form p, theta,
+// an observation (x, y) and a Gram/bias pair (w, u) for addObs.
+type rlsCase struct {
+	name        string
+	p, theta, x []float64
+	y           float64
+	w, u        []float64
+}
+
+// The value regimes of rlsCases.
+const (
+	rlsRegimeSPD       = iota // SPD V^-1 from earlier steps, unit-scale x
+	rlsRegimeWild             // random signs, magnitudes 1e-300..1e300: Inf, NaN, subnormals
+	rlsRegimeSignedZero       // entries +-0 and +-1: signed-zero sums
+	rlsRegimeSubnormal        // magnitudes near 1e-160 and subnormals: underflowing products
+	rlsRegimeSpecial          // a few NaN (distinct payloads), +-Inf, +-0 among SPD values
+	rlsRegimes
+)
+
+var rlsRegimeNames = [rlsRegimes]string{"spd", "wild", "signed0", "subnormal", "special"}
+
+// rlsCases returns the inputs of the kernel equivalence tests: every d in
+// 1..64 in every regime, fixed by the seed.
+func rlsCases() []rlsCase {
+	r := rand.New(rand.NewPCG(21, 22))
+	var cases []rlsCase
+	for d := 1; d <= 64; d++ {
+		for regime := 0; regime < rlsRegimes; regime++ {
+			cases = append(cases, rlsFill(r, regime, d))
+		}
+	}
+	return cases
+}
+
+// rlsFill returns one case of dimension d in the given regime.
+func rlsFill(r *rand.Rand, regime, d int) rlsCase {
+	np := d * (d + 1) / 2
+	c := rlsCase{
+		name: fmt.Sprintf("d=%d/%s", d, rlsRegimeNames[regime]),
+		p:    make([]float64, np), theta: make([]float64, d), x: make([]float64, d),
+		w: make([]float64, np), u: make([]float64, d),
+	}
+	gauss := func(s []float64, scale float64) {
+		for i := range s {
+			s[i] = scale * r.NormFloat64()
+		}
+	}
+	pick := func(s []float64, pool []float64) {
+		for i := range s {
+			s[i] = pool[r.IntN(len(pool))]
+		}
+	}
+	wild := func(s []float64) {
+		for i := range s {
+			v := math.Pow(10, -300+600*r.Float64())
+			if r.IntN(2) == 0 {
+				v = -v
+			}
+			s[i] = v
+		}
+	}
+	all := [][]float64{c.p, c.theta, c.x, c.w, c.u}
+	switch regime {
+	case rlsRegimeSPD, rlsRegimeSpecial:
+		// V = I plus a few observations: p is a valid width form.
+		a := make([]float64, d*d)
+		for i := 0; i < d; i++ {
+			a[i*d+i] = 1
+		}
+		widthForm(c.p, a, d)
+		g := make([]float64, d)
+		for n := 0; n < 5; n++ {
+			gauss(c.x, 1/math.Sqrt(float64(d)))
+			rlsUpdateGo(c.p, c.theta, c.x, r.NormFloat64(), g)
+		}
+		gauss(c.x, 1/math.Sqrt(float64(d)))
+		gauss(c.w, 1)
+		gauss(c.u, 1)
+		c.y = r.NormFloat64()
+		if regime == rlsRegimeSpecial {
+			specials := []float64{
+				math.Float64frombits(0x7FF8000000000001), math.Float64frombits(0xFFF8000000000abc),
+				math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1),
+			}
+			for _, s := range all {
+				if r.IntN(3) == 0 {
+					s[r.IntN(len(s))] = specials[r.IntN(len(specials))]
+				}
+			}
+		}
+	case rlsRegimeWild:
+		for _, s := range all {
+			wild(s)
+		}
+		c.y = math.Pow(10, -300+600*r.Float64())
+	case rlsRegimeSignedZero:
+		pool := []float64{0, math.Copysign(0, -1), 1, -1}
+		for _, s := range all {
+			pick(s, pool)
+		}
+		c.y = pool[r.IntN(4)]
+	case rlsRegimeSubnormal:
+		pool := []float64{1e-160, -1e-160, 3e-162, -7e-161, 5e-324, -5e-324, 1e-310, 0}
+		for _, s := range all {
+			pick(s, pool)
+		}
+		c.y = pool[r.IntN(len(pool))]
+	}
+	return c
+}
+
+// rlsFunc and addObsFunc are the signatures of the learner kernels.
+type (
+	rlsFunc    = func(p, theta, x []float64, y float64, g []float64)
+	addObsFunc = func(w, u, x []float64, y float64)
+)
+
+// checkLearnerKernels checks rls and obs against the Go versions on every
+// case, bit for bit (NaN payloads included) in every output: p, theta, g,
+// w and u.
+func checkLearnerKernels(t *testing.T, rls rlsFunc, obs addObsFunc) {
+	t.Helper()
+	for _, c := range rlsCases() {
+		d := len(c.x)
+		clone := func(s []float64) []float64 { return append([]float64(nil), s...) }
+		p1, th1, g1 := clone(c.p), clone(c.theta), make([]float64, d)
+		p2, th2, g2 := clone(c.p), clone(c.theta), make([]float64, d)
+		rlsUpdateGo(p1, th1, c.x, c.y, g1)
+		rls(p2, th2, c.x, c.y, g2)
+		if !sameBits(p1, p2) || !sameBits(th1, th2) || !sameBits(g1, g2) {
+			t.Fatalf("%s: rls differs from rlsUpdateGo:\np %v\nwant %v\ntheta %v\nwant %v\ng %v\nwant %v", c.name, p2, p1, th2, th1, g2, g1)
+		}
+		w1, u1, w2, u2 := clone(c.w), clone(c.u), clone(c.w), clone(c.u)
+		addObsGo(w1, u1, c.x, c.y)
+		obs(w2, u2, c.x, c.y)
+		if !sameBits(w1, w2) || !sameBits(u1, u2) {
+			t.Fatalf("%s: addObs differs from addObsGo:\nw %v\nwant %v\nu %v\nwant %v", c.name, w2, w1, u2, u1)
+		}
+	}
+}
+
+// TestLearnerKernelsDispatch: the dispatched rlsUpdate and addObs (the
+// assembly kernels where the CPU has AVX2/FMA) agree with the Go versions.
+func TestLearnerKernelsDispatch(t *testing.T) {
+	checkLearnerKernels(t, rlsUpdate, addObs)
+}
+
+// rlsUpdateRef is rlsUpdateGo written from its doc comment in the
+// plainest way (full matrices, one entry at a time): it pins the
+// operation order that the kernels reproduce.
+func rlsUpdateRef(p, theta, x []float64, y float64) {
+	d := len(x)
+	pos := func(i, j int) int { // index of p_ij, i <= j
+		return i*d - i*(i-1)/2 + j - i
+	}
+	g := make([]float64, d)
+	for j := 0; j < d; j++ {
+		for i := 0; i <= j; i++ {
+			g[j] = math.FMA(p[pos(i, j)], x[i], g[j])
+		}
+	}
+	var xg, xt float64
+	for i := 0; i < d; i++ {
+		n := d - i
+		var acc [4]float64
+		for k := 0; k < n-n%4; k++ {
+			acc[k%4] = math.FMA(p[pos(i, i+k)], x[i+k], acc[k%4])
+		}
+		s := addPinned(addPinned(acc[0], acc[2]), addPinned(acc[1], acc[3]))
+		for k := n - n%4; k < n; k++ {
+			s = math.FMA(p[pos(i, i+k)], x[i+k], s)
+		}
+		g[i] = 0.5 * addPinned(g[i], s)
+		xg = math.FMA(x[i], g[i], xg)
+		xt = math.FMA(x[i], theta[i], xt)
+	}
+	c := 1 / (1 + xg)
+	f := mulPinned(c, y-xt)
+	for i := 0; i < d; i++ {
+		theta[i] = math.FMA(f, g[i], theta[i])
+		cg := mulPinned(c, g[i])
+		p[pos(i, i)] = math.FMA(-cg, g[i], p[pos(i, i)])
+		for j := i + 1; j < d; j++ {
+			p[pos(i, j)] = math.FMA(-(2 * cg), g[j], p[pos(i, j)])
+		}
+	}
+}
+
+// TestRLSUpdateGoOrder pins rlsUpdateGo to the operation order of its doc
+// comment (rlsUpdateRef), bit for bit on every case.
+func TestRLSUpdateGoOrder(t *testing.T) {
+	for _, c := range rlsCases() {
+		d := len(c.x)
+		p1, th1 := append([]float64(nil), c.p...), append([]float64(nil), c.theta...)
+		p2, th2 := append([]float64(nil), c.p...), append([]float64(nil), c.theta...)
+		rlsUpdateGo(p1, th1, c.x, c.y, make([]float64, d))
+		rlsUpdateRef(p2, th2, c.x, c.y)
+		if !sameBits(p1, p2) || !sameBits(th1, th2) {
+			t.Fatalf("%s: rlsUpdateGo differs from its documented order:\np %v\nwant %v\ntheta %v\nwant %v", c.name, p1, p2, th1, th2)
+		}
+	}
+}
+
+// TestAddObs: addObs adds exactly fma(x_i, x_j, w_ij) to every packed
+// entry and fma(x_i, y, u_i) to the bias.
+func TestAddObs(t *testing.T) {
+	for _, d := range []int{1, 3, 4, 5, 10, 57} {
+		r := rand.New(rand.NewPCG(uint64(d), 5))
+		w, u, x := make([]float64, d*(d+1)/2), make([]float64, d), make([]float64, d)
+		for i := range w {
+			w[i] = r.NormFloat64()
+		}
+		for i := range x {
+			x[i], u[i] = r.NormFloat64(), r.NormFloat64()
+		}
+		w0, u0 := append([]float64(nil), w...), append([]float64(nil), u...)
+		y := r.NormFloat64()
+		addObs(w, u, x, y)
+		idx := 0
+		for i := 0; i < d; i++ {
+			for j := i; j < d; j++ {
+				if want := math.FMA(x[i], x[j], w0[idx]); w[idx] != want {
+					t.Fatalf("d=%d: w[%d,%d] = %v, want %v", d, i, j, w[idx], want)
+				}
+				idx++
+			}
+			if want := math.FMA(x[i], y, u0[i]); u[i] != want {
+				t.Fatalf("d=%d: u[%d] = %v, want %v", d, i, u[i], want)
+			}
+		}
+	}
+}
