@@ -66,7 +66,7 @@ func BenchmarkRLSKernels(b *testing.B) {
 		for _, k := range []struct {
 			name string
 			f    rlsFunc
-		}{{"go", rlsUpdateGo}, {"asm", rlsUpdateAsm}} {
+		}{{"go", rlsUpdateGo}, {"dispatched", rlsUpdate}} {
 			b.Run(fmt.Sprintf("%s/d=%d", k.name, d), func(b *testing.B) {
 				sm := newTestSim(b, s, hooks{})
 				si := &sm.silos[0]

@@ -18,11 +18,11 @@ type rlsCase struct {
 
 // The value regimes of rlsCases.
 const (
-	rlsRegimeSPD       = iota // SPD V^-1 from earlier steps, unit-scale x
-	rlsRegimeWild             // random signs, magnitudes 1e-300..1e300: Inf, NaN, subnormals
-	rlsRegimeSignedZero       // entries +-0 and +-1: signed-zero sums
-	rlsRegimeSubnormal        // magnitudes near 1e-160 and subnormals: underflowing products
-	rlsRegimeSpecial          // a few NaN (distinct payloads), +-Inf, +-0 among SPD values
+	rlsRegimeSPD        = iota // SPD V^-1 from earlier steps, unit-scale x
+	rlsRegimeWild              // random signs, magnitudes 1e-300..1e300: Inf, NaN, subnormals
+	rlsRegimeSignedZero        // entries +-0 and +-1: signed-zero sums
+	rlsRegimeSubnormal         // magnitudes near 1e-160 and subnormals: underflowing products
+	rlsRegimeSpecial           // a few NaN (distinct payloads), +-Inf, +-0 among SPD values
 	rlsRegimes
 )
 
