@@ -75,8 +75,20 @@ func matVec(dst, a, x []float64) {
 	}
 }
 
-// rlsUpdateGo is the portable rlsUpdate, the recursive least-squares
-// step of one observation (x, y): with A = V^-1 held in width form p (see
+// learnGo is the portable learn, the eager learner's step for one
+// observation: addObsGo(w, u, x, y), then rlsUpdateGo(p, theta, x, y, g).
+// The two touch disjoint state, so the fused assembly kernel may
+// interleave them.
+func learnGo(w, u, p, theta, x []float64, y float64, g []float64) {
+	d := len(x)
+	w = w[:d*(d+1)/2]
+	u = u[:d]
+	addObsGo(w, u, x, y)
+	rlsUpdateGo(p, theta, x, y, g)
+}
+
+// rlsUpdateGo is the recursive least-squares step of one observation
+// (x, y), the second half of learn (whose assembly kernel reproduces it): with A = V^-1 held in width form p (see
 // widthForm) and theta = A b, it sets A to (V + x x^T)^-1 and theta to
 // A (b + x y) in O(d^2), using g (len d) as scratch:
 //

@@ -34,7 +34,7 @@ func observeInputs(n, d int) (xs [][]float64, ys []float64) {
 // BenchmarkObserve measures the per-observation learner path of a run,
 // (*sim).observe of the eager learner (ClipX, ClipY, W += x x^T, U += x y
 // and the recursive least-squares step), at the paper's synthetic d = 10
-// and the LTR d = 57, in ns per observation; and rlsUpdate alone.
+// and the LTR d = 57, in ns per observation.
 func BenchmarkObserve(b *testing.B) {
 	for _, d := range []int{10, 57} {
 		xs, ys := observeInputs(256, d)
@@ -47,53 +47,48 @@ func BenchmarkObserve(b *testing.B) {
 				sm.observe(0, xs[k], ys[k])
 			}
 		})
-		b.Run(fmt.Sprintf("rls/d=%d", d), func(b *testing.B) {
-			sm := newTestSim(b, s, hooks{})
-			si := &sm.silos[0]
-			for i := 0; i < b.N; i++ {
-				k := i % len(xs)
-				rlsUpdate(si.p, si.theta, xs[k], ys[k], sm.g)
-			}
-		})
 	}
 }
 
-func BenchmarkRLSKernels(b *testing.B) {
+// BenchmarkObserveParts measures the pieces of observe on clipped
+// features: learn (addObs plus the recursive least-squares step; go is
+// learnGo, dispatched the assembly kernel where the CPU has it), the lazy
+// learner's addObs alone, and ClipX (on unclipped features).
+func BenchmarkObserveParts(b *testing.B) {
 	for _, d := range []int{10, 57} {
-		xs, ys := observeInputs(256, d)
+		raw, ys := observeInputs(256, d)
+		xs := make([][]float64, len(raw))
+		for k, x := range raw {
+			xs[k] = make([]float64, d)
+			ClipX(xs[k], x)
+		}
 		s := smallSpec(AlgFedLinUCB)
 		s.Synthetic.D = d
 		for _, k := range []struct {
 			name string
-			f    rlsFunc
-		}{{"go", rlsUpdateGo}, {"dispatched", rlsUpdate}} {
-			b.Run(fmt.Sprintf("%s/d=%d", k.name, d), func(b *testing.B) {
+			f    learnFunc
+		}{{"go", learnGo}, {"dispatched", learn}} {
+			b.Run(fmt.Sprintf("learn/%s/d=%d", k.name, d), func(b *testing.B) {
 				sm := newTestSim(b, s, hooks{})
 				si := &sm.silos[0]
 				for i := 0; i < b.N; i++ {
-					k.f(si.p, si.theta, xs[i%len(xs)], ys[i%len(xs)], sm.g)
+					n := i % len(xs)
+					k.f(si.wloc, si.uloc, si.p, si.theta, xs[n], ys[n], sm.g)
 				}
 			})
 		}
-	}
-}
-
-func BenchmarkObsParts(b *testing.B) {
-	for _, d := range []int{10, 57} {
-		xs, ys := observeInputs(256, d)
-		s := smallSpec(AlgFedLinUCB)
-		s.Synthetic.D = d
 		b.Run(fmt.Sprintf("addObs/d=%d", d), func(b *testing.B) {
 			sm := newTestSim(b, s, hooks{})
 			si := &sm.silos[0]
 			for i := 0; i < b.N; i++ {
-				addObs(si.wloc, si.uloc, xs[i%len(xs)], ys[i%len(xs)])
+				n := i % len(xs)
+				addObs(si.wloc, si.uloc, xs[n], ys[n])
 			}
 		})
-		b.Run(fmt.Sprintf("clip/d=%d", d), func(b *testing.B) {
+		b.Run(fmt.Sprintf("clipX/d=%d", d), func(b *testing.B) {
 			dst := make([]float64, d)
 			for i := 0; i < b.N; i++ {
-				ClipX(dst, xs[i%len(xs)])
+				ClipX(dst, raw[i%len(raw)])
 			}
 		})
 	}

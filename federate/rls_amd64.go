@@ -13,15 +13,16 @@ func addObs(w, u, x []float64, y float64) {
 	addObsGo(w, u, x, y)
 }
 
-// rlsUpdate is the eager learner's recursive least-squares step (see
-// rlsUpdateGo, which defines it), by the AVX2/FMA kernel where the CPU has
-// it; both give the same bits.
-func rlsUpdate(p, theta, x []float64, y float64, g []float64) {
+// learn is the eager learner's per-observation step, addObs(w, u, x, y)
+// then the recursive least-squares step rlsUpdateGo(p, theta, x, y, g), by
+// the fused AVX2/FMA kernel where the CPU has it, else learnGo; both give
+// the same bits.
+func learn(w, u, p, theta, x []float64, y float64, g []float64) {
 	if useAVX2 {
-		rlsUpdateAsm(p, theta, x, y, g)
+		learnAsm(w, u, p, theta, x, y, g)
 		return
 	}
-	rlsUpdateGo(p, theta, x, y, g)
+	learnGo(w, u, p, theta, x, y, g)
 }
 
 // addObsAsm is addObs by the assembly kernel. It checks the slices as
@@ -37,17 +38,19 @@ func addObsAsm(w, u, x []float64, y float64) {
 	addObsAVX2(w, u, x, y)
 }
 
-// rlsUpdateAsm is rlsUpdate by the assembly kernel, with the slices
-// checked as rlsUpdateGo's slicing does. The CPU must have AVX2 and FMA.
-func rlsUpdateAsm(p, theta, x []float64, y float64, g []float64) {
+// learnAsm is learn by the assembly kernel, with the slices checked as
+// learnGo's slicing does. The CPU must have AVX2 and FMA.
+func learnAsm(w, u, p, theta, x []float64, y float64, g []float64) {
 	d := len(x)
+	w = w[:d*(d+1)/2]
+	u = u[:d]
 	p = p[:d*(d+1)/2]
 	theta = theta[:d]
 	g = g[:d]
 	if d == 0 {
 		return
 	}
-	rlsAVX2(p, theta, x, y, g)
+	learnAVX2(w, u, p, theta, x, y, g)
 }
 
 // addObsAVX2 is the assembly kernel (rls_amd64.s). It requires d =
@@ -56,8 +59,8 @@ func rlsUpdateAsm(p, theta, x []float64, y float64, g []float64) {
 //go:noescape
 func addObsAVX2(w, u, x []float64, y float64)
 
-// rlsAVX2 is the assembly kernel (rls_amd64.s). It requires d = len(x) >=
-// 1, len(p) >= d(d+1)/2, len(theta) >= d and len(g) >= d.
+// learnAVX2 is the assembly kernel (rls_amd64.s). It requires d = len(x)
+// >= 1, len(w), len(p) >= d(d+1)/2 and len(u), len(theta), len(g) >= d.
 //
 //go:noescape
-func rlsAVX2(p, theta, x []float64, y float64, g []float64)
+func learnAVX2(w, u, p, theta, x []float64, y float64, g []float64)

@@ -2,8 +2,8 @@
 
 #include "textflag.h"
 
-// The per-observation learner kernels: addObsAVX2 (addObsGo) and rlsAVX2
-// (rlsUpdateGo) in AVX2/FMA. Both perform exactly the operations of their
+// The per-observation learner kernels: addObsAVX2 (addObsGo) and
+// learnAVX2 (addObsGo then rlsUpdateGo) in AVX2/FMA. Both perform exactly the operations of their
 // Go versions in the same order (see the Go doc comments), four entries
 // per ymm register, so the results are bit-identical. The Go/assembly
 // FMA correspondence used throughout: math.FMA(a, b, c) is
@@ -117,9 +117,12 @@ obsnext:
 	VBLENDPD     $imm, Y3, Y0, Y0; \
 	NEXTROW
 
-// func rlsAVX2(p, theta, x []float64, y float64, g []float64)
+// func learnAVX2(w, u, p, theta, x []float64, y float64, g []float64)
 //
-// The four steps of rlsUpdateGo:
+// addObsGo(w, u, x, y) then rlsUpdateGo(p, theta, x, y, g), fused: the
+// four steps of rlsUpdateGo, with the entries of w and u updated in step
+// 4's row loop alongside p's (every entry of w and u is one independent
+// fused multiply-add of x and y, so the order does not matter):
 //
 //  1. Column sums, one chunk of 4 columns c0..c0+3 at a time in Y0 (lane l
 //     is g_(c0+l)): rows i = 0..c0 add p_i,(c0+l) x_i to every lane
@@ -130,10 +133,11 @@ obsnext:
 //     combined (s0+s2)+(s1+s3), the tail by scalar FMAs; then g_i, x.g
 //     (X13) and x.theta (X14).
 //  3. c (X5) and f (X7).
-//  4. theta_i, then row i of p: the diagonal by a scalar FMA, the rest 4
-//     entries per step with -(2 cg) broadcast (Y3), the tail one by one.
+//  4. theta_i and u_i, then row i of p and w: the diagonals by scalar
+//     FMAs, the rest 4 entries per step (p with -(2 cg) broadcast in Y3, w
+//     with x_i broadcast in Y4), the tail one by one.
 //
-// Registers:
+// Registers (steps 1-3):
 //	SI  p    BX  x    R8  g    R9  theta    DX  d
 //	R10 current position in p    R11 i    CX  c0 (step 1) or k, entry in a row
 //	R12 d-c0 clamped to 4 (step 1), x_i (step 2), p_i,i+1 (step 4)
@@ -143,14 +147,17 @@ obsnext:
 //	X5  c    X7  f    X8  sign bit = -0.0    Y9  1.0 in every lane
 //	X13 x.g    X14 x.theta
 //
+// Step 4 moves SI to x_i, BX to u_i and DI to w's row i (R10 is p's);
+// R12, R13 are p_i,i+1 and g_i+1; X10 holds y.
+//
 // The sums and products of two computed values are fused multiply-adds
 // a*1 + b and a*b + (-0), as addPinned and mulPinned in the Go version.
-TEXT ·rlsAVX2(SB), NOSPLIT, $0-104
-	MOVQ p_base+0(FP), SI
-	MOVQ theta_base+24(FP), R9
-	MOVQ x_base+48(FP), BX
-	MOVQ x_len+56(FP), DX
-	MOVQ g_base+80(FP), R8
+TEXT ·learnAVX2(SB), NOSPLIT, $0-152
+	MOVQ p_base+48(FP), SI
+	MOVQ theta_base+72(FP), R9
+	MOVQ x_base+96(FP), BX
+	MOVQ x_len+104(FP), DX
+	MOVQ g_base+128(FP), R8
 
 	// Step 1: column sums.
 	XORQ CX, CX
@@ -257,17 +264,23 @@ rdone:
 	VADDSD X13, X4, X4
 	VMOVSD rlsConst<>+16(SB), X5
 	VDIVSD X4, X5, X5
-	VMOVSD      y+72(FP), X6
+	VMOVSD      y+120(FP), X6
 	VSUBSD      X14, X6, X6
 	VMOVSD      rlsConst<>+0(SB), X8
 	VMOVAPD     X8, X7
 	VFMADD231SD X6, X5, X7
 
-	// Step 4: theta and the Sherman-Morrison downdate of p, row by row.
-	MOVQ SI, R10
-	XORQ R11, R11
+	// Step 4: theta, u and the rows of p (Sherman-Morrison downdate) and
+	// w (plus x_i x).
+	VMOVSD y+120(FP), X10
+	MOVQ   SI, R10
+	MOVQ   BX, SI
+	MOVQ   w_base+0(FP), DI
+	MOVQ   u_base+24(FP), BX
+	XORQ   R11, R11
 
 upd:
+	// theta_i = fma(f, g_i, theta_i); cg = c g_i; p_ii = fma(-cg, g_i, p_ii).
 	VMOVSD       (R8)(R11*8), X0
 	VMOVSD       (R9)(R11*8), X1
 	VFMADD231SD  X0, X7, X1
@@ -278,6 +291,15 @@ upd:
 	VMOVSD       (R10), X1
 	VFMADD231SD  X0, X3, X1
 	VMOVSD       X1, (R10)
+	// w_ii = fma(x_i, x_i, w_ii); u_i = fma(x_i, y, u_i).
+	VBROADCASTSD (SI), Y4
+	VMOVSD       (DI), X1
+	VFMADD231SD  X4, X4, X1
+	VMOVSD       X1, (DI)
+	VMOVSD       (BX), X1
+	VFMADD231SD  X10, X4, X1
+	VMOVSD       X1, (BX)
+	// Y3 = -(2 cg) in every lane.
 	VADDSD       X2, X2, X3
 	VXORPD       X8, X3, X3
 	VBROADCASTSD X3, Y3
@@ -296,6 +318,9 @@ uquad:
 	VMOVUPD     (R12)(CX*8), Y1
 	VFMADD231PD (R13)(CX*8), Y3, Y1
 	VMOVUPD     Y1, (R12)(CX*8)
+	VMOVUPD     8(DI)(CX*8), Y2
+	VFMADD231PD 8(SI)(CX*8), Y4, Y2
+	VMOVUPD     Y2, 8(DI)(CX*8)
 	ADDQ        $4, CX
 	CMPQ        CX, R14
 	JLT         uquad
@@ -306,11 +331,17 @@ utail:
 	VMOVSD      (R12)(CX*8), X1
 	VFMADD231SD (R13)(CX*8), X3, X1
 	VMOVSD      X1, (R12)(CX*8)
+	VMOVSD      8(DI)(CX*8), X2
+	VFMADD231SD 8(SI)(CX*8), X4, X2
+	VMOVSD      X2, 8(DI)(CX*8)
 	INCQ        CX
 	JMP         utail
 
 unext:
 	LEAQ 8(R10)(AX*8), R10
+	LEAQ 8(DI)(AX*8), DI
+	ADDQ $8, SI
+	ADDQ $8, BX
 	INCQ R11
 	CMPQ R11, DX
 	JLT  upd

@@ -9,11 +9,11 @@ import "testing"
 // everything untouched.
 func TestLearnerKernelsAsm(t *testing.T) {
 	skipWithoutAVX2(t)
-	checkLearnerKernels(t, rlsUpdateAsm, addObsAsm)
+	checkLearnerKernels(t, learnAsm, addObsAsm)
 
 	p, th, g := []float64{7}, []float64{7}, []float64{7}
-	rlsUpdateAsm(p, th, nil, 1, g)
 	w, u := []float64{7}, []float64{7}
+	learnAsm(w, u, p, th, nil, 1, g)
 	addObsAsm(w, u, nil, 1)
 	if p[0] != 7 || th[0] != 7 || g[0] != 7 || w[0] != 7 || u[0] != 7 {
 		t.Errorf("d = 0 wrote: %v %v %v %v %v", p, th, g, w, u)
@@ -24,28 +24,27 @@ func TestLearnerKernelsAsm(t *testing.T) {
 // versions do, on a slice too short for d instead of touching memory past
 // it.
 func TestLearnerKernelsAsmChecksLengths(t *testing.T) {
-	const d = 5
-	full := [4]int{d * (d + 1) / 2, d, d, d} // p (w), theta (u), x, g
-	for short, name := range []string{"p", "theta", "g"} {
-		n := full
-		if short == 2 {
-			short = 3
+	const d, np = 5, 15
+	full := [6]int{np, d, np, d, d, d} // w, u, p, theta, x, g
+	for short, name := range []string{"w", "u", "p", "theta", "", "g"} {
+		if name == "" {
+			continue // x sets d
 		}
+		n := full
 		n[short]--
-		for kernel, f := range map[string]rlsFunc{"go": rlsUpdateGo, "asm": rlsUpdateAsm} {
+		for kernel, f := range map[string]learnFunc{"go": learnGo, "asm": learnAsm} {
 			func() {
 				defer func() {
 					if recover() == nil {
-						t.Errorf("rls %s: %s one short did not panic", kernel, name)
+						t.Errorf("learn %s: %s one short did not panic", kernel, name)
 					}
 				}()
-				f(make([]float64, n[0]), make([]float64, n[1]), make([]float64, n[2]), 1, make([]float64, n[3]))
+				f(make([]float64, n[0]), make([]float64, n[1]), make([]float64, n[2]), make([]float64, n[3]), make([]float64, n[4]), 1, make([]float64, n[5]))
 			}()
 		}
-	}
-	for short, name := range []string{"w", "u"} {
-		n := full
-		n[short]--
+		if short > 1 {
+			continue
+		}
 		for kernel, f := range map[string]addObsFunc{"go": addObsGo, "asm": addObsAsm} {
 			func() {
 				defer func() {
@@ -53,7 +52,7 @@ func TestLearnerKernelsAsmChecksLengths(t *testing.T) {
 						t.Errorf("addObs %s: %s one short did not panic", kernel, name)
 					}
 				}()
-				f(make([]float64, n[0]), make([]float64, n[1]), make([]float64, n[2]), 1)
+				f(make([]float64, n[0]), make([]float64, n[1]), make([]float64, n[4]), 1)
 			}()
 		}
 	}

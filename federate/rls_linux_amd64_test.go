@@ -14,20 +14,22 @@ func TestLearnerKernelsAsmStayInBounds(t *testing.T) {
 	for _, c := range rlsCases() {
 		d := len(c.x)
 		wantP, wantTh := append([]float64(nil), c.p...), append([]float64(nil), c.theta...)
-		rlsUpdateGo(wantP, wantTh, c.x, c.y, make([]float64, d))
 		wantW, wantU := append([]float64(nil), c.w...), append([]float64(nil), c.u...)
-		addObsGo(wantW, wantU, c.x, c.y)
+		learnGo(wantW, wantU, wantP, wantTh, c.x, c.y, make([]float64, d))
+		obsW, obsU := append([]float64(nil), c.w...), append([]float64(nil), c.u...)
+		addObsGo(obsW, obsU, c.x, c.y)
 		for _, atEnd := range []bool{true, false} {
 			guarded := func(v []float64) []float64 {
 				s := guardedFloats(t, len(v), atEnd)
 				copy(s, v)
 				return s
 			}
-			p, th, x, g := guarded(c.p), guarded(c.theta), guarded(c.x), guardedFloats(t, d, atEnd)
-			rlsUpdateAsm(p, th, x, c.y, g)
-			w, u := guarded(c.w), guarded(c.u)
-			addObsAsm(w, u, x, c.y)
-			if !sameBits(p, wantP) || !sameBits(th, wantTh) || !sameBits(w, wantW) || !sameBits(u, wantU) {
+			w, u, p, th, x, g := guarded(c.w), guarded(c.u), guarded(c.p), guarded(c.theta), guarded(c.x), guardedFloats(t, d, atEnd)
+			learnAsm(w, u, p, th, x, c.y, g)
+			ow, ou := guarded(c.w), guarded(c.u)
+			addObsAsm(ow, ou, x, c.y)
+			if !sameBits(p, wantP) || !sameBits(th, wantTh) || !sameBits(w, wantW) || !sameBits(u, wantU) ||
+				!sameBits(ow, obsW) || !sameBits(ou, obsU) {
 				t.Fatalf("%s (guard at end %v): results differ from the Go versions", c.name, atEnd)
 			}
 		}

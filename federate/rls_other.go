@@ -6,8 +6,7 @@ package federate
 // and u += y x, as addObsGo.
 func addObs(w, u, x []float64, y float64) { addObsGo(w, u, x, y) }
 
-// rlsUpdate is the eager learner's recursive least-squares step: see
-// rlsUpdateGo, which defines it.
-func rlsUpdate(p, theta, x []float64, y float64, g []float64) {
-	rlsUpdateGo(p, theta, x, y, g)
+// learn is the eager learner's per-observation step: see learnGo.
+func learn(w, u, p, theta, x []float64, y float64, g []float64) {
+	learnGo(w, u, p, theta, x, y, g)
 }

@@ -118,28 +118,29 @@ func rlsFill(r *rand.Rand, regime, d int) rlsCase {
 	return c
 }
 
-// rlsFunc and addObsFunc are the signatures of the learner kernels.
+// learnFunc and addObsFunc are the signatures of the learner kernels.
 type (
-	rlsFunc    = func(p, theta, x []float64, y float64, g []float64)
+	learnFunc  = func(w, u, p, theta, x []float64, y float64, g []float64)
 	addObsFunc = func(w, u, x []float64, y float64)
 )
 
-// checkLearnerKernels checks rls and obs against the Go versions on every
-// case, bit for bit (NaN payloads included) in every output: p, theta, g,
-// w and u.
-func checkLearnerKernels(t *testing.T, rls rlsFunc, obs addObsFunc) {
+// checkLearnerKernels checks learn and obs against learnGo and addObsGo
+// on every case, bit for bit (NaN payloads included) in every output: p,
+// theta, g, w and u.
+func checkLearnerKernels(t *testing.T, learn learnFunc, obs addObsFunc) {
 	t.Helper()
+	clone := func(s []float64) []float64 { return append([]float64(nil), s...) }
 	for _, c := range rlsCases() {
 		d := len(c.x)
-		clone := func(s []float64) []float64 { return append([]float64(nil), s...) }
-		p1, th1, g1 := clone(c.p), clone(c.theta), make([]float64, d)
-		p2, th2, g2 := clone(c.p), clone(c.theta), make([]float64, d)
-		rlsUpdateGo(p1, th1, c.x, c.y, g1)
-		rls(p2, th2, c.x, c.y, g2)
-		if !sameBits(p1, p2) || !sameBits(th1, th2) || !sameBits(g1, g2) {
-			t.Fatalf("%s: rls differs from rlsUpdateGo:\np %v\nwant %v\ntheta %v\nwant %v\ng %v\nwant %v", c.name, p2, p1, th2, th1, g2, g1)
+		w1, u1, p1, th1, g1 := clone(c.w), clone(c.u), clone(c.p), clone(c.theta), make([]float64, d)
+		w2, u2, p2, th2, g2 := clone(c.w), clone(c.u), clone(c.p), clone(c.theta), make([]float64, d)
+		learnGo(w1, u1, p1, th1, c.x, c.y, g1)
+		learn(w2, u2, p2, th2, c.x, c.y, g2)
+		if !sameBits(p1, p2) || !sameBits(th1, th2) || !sameBits(g1, g2) || !sameBits(w1, w2) || !sameBits(u1, u2) {
+			t.Fatalf("%s: learn differs from learnGo:\np %v\nwant %v\ntheta %v\nwant %v\ng %v\nwant %v\nw %v\nwant %v\nu %v\nwant %v",
+				c.name, p2, p1, th2, th1, g2, g1, w2, w1, u2, u1)
 		}
-		w1, u1, w2, u2 := clone(c.w), clone(c.u), clone(c.w), clone(c.u)
+		w1, u1, w2, u2 = clone(c.w), clone(c.u), clone(c.w), clone(c.u)
 		addObsGo(w1, u1, c.x, c.y)
 		obs(w2, u2, c.x, c.y)
 		if !sameBits(w1, w2) || !sameBits(u1, u2) {
@@ -148,10 +149,10 @@ func checkLearnerKernels(t *testing.T, rls rlsFunc, obs addObsFunc) {
 	}
 }
 
-// TestLearnerKernelsDispatch: the dispatched rlsUpdate and addObs (the
+// TestLearnerKernelsDispatch: the dispatched learn and addObs (the
 // assembly kernels where the CPU has AVX2/FMA) agree with the Go versions.
 func TestLearnerKernelsDispatch(t *testing.T) {
-	checkLearnerKernels(t, rlsUpdate, addObs)
+	checkLearnerKernels(t, learn, addObs)
 }
 
 // rlsUpdateRef is rlsUpdateGo written from its doc comment in the
