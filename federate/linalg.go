@@ -88,29 +88,38 @@ func learnGo(w, u, p, theta, x []float64, y float64, g []float64) {
 }
 
 // rlsUpdateGo is the recursive least-squares step of one observation
-// (x, y), the second half of learn (whose assembly kernel reproduces it): with A = V^-1 held in width form p (see
-// widthForm) and theta = A b, it sets A to (V + x x^T)^-1 and theta to
-// A (b + x y) in O(d^2), using g (len d) as scratch:
+// (x, y), the second half of learn (whose assembly kernel reproduces it):
+// with A = V^-1 held in width form p (see widthForm) and theta = A b, it
+// sets A to (V + x x^T)^-1 and theta to A (b + x y) in O(d^2), using g as
+// scratch (len(g) >= d rounded up to a multiple of 4; g[:d] ends as A x):
 //
 //	g = A x,  c = 1/(1 + x.g)
 //	A -= c g g^T                    (Sherman-Morrison)
 //	theta += c (y - x.theta) g      (since (V + x x^T)^-1 x = c g)
 //
 // The operations and their order, which the assembly kernel reproduces
-// exactly (fma is one rounding, all else is rounded per operation):
+// exactly (fma is one rounding, all else is rounded per operation). The
+// upper triangle of p is cut into 4 x 4 blocks: row block r holds rows
+// i = 4r..4r+3 (those below d), column block m columns j = 4m..4m+3; lane
+// l of a block is column 4m+l.
 //
-//  1. Column sums, for every j: g_j = sum_{i<=j} p_ij x_i, i ascending
-//     from 0 by g_j = fma(p_ij, x_i, g_j). With p_ij = 2 A_ij off the
-//     diagonal this is the upper-triangle half of 2 A x plus A_jj x_j.
-//  2. Row sums, for every row i: s = sum_{j>=i} p_ij x_j over the row
-//     (n = d-i entries) with four accumulators, entry k into s_(k mod 4)
-//     by fma for k < n - n mod 4, combined as (s_0 + s_2) + (s_1 + s_3),
-//     then the last n mod 4 entries by s = fma(p_ij, x_j, s). Then
-//     g_i = 0.5 * (g_i + s), which is (2 A x)_i halved (exact), and
-//     x.g = fma(x_i, g_i, x.g), x.theta = fma(x_i, theta_i, x.theta),
-//     i ascending from 0.
-//  3. c = 1/(1 + x.g), f = c * (y - x.theta).
-//  4. For every row i: theta_i = fma(f, g_i, theta_i); with cg = c * g_i,
+//  1. g = 2 A x by blocks: g_j is the column sum sum_{i<=j} p_ij x_i plus
+//     the row sum sum_{j'>=j} p_jj' x_j' (with p_ij = 2 A_ij off the
+//     diagonal, each counts the diagonal once). g starts at 0. For each
+//     row block r, for each column block m >= r: every lane l (j < d)
+//     takes the block's column sum t_l over its rows i <= j in ascending
+//     order (t_l = p_ij x_i for the block's first row, then fma(p_ij, x_i,
+//     t_l)), and g_j = g_j + t_l; and every row i of the block
+//     accumulates fma(p_ij, x_j, s_il) into its lane-l sum over the
+//     block's columns j >= i, j < d (s_il starts at 0 and runs over m
+//     ascending). After the last column block, each row i of block r gets
+//     g_i = 0.5 * (g_i + ((s_i0 + s_i2) + (s_i1 + s_i3))), which is
+//     (A x)_i (the halving is exact), and the dot products accumulate in
+//     four lanes, lane i mod 4: xg_l = fma(x_i, g_i, xg_l), xt_l =
+//     fma(x_i, theta_i, xt_l).
+//  2. x.g = (xg_0 + xg_2) + (xg_1 + xg_3), x.theta likewise;
+//     c = 1/(1 + x.g), f = c * (y - x.theta).
+//  3. For every row i: theta_i = fma(f, g_i, theta_i); with cg = c * g_i,
 //     p_ii = fma(-cg, g_i, p_ii) and p_ij = fma(-(2 * cg), g_j, p_ij) for
 //     j > i (the width form's doubled off-diagonal).
 //
@@ -118,50 +127,57 @@ func learnGo(w, u, p, theta, x []float64, y float64, g []float64) {
 // mulPinned so that the NaN that propagates when both are NaN is fixed.
 func rlsUpdateGo(p, theta, x []float64, y float64, g []float64) {
 	d := len(x)
+	nb := (d + 3) / 4
 	p = p[:d*(d+1)/2]
 	theta = theta[:d]
-	g = g[:d]
-	// 1. Column sums; a walks p_0j, p_1j, ...: row i+1 starts d-i entries
-	// after row i, one column further right.
-	for j := range g {
-		var s float64
-		a := j
-		for i := 0; i <= j; i++ {
-			s = math.FMA(p[a], x[i], s)
-			a += d - i - 1
+	g = g[:4*nb]
+	clear(g)
+	// base[k] + j is the index of p_ij for row i = 4r+k.
+	var base [4]int
+	var xg, xt [4]float64
+	for r := 0; r < nb; r++ {
+		i0 := 4 * r
+		nr := min(4, d-i0)
+		for k := 0; k < nr; k++ {
+			i := i0 + k
+			base[k] = i*d - i*(i-1)/2 - i
 		}
-		g[j] = s
+		var s [4][4]float64 // s[k][l]: row i0+k, lane l
+		for m := r; m < nb; m++ {
+			j0 := 4 * m
+			nl := min(4, d-j0)
+			var t [4]float64
+			for k := 0; k < nr; k++ {
+				i := i0 + k
+				for l := max(0, i-j0); l < nl; l++ {
+					j := j0 + l
+					v := p[base[k]+j]
+					if k == 0 {
+						t[l] = mulPinned(v, x[i])
+					} else {
+						t[l] = math.FMA(v, x[i], t[l])
+					}
+					s[k][l] = math.FMA(v, x[j], s[k][l])
+				}
+			}
+			for l := 0; l < nl; l++ {
+				g[j0+l] = addPinned(g[j0+l], t[l])
+			}
+		}
+		for k := 0; k < nr; k++ {
+			i := i0 + k
+			sk := s[k]
+			gi := 0.5 * addPinned(g[i], addPinned(addPinned(sk[0], sk[2]), addPinned(sk[1], sk[3])))
+			g[i] = gi
+			xg[k] = math.FMA(x[i], gi, xg[k])
+			xt[k] = math.FMA(x[i], theta[i], xt[k])
+		}
 	}
-	// 2. Row sums, g and the two dot products.
-	var xg, xt float64
-	idx := 0
-	for i := 0; i < d; i++ {
-		row := p[idx : idx+d-i]
-		xs := x[i:]
-		xs = xs[:len(row)]
-		n4 := len(row) &^ 3
-		var s0, s1, s2, s3 float64
-		for k := 0; k < n4; k += 4 {
-			s0 = math.FMA(row[k], xs[k], s0)
-			s1 = math.FMA(row[k+1], xs[k+1], s1)
-			s2 = math.FMA(row[k+2], xs[k+2], s2)
-			s3 = math.FMA(row[k+3], xs[k+3], s3)
-		}
-		s := addPinned(addPinned(s0, s2), addPinned(s1, s3))
-		for k := n4; k < len(row); k++ {
-			s = math.FMA(row[k], xs[k], s)
-		}
-		gi := 0.5 * addPinned(g[i], s)
-		g[i] = gi
-		xg = math.FMA(x[i], gi, xg)
-		xt = math.FMA(x[i], theta[i], xt)
-		idx += d - i
-	}
+	// 2.
+	c := 1 / (1 + addPinned(addPinned(xg[0], xg[2]), addPinned(xg[1], xg[3])))
+	f := mulPinned(c, y-addPinned(addPinned(xt[0], xt[2]), addPinned(xt[1], xt[3])))
 	// 3.
-	c := 1 / (1 + xg)
-	f := mulPinned(c, y-xt)
-	// 4.
-	idx = 0
+	idx := 0
 	for i := 0; i < d; i++ {
 		gi := g[i]
 		theta[i] = math.FMA(f, gi, theta[i])
@@ -169,7 +185,7 @@ func rlsUpdateGo(p, theta, x []float64, y float64, g []float64) {
 		p[idx] = math.FMA(-cg, gi, p[idx])
 		n2 := -(2 * cg)
 		row := p[idx+1 : idx+d-i]
-		gs := g[i+1:]
+		gs := g[i+1 : d]
 		gs = gs[:len(row)]
 		for k := range row {
 			row[k] = math.FMA(n2, gs[k], row[k])
@@ -177,6 +193,10 @@ func rlsUpdateGo(p, theta, x []float64, y float64, g []float64) {
 		idx += d - i
 	}
 }
+
+// rlsScratchLen is the length of rlsUpdateGo's (and learn's) scratch g
+// for dimension d: d rounded up to a multiple of 4.
+func rlsScratchLen(d int) int { return (d + 3) &^ 3 }
 
 // addPinned returns a + b and mulPinned a * b, computed as fused
 // multiply-adds: a*1 + b and a*b + (-0) round exactly as the plain sum and

@@ -44,7 +44,7 @@ func checkRLS(t *testing.T, kernel string, d int) {
 	for i := 0; i < d; i++ {
 		a[i*d+i] = 1 / lambda
 	}
-	p, theta, g := make([]float64, d*(d+1)/2), make([]float64, d), make([]float64, d)
+	p, theta, g := make([]float64, d*(d+1)/2), make([]float64, d), make([]float64, rlsScratchLen(d))
 	w, u := make([]float64, d*(d+1)/2), make([]float64, d)
 	widthForm(p, a, d)
 	v := mat.NewSymDense(d, nil)

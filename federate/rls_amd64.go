@@ -46,7 +46,7 @@ func learnAsm(w, u, p, theta, x []float64, y float64, g []float64) {
 	u = u[:d]
 	p = p[:d*(d+1)/2]
 	theta = theta[:d]
-	g = g[:d]
+	g = g[:rlsScratchLen(d)]
 	if d == 0 {
 		return
 	}
@@ -60,7 +60,8 @@ func learnAsm(w, u, p, theta, x []float64, y float64, g []float64) {
 func addObsAVX2(w, u, x []float64, y float64)
 
 // learnAVX2 is the assembly kernel (rls_amd64.s). It requires d = len(x)
-// >= 1, len(w), len(p) >= d(d+1)/2 and len(u), len(theta), len(g) >= d.
+// >= 1, len(w), len(p) >= d(d+1)/2, len(u), len(theta) >= d and len(g) >=
+// rlsScratchLen(d).
 //
 //go:noescape
 func learnAVX2(w, u, p, theta, x []float64, y float64, g []float64)

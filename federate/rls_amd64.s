@@ -93,173 +93,235 @@ obsnext:
 	VZEROUPPER
 	RET
 
-// NEXTROW moves R10 from column c0 of row i to column c0 of row i+1
-// (d-i-1 entries further: row i+1 starts d-i entries after row i, one
-// column further right) and increments i.
-#define NEXTROW \
-	MOVQ DX, AX; \
-	SUBQ R11, AX; \
-	LEAQ -8(R10)(AX*8), R10; \
-	INCQ R11
+// rlsGE<>: entry k (32 bytes at 32k, k = 0..3) has lanes l >= k all ones:
+// the lanes of a diagonal block's row k that lie on or right of the
+// diagonal.
+DATA rlsGE<>+0(SB)/8, $-1
+DATA rlsGE<>+8(SB)/8, $-1
+DATA rlsGE<>+16(SB)/8, $-1
+DATA rlsGE<>+24(SB)/8, $-1
+DATA rlsGE<>+32(SB)/8, $0
+DATA rlsGE<>+40(SB)/8, $-1
+DATA rlsGE<>+48(SB)/8, $-1
+DATA rlsGE<>+56(SB)/8, $-1
+DATA rlsGE<>+64(SB)/8, $0
+DATA rlsGE<>+72(SB)/8, $0
+DATA rlsGE<>+80(SB)/8, $-1
+DATA rlsGE<>+88(SB)/8, $-1
+DATA rlsGE<>+96(SB)/8, $0
+DATA rlsGE<>+104(SB)/8, $0
+DATA rlsGE<>+112(SB)/8, $0
+DATA rlsGE<>+120(SB)/8, $-1
+GLOBL rlsGE<>(SB), RODATA|NOPTR, $128
 
-// DIAGROW does row i = c0+k (k = 1, 2, 3) of a chunk's diagonal block if
-// i < d: only lanes l >= k (columns j >= i) take the multiply-add, which
-// is computed for all lanes into Y3 and blended in by the immediate (bit
-// l set for l >= k). Lanes l < k read the previous row's last entries
-// (inside p) and are discarded.
-#define DIAGROW(imm) \
-	CMPQ         R11, DX; \
-	JGE          colstore; \
-	VMASKMOVPD   (R10), Y15, Y1; \
-	VBROADCASTSD (BX)(R11*8), Y2; \
-	VMOVAPD      Y0, Y3; \
-	VFMADD231PD  Y2, Y1, Y3; \
-	VBLENDPD     $imm, Y3, Y0, Y0; \
-	NEXTROW
+// CHUNKMASK sets Y15 to the mask of the lanes of the 4 columns from CX
+// that lie inside d (rlsMask<> entry min(d-CX, 4)). Clobbers AX, SI.
+#define CHUNKMASK \
+	MOVQ    DX, AX; \
+	SUBQ    CX, AX; \
+	MOVQ    $4, SI; \
+	CMPQ    AX, SI; \
+	CMOVQGT SI, AX; \
+	SHLQ    $5, AX; \
+	LEAQ    rlsMask<>(SB), SI; \
+	VMOVDQU (SI)(AX*1), Y15
+
+// DIAGROW does row k = 1, 2, 3 (base Rb, x_i broadcast in Yx, row sums
+// Ys) of a diagonal block: T takes the multiply-add in the lanes l >= k
+// only (computed in all lanes into Y11, blended in by imm), and the row sum
+// takes fma(P', X', Ys) with P and X cleared in the lanes l < k (0*0 adds
+// +0, which leaves a row sum unchanged: it starts at +0 and so is never
+// -0). The lanes l < k of P read the previous row's last entries (inside
+// p).
+#define DIAGROW(Rb, Yx, Ys, k, imm) \
+	VMASKMOVPD  (Rb)(CX*8), Y15, Y12; \
+	VMOVAPD     Y10, Y11; \
+	VFMADD231PD Yx, Y12, Y11; \
+	VBLENDPD    $imm, Y11, Y10, Y10; \
+	VANDPD      rlsGE<>+(32*k)(SB), Y12, Y12; \
+	VANDPD      rlsGE<>+(32*k)(SB), Y13, Y11; \
+	VFMADD231PD Y11, Y12, Ys
+
+// OFFROW does row k (base Rb, x_i broadcast in Yx, row sums Ys) of an
+// off-diagonal block: every lane.
+#define OFFROW(Rb, Yx, Ys) \
+	VMASKMOVPD  (Rb)(CX*8), Y15, Y12; \
+	VFMADD231PD Yx, Y12, Y10; \
+	VFMADD231PD Y13, Y12, Ys
 
 // func learnAVX2(w, u, p, theta, x []float64, y float64, g []float64)
 //
 // addObsGo(w, u, x, y) then rlsUpdateGo(p, theta, x, y, g), fused: the
-// four steps of rlsUpdateGo, with the entries of w and u updated in step
-// 4's row loop alongside p's (every entry of w and u is one independent
-// fused multiply-add of x and y, so the order does not matter):
+// steps of rlsUpdateGo, with the entries of w and u updated in step 3's
+// row loop alongside p's (every entry of w and u is one independent fused
+// multiply-add of x and y, so the order does not matter).
 //
-//  1. Column sums, one chunk of 4 columns c0..c0+3 at a time in Y0 (lane l
-//     is g_(c0+l)): rows i = 0..c0 add p_i,(c0+l) x_i to every lane
-//     (masked load: lanes past column d-1 read as 0 and are not stored),
-//     rows c0+1..c0+3 (below d) only to the lanes at or right of the
-//     diagonal (DIAGROW). R10 walks p_i,c0 down the rows.
-//  2. Row sums: row i's entries against x_i.. in Y0 (4 accumulators),
-//     combined (s0+s2)+(s1+s3), the tail by scalar FMAs; then g_i, x.g
-//     (X13) and x.theta (X14).
-//  3. c (X5) and f (X7).
-//  4. theta_i and u_i, then row i of p and w: the diagonals by scalar
+//  1. g = A x by 4 x 4 blocks (see rlsUpdateGo). A row block sets up the
+//     bases of its rows (R10, R12, R13, R14: p_ij is at base + 8j) and
+//     broadcasts their x_i (Y4-Y7), then walks its column blocks from the
+//     diagonal one (CX = first column). A block loads each row's 4 entries
+//     with the mask of the columns inside d (Y15; masked lanes read 0),
+//     accumulates the column sums T (Y10) and the row sums (Y0-Y3) and
+//     adds T into g. Only the last row block can have fewer than 4 rows,
+//     and it has no off-diagonal blocks. After the walk the row sums are
+//     reduced by a transpose into one vector (lane k: row k's sum), g_i =
+//     0.5 (g_i + s_i) is stored (lanes past d cleared: g is padded to a
+//     multiple of 4), and x.g, x.theta accumulate in Y8, Y9.
+//  2. x.g (X13), x.theta (X14), c (X5) and f (X7).
+//  3. theta_i and u_i, then row i of p and w: the diagonals by scalar
 //     FMAs, the rest 4 entries per step (p with -(2 cg) broadcast in Y3, w
 //     with x_i broadcast in Y4), the tail one by one.
 //
-// Registers (steps 1-3):
-//	SI  p    BX  x    R8  g    R9  theta    DX  d
-//	R10 current position in p    R11 i    CX  c0 (step 1) or k, entry in a row
-//	R12 d-c0 clamped to 4 (step 1), x_i (step 2), p_i,i+1 (step 4)
-//	R13 mask table (step 1), n rounded down to 4 (step 2), g_i+1 (step 4)
-//	R14 off-diagonal entries rounded down to 4 (step 4)    AX  scratch, n
-//	Y15 mask of the chunk's lanes inside d    Y0-Y3 working registers
-//	X5  c    X7  f    X8  sign bit = -0.0    Y9  1.0 in every lane
-//	X13 x.g    X14 x.theta
+// Registers in step 1:
+//	BX  x    R8  g    R9  theta    DX  d    R11 i0 = 4r, the row block's first row
+//	DI  base of the next row    R10, R12, R13, R14  bases of rows i0..i0+3
+//	CX  first column of the block    AX, SI  scratch
+//	Y0-Y3 row sums    Y4-Y7 x_i broadcasts    Y8 x.g lanes    Y9 x.theta lanes
+//	Y10 T    Y11, Y12 (entries P), Y13 (x of the block's columns) working
+//	Y14 1.0 in every lane    Y15 mask of the columns inside d
 //
-// Step 4 moves SI to x_i, BX to u_i and DI to w's row i (R10 is p's);
-// R12, R13 are p_i,i+1 and g_i+1; X10 holds y.
+// In step 3, SI is x_i, BX u_i, DI w's row i and R10 p's; R12, R13 are
+// p_i,i+1 and g_i+1; X8 holds -0.0 (the sign bit), X10 y.
 //
 // The sums and products of two computed values are fused multiply-adds
 // a*1 + b and a*b + (-0), as addPinned and mulPinned in the Go version.
 TEXT ·learnAVX2(SB), NOSPLIT, $0-152
-	MOVQ p_base+48(FP), SI
+	MOVQ p_base+48(FP), DI
 	MOVQ theta_base+72(FP), R9
 	MOVQ x_base+96(FP), BX
 	MOVQ x_len+104(FP), DX
 	MOVQ g_base+128(FP), R8
 
-	// Step 1: column sums.
-	XORQ CX, CX
-
-col:
-	MOVQ       DX, R12
-	SUBQ       CX, R12
-	CMPQ       R12, $4
-	JLE        colmask
-	MOVQ       $4, R12
-
-colmask:
-	MOVQ       R12, AX
-	SHLQ       $5, AX
-	LEAQ       rlsMask<>(SB), R13
-	VMOVDQU    (R13)(AX*1), Y15
-	VXORPD     Y0, Y0, Y0
-	LEAQ       (SI)(CX*8), R10
-	XORQ       R11, R11
-
-colrow:
-	// Rows 0..c0: every lane is at or right of the diagonal.
-	VMASKMOVPD   (R10), Y15, Y1
-	VBROADCASTSD (BX)(R11*8), Y2
-	VFMADD231PD  Y2, Y1, Y0
-	NEXTROW
-	CMPQ         R11, CX
-	JLE          colrow
-
-	DIAGROW(0x0E)
-	DIAGROW(0x0C)
-	DIAGROW(0x08)
-
-colstore:
-	CMPQ       R12, $4
-	JLT        colpartial
-	VMOVUPD    Y0, (R8)(CX*8)
-	JMP        colnext
-
-colpartial:
-	VMASKMOVPD Y0, Y15, (R8)(CX*8)
-
-colnext:
-	ADDQ $4, CX
-	CMPQ CX, DX
-	JLT  col
-
-	// Step 2: row sums, g, x.g and x.theta.
-	VXORPD       X13, X13, X13
-	VXORPD       X14, X14, X14
-	VBROADCASTSD rlsConst<>+16(SB), Y9
-	MOVQ   SI, R10
-	XORQ   R11, R11
-
-rowsum:
-	MOVQ   DX, AX
-	SUBQ   R11, AX
-	MOVQ   AX, R13
-	ANDQ   $-4, R13
-	LEAQ   (BX)(R11*8), R12
+	// Clear g[:4nb].
 	VXORPD Y0, Y0, Y0
 	XORQ   CX, CX
-	CMPQ   CX, R13
-	JGE    reduce
 
-rquad:
-	VMOVUPD     (R10)(CX*8), Y1
-	VFMADD231PD (R12)(CX*8), Y1, Y0
-	ADDQ        $4, CX
-	CMPQ        CX, R13
-	JLT         rquad
+clearg:
+	VMOVUPD Y0, (R8)(CX*8)
+	ADDQ    $4, CX
+	CMPQ    CX, DX
+	JLT     clearg
+
+	VBROADCASTSD rlsConst<>+16(SB), Y14
+	VXORPD       Y8, Y8, Y8
+	VXORPD       Y9, Y9, Y9
+	XORQ         R11, R11
+
+rowblock:
+	// Rows i0..i0+3 below d: bases (DI moves d-i-1 entries per row) and
+	// x_i broadcasts; row sums 0.
+	VXORPD       Y0, Y0, Y0
+	VXORPD       Y1, Y1, Y1
+	VXORPD       Y2, Y2, Y2
+	VXORPD       Y3, Y3, Y3
+	MOVQ         DI, R10
+	VBROADCASTSD (BX)(R11*8), Y4
+	MOVQ         DX, AX
+	SUBQ         R11, AX
+	LEAQ         -8(DI)(AX*8), DI
+	CMPQ         AX, $1
+	JLE          diag
+	MOVQ         DI, R12
+	VBROADCASTSD 8(BX)(R11*8), Y5
+	LEAQ         -16(DI)(AX*8), DI
+	CMPQ         AX, $2
+	JLE          diag
+	MOVQ         DI, R13
+	VBROADCASTSD 16(BX)(R11*8), Y6
+	LEAQ         -24(DI)(AX*8), DI
+	CMPQ         AX, $3
+	JLE          diag
+	MOVQ         DI, R14
+	VBROADCASTSD 24(BX)(R11*8), Y7
+	LEAQ         -32(DI)(AX*8), DI
+
+diag:
+	// The diagonal block, columns i0..i0+3. Row 0: T = P x_i0 + (-0).
+	MOVQ         R11, CX
+	CHUNKMASK
+	VMASKMOVPD   (BX)(CX*8), Y15, Y13
+	VMASKMOVPD   (R10)(CX*8), Y15, Y12
+	VBROADCASTSD rlsConst<>+0(SB), Y10
+	VFMADD231PD  Y4, Y12, Y10
+	VFMADD231PD  Y13, Y12, Y0
+	MOVQ         DX, AX
+	SUBQ         R11, AX
+	CMPQ         AX, $1
+	JLE          diagdone
+	DIAGROW(R12, Y5, Y1, 1, 0x0E)
+	CMPQ         AX, $2
+	JLE          diagdone
+	DIAGROW(R13, Y6, Y2, 2, 0x0C)
+	CMPQ         AX, $3
+	JLE          diagdone
+	DIAGROW(R14, Y7, Y3, 3, 0x08)
+
+diagdone:
+	// g_j = g_j*1 + T_j: the column sums of columns i0..i0+3 are complete.
+	VMOVUPD     (R8)(CX*8), Y11
+	VFMADD231PD Y14, Y11, Y10
+	VMOVUPD     Y10, (R8)(CX*8)
+
+offblock:
+	// The off-diagonal blocks, columns CX..CX+3 > i0+3, all 4 rows.
+	ADDQ         $4, CX
+	CMPQ         CX, DX
+	JGE          reduce
+	CHUNKMASK
+	VMASKMOVPD   (BX)(CX*8), Y15, Y13
+	VMASKMOVPD   (R10)(CX*8), Y15, Y12
+	VBROADCASTSD rlsConst<>+0(SB), Y10
+	VFMADD231PD  Y4, Y12, Y10
+	VFMADD231PD  Y13, Y12, Y0
+	OFFROW(R12, Y5, Y1)
+	OFFROW(R13, Y6, Y2)
+	OFFROW(R14, Y7, Y3)
+	VMOVUPD      (R8)(CX*8), Y11
+	VFMADD231PD  Y14, Y11, Y10
+	VMOVUPD      Y10, (R8)(CX*8)
+	JMP          offblock
 
 reduce:
-	// X0 = (s0 + s2) + (s1 + s3), each sum a*1 + b (addPinned).
-	VEXTRACTF128 $1, Y0, X1
-	VFMADD231PD  X9, X0, X1
-	VPERMILPD    $1, X1, X0
-	VFMADD231SD  X9, X1, X0
+	// Transpose-reduce: lane k of Y13 = (s_k0 + s_k2) + (s_k1 + s_k3).
+	VPERM2F128  $0x20, Y1, Y0, Y10
+	VPERM2F128  $0x31, Y1, Y0, Y11
+	VFMADD231PD Y14, Y10, Y11
+	VPERM2F128  $0x20, Y3, Y2, Y10
+	VPERM2F128  $0x31, Y3, Y2, Y12
+	VFMADD231PD Y14, Y10, Y12
+	VUNPCKLPD   Y12, Y11, Y10
+	VUNPCKHPD   Y12, Y11, Y13
+	VFMADD231PD Y14, Y10, Y13
+	VPERMPD     $0xD8, Y13, Y13
 
-rtail:
-	CMPQ        CX, AX
-	JGE         rdone
-	VMOVSD      (R10)(CX*8), X1
-	VFMADD231SD (R12)(CX*8), X1, X0
-	INCQ        CX
-	JMP         rtail
+	// g_i = 0.5 * (g_i*1 + s_i), lanes past d cleared; x.g, x.theta lanes.
+	MOVQ         R11, CX
+	CHUNKMASK
+	VMOVUPD      (R8)(R11*8), Y10
+	VFMADD231PD  Y14, Y10, Y13
+	VBROADCASTSD rlsConst<>+8(SB), Y10
+	VMULPD       Y10, Y13, Y13
+	VANDPD       Y15, Y13, Y13
+	VMOVUPD      Y13, (R8)(R11*8)
+	VMASKMOVPD   (BX)(R11*8), Y15, Y10
+	VFMADD231PD  Y13, Y10, Y8
+	VMASKMOVPD   (R9)(R11*8), Y15, Y11
+	VFMADD231PD  Y11, Y10, Y9
+	ADDQ         $4, R11
+	CMPQ         R11, DX
+	JLT          rowblock
 
-rdone:
-	// g_i = 0.5 * (g_i*1 + s); x.g, x.theta.
-	VMOVSD      (R8)(R11*8), X2
-	VFMADD231SD X9, X2, X0
-	VMULSD      rlsConst<>+8(SB), X0, X2
-	VMOVSD      X2, (R8)(R11*8)
-	VMOVSD      (R12), X3
-	VFMADD231SD X2, X3, X13
-	VFMADD231SD (R9)(R11*8), X3, X14
-	LEAQ        (R10)(AX*8), R10
-	INCQ        R11
-	CMPQ        R11, DX
-	JLT         rowsum
-
-	// Step 3: c = 1/(1 + x.g), f = c * (y - x.theta).
+	// Step 2: x.g = (xg_0 + xg_2) + (xg_1 + xg_3) in X13, x.theta in X14;
+	// c = 1/(1 + x.g), f = c * (y - x.theta).
+	VEXTRACTF128 $1, Y8, X10
+	VFMADD231PD  X14, X8, X10
+	VPERMILPD    $1, X10, X13
+	VFMADD231SD  X14, X10, X13
+	VEXTRACTF128 $1, Y9, X10
+	VFMADD231PD  X14, X9, X10
+	VPERMILPD    $1, X10, X12
+	VFMADD231SD  X14, X10, X12
+	VMOVAPD      X12, X14
 	VMOVSD rlsConst<>+16(SB), X4
 	VADDSD X13, X4, X4
 	VMOVSD rlsConst<>+16(SB), X5
@@ -270,10 +332,11 @@ rdone:
 	VMOVAPD     X8, X7
 	VFMADD231SD X6, X5, X7
 
-	// Step 4: theta, u and the rows of p (Sherman-Morrison downdate) and
+
+	// Step 3: theta, u and the rows of p (Sherman-Morrison downdate) and
 	// w (plus x_i x).
 	VMOVSD y+120(FP), X10
-	MOVQ   SI, R10
+	MOVQ   p_base+48(FP), R10
 	MOVQ   BX, SI
 	MOVQ   w_base+0(FP), DI
 	MOVQ   u_base+24(FP), BX

@@ -25,7 +25,7 @@ func TestLearnerKernelsAsm(t *testing.T) {
 // it.
 func TestLearnerKernelsAsmChecksLengths(t *testing.T) {
 	const d, np = 5, 15
-	full := [6]int{np, d, np, d, d, d} // w, u, p, theta, x, g
+	full := [6]int{np, d, np, d, d, 8} // w, u, p, theta, x, g (padded to 8)
 	for short, name := range []string{"w", "u", "p", "theta", "", "g"} {
 		if name == "" {
 			continue // x sets d

@@ -77,7 +77,7 @@ func rlsFill(r *rand.Rand, regime, d int) rlsCase {
 			a[i*d+i] = 1
 		}
 		widthForm(c.p, a, d)
-		g := make([]float64, d)
+		g := make([]float64, rlsScratchLen(d))
 		for n := 0; n < 5; n++ {
 			gauss(c.x, 1/math.Sqrt(float64(d)))
 			rlsUpdateGo(c.p, c.theta, c.x, r.NormFloat64(), g)
@@ -132,8 +132,8 @@ func checkLearnerKernels(t *testing.T, learn learnFunc, obs addObsFunc) {
 	clone := func(s []float64) []float64 { return append([]float64(nil), s...) }
 	for _, c := range rlsCases() {
 		d := len(c.x)
-		w1, u1, p1, th1, g1 := clone(c.w), clone(c.u), clone(c.p), clone(c.theta), make([]float64, d)
-		w2, u2, p2, th2, g2 := clone(c.w), clone(c.u), clone(c.p), clone(c.theta), make([]float64, d)
+		w1, u1, p1, th1, g1 := clone(c.w), clone(c.u), clone(c.p), clone(c.theta), make([]float64, rlsScratchLen(d))
+		w2, u2, p2, th2, g2 := clone(c.w), clone(c.u), clone(c.p), clone(c.theta), make([]float64, rlsScratchLen(d))
 		learnGo(w1, u1, p1, th1, c.x, c.y, g1)
 		learn(w2, u2, p2, th2, c.x, c.y, g2)
 		if !sameBits(p1, p2) || !sameBits(th1, th2) || !sameBits(g1, g2) || !sameBits(w1, w2) || !sameBits(u1, u2) {
@@ -156,36 +156,44 @@ func TestLearnerKernelsDispatch(t *testing.T) {
 }
 
 // rlsUpdateRef is rlsUpdateGo written from its doc comment in the
-// plainest way (full matrices, one entry at a time): it pins the
-// operation order that the kernels reproduce.
+// plainest way (one block entry at a time, positions computed from (i, j),
+// no row bookkeeping): it pins the operation order that the kernels
+// reproduce.
 func rlsUpdateRef(p, theta, x []float64, y float64) {
 	d := len(x)
 	pos := func(i, j int) int { // index of p_ij, i <= j
 		return i*d - i*(i-1)/2 + j - i
 	}
+	nb := (d + 3) / 4
 	g := make([]float64, d)
-	for j := 0; j < d; j++ {
-		for i := 0; i <= j; i++ {
-			g[j] = math.FMA(p[pos(i, j)], x[i], g[j])
+	var xg, xt [4]float64
+	for r := 0; r < nb; r++ {
+		s := make(map[[2]int]float64) // (i, l) -> s_il
+		for m := r; m < nb; m++ {
+			for j := 4 * m; j < 4*m+4 && j < d; j++ {
+				var t float64
+				first := true
+				for i := 4 * r; i < 4*r+4 && i <= j; i++ {
+					if first {
+						t = mulPinned(p[pos(i, j)], x[i])
+						first = false
+					} else {
+						t = math.FMA(p[pos(i, j)], x[i], t)
+					}
+					s[[2]int{i, j % 4}] = math.FMA(p[pos(i, j)], x[j], s[[2]int{i, j % 4}])
+				}
+				g[j] = addPinned(g[j], t)
+			}
+		}
+		for i := 4 * r; i < 4*r+4 && i < d; i++ {
+			sl := func(l int) float64 { return s[[2]int{i, l}] }
+			g[i] = 0.5 * addPinned(g[i], addPinned(addPinned(sl(0), sl(2)), addPinned(sl(1), sl(3))))
+			xg[i%4] = math.FMA(x[i], g[i], xg[i%4])
+			xt[i%4] = math.FMA(x[i], theta[i], xt[i%4])
 		}
 	}
-	var xg, xt float64
-	for i := 0; i < d; i++ {
-		n := d - i
-		var acc [4]float64
-		for k := 0; k < n-n%4; k++ {
-			acc[k%4] = math.FMA(p[pos(i, i+k)], x[i+k], acc[k%4])
-		}
-		s := addPinned(addPinned(acc[0], acc[2]), addPinned(acc[1], acc[3]))
-		for k := n - n%4; k < n; k++ {
-			s = math.FMA(p[pos(i, i+k)], x[i+k], s)
-		}
-		g[i] = 0.5 * addPinned(g[i], s)
-		xg = math.FMA(x[i], g[i], xg)
-		xt = math.FMA(x[i], theta[i], xt)
-	}
-	c := 1 / (1 + xg)
-	f := mulPinned(c, y-xt)
+	c := 1 / (1 + addPinned(addPinned(xg[0], xg[2]), addPinned(xg[1], xg[3])))
+	f := mulPinned(c, y-addPinned(addPinned(xt[0], xt[2]), addPinned(xt[1], xt[3])))
 	for i := 0; i < d; i++ {
 		theta[i] = math.FMA(f, g[i], theta[i])
 		cg := mulPinned(c, g[i])
@@ -203,7 +211,7 @@ func TestRLSUpdateGoOrder(t *testing.T) {
 		d := len(c.x)
 		p1, th1 := append([]float64(nil), c.p...), append([]float64(nil), c.theta...)
 		p2, th2 := append([]float64(nil), c.p...), append([]float64(nil), c.theta...)
-		rlsUpdateGo(p1, th1, c.x, c.y, make([]float64, d))
+		rlsUpdateGo(p1, th1, c.x, c.y, make([]float64, rlsScratchLen(d)))
 		rlsUpdateRef(p2, th2, c.x, c.y)
 		if !sameBits(p1, p2) || !sameBits(th1, th2) {
 			t.Fatalf("%s: rlsUpdateGo differs from its documented order:\np %v\nwant %v\ntheta %v\nwant %v", c.name, p1, p2, th1, th2)

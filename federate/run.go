@@ -162,7 +162,7 @@ func newSim(s Spec, cal *accountant.Calibration, h hooks) (*sim, error) {
 		silos: make([]siloState, s.M),
 		wsyn:  make([]float64, np), usyn: make([]float64, d),
 		asyn: make([]float64, d*d), psyn: make([]float64, np), thetSyn: make([]float64, d),
-		v: make([]float64, d*d), l: make([]float64, d*d), g: make([]float64, d), e: make([]float64, d),
+		v: make([]float64, d*d), l: make([]float64, d*d), g: make([]float64, rlsScratchLen(d)), e: make([]float64, d),
 		xa: make([]float64, d), tmp: make([]float64, np), xrow: make([]float64, d),
 		lo: s.RewardLo, hi: s.RewardHi, clampY: !s.NoClip,
 		h: h,
