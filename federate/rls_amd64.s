@@ -168,9 +168,8 @@ GLOBL rlsGE<>(SB), RODATA|NOPTR, $128
 //     0.5 (g_i + s_i) is stored (lanes past d cleared: g is padded to a
 //     multiple of 4), and x.g, x.theta accumulate in Y8, Y9.
 //  2. x.g (X13), x.theta (X14), c (X5) and f (X7).
-//  3. theta_i and u_i, then row i of p and w: the diagonals by scalar
-//     FMAs, the rest 4 entries per step (p with -(2 cg) broadcast in Y3, w
-//     with x_i broadcast in Y4), the tail one by one.
+//  3. theta and u, 4 entries per step; then row by row p and w (see
+//     rows: below).
 //
 // Registers in step 1:
 //	BX  x    R8  g    R9  theta    DX  d    R11 i0 = 4r, the row block's first row
@@ -180,8 +179,9 @@ GLOBL rlsGE<>(SB), RODATA|NOPTR, $128
 //	Y10 T    Y11, Y12 (entries P), Y13 (x of the block's columns) working
 //	Y14 1.0 in every lane    Y15 mask of the columns inside d
 //
-// In step 3, SI is x_i, BX u_i, DI w's row i and R10 p's; R12, R13 are
-// p_i,i+1 and g_i+1; X8 holds -0.0 (the sign bit), X10 y.
+// In step 3, R10 and DI walk the rows of p and w (from the diagonal), SI
+// and R13 x_i and g_i, AX is n = d-i; X5 holds c, X7 f, X8 -0.0 (the sign
+// bit), X10 y.
 //
 // The sums and products of two computed values are fused multiply-adds
 // a*1 + b and a*b + (-0), as addPinned and mulPinned in the Go version.
@@ -333,80 +333,156 @@ reduce:
 	VFMADD231SD X6, X5, X7
 
 
-	// Step 3: theta, u and the rows of p (Sherman-Morrison downdate) and
-	// w (plus x_i x).
-	VMOVSD y+120(FP), X10
-	MOVQ   p_base+48(FP), R10
-	MOVQ   BX, SI
-	MOVQ   w_base+0(FP), DI
-	MOVQ   u_base+24(FP), BX
-	XORQ   R11, R11
+	// Step 3. theta = fma(f, g, theta) and u = fma(x, y, u), 4 entries per
+	// step, the tail one by one.
+	VMOVSD       y+120(FP), X10
+	VBROADCASTSD X7, Y11
+	VBROADCASTSD X10, Y12
+	MOVQ         u_base+24(FP), SI
+	MOVQ         DX, AX
+	ANDQ         $-4, AX
+	XORQ         CX, CX
 
-upd:
-	// theta_i = fma(f, g_i, theta_i); cg = c g_i; p_ii = fma(-cg, g_i, p_ii).
-	VMOVSD       (R8)(R11*8), X0
-	VMOVSD       (R9)(R11*8), X1
-	VFMADD231SD  X0, X7, X1
-	VMOVSD       X1, (R9)(R11*8)
+tuquad:
+	CMPQ        CX, AX
+	JGE         tutail
+	VMOVUPD     (R9)(CX*8), Y1
+	VFMADD231PD (R8)(CX*8), Y11, Y1
+	VMOVUPD     Y1, (R9)(CX*8)
+	VMOVUPD     (BX)(CX*8), Y3
+	VMOVUPD     (SI)(CX*8), Y2
+	VFMADD231PD Y12, Y3, Y2
+	VMOVUPD     Y2, (SI)(CX*8)
+	ADDQ        $4, CX
+	JMP         tuquad
+
+tutail:
+	CMPQ        CX, DX
+	JGE         rows
+	VMOVSD      (R9)(CX*8), X1
+	VFMADD231SD (R8)(CX*8), X11, X1
+	VMOVSD      X1, (R9)(CX*8)
+	VMOVSD      (BX)(CX*8), X3
+	VMOVSD      (SI)(CX*8), X2
+	VFMADD231SD X12, X3, X2
+	VMOVSD      X2, (SI)(CX*8)
+	INCQ        CX
+	JMP         tutail
+
+rows:
+	// Row i of p and w, n = d-i entries from the diagonal (p_ij at
+	// (R10)(k*8), g_j at (R13)(k*8), w_ij at (DI)(k*8), x_j at (SI)(k*8),
+	// j = i+k): p_ij = fma(coef_j, g_j, p_ij) with coef = -cg on the
+	// diagonal, -(2 cg) off it; w_ij = fma(x_i, x_j, w_ij). A row of n >= 4
+	// entries goes by 4-entry chunks at k = 0, 4, ... below n-4 and a last
+	// chunk at n-4, which overlaps the one before unless 4 divides n: it is
+	// loaded and computed first and stored last, so the overlapped entries
+	// get the same values twice. Rows of n < 4 go one entry at a time.
+	MOVQ p_base+48(FP), R10
+	MOVQ w_base+0(FP), DI
+	MOVQ BX, SI
+	MOVQ R8, R13
+	MOVQ DX, AX
+
+rowupd:
+	CMPQ AX, $4
+	JLT  smallrows
+	// Y1 = -(2 cg) in every lane, Y3 = (-cg, -(2 cg) x 3), Y4 = x_i.
+	VMOVSD       (R13), X0
+	VMOVAPD      X8, X2
+	VFMADD231SD  X0, X5, X2
+	VXORPD       X8, X2, X3
+	VADDSD       X2, X2, X1
+	VXORPD       X8, X1, X1
+	VBROADCASTSD X1, Y1
+	VBROADCASTSD X3, Y3
+	VBLENDPD     $0x01, Y3, Y1, Y3
+	VBROADCASTSD (SI), Y4
+	// The last chunk, at CX = n-4 (coefficients Y3 if that is the
+	// diagonal), into Y7 (p) and Y9 (w).
+	LEAQ         -4(AX), CX
+	VMOVAPD      Y1, Y6
+	TESTQ        CX, CX
+	JNZ          lastchunk
+	VMOVAPD      Y3, Y6
+
+lastchunk:
+	VMOVUPD     (R10)(CX*8), Y7
+	VFMADD231PD (R13)(CX*8), Y6, Y7
+	VMOVUPD     (DI)(CX*8), Y9
+	VFMADD231PD (SI)(CX*8), Y4, Y9
+	// The chunks below n-4: the first (the diagonal's) with Y3.
+	TESTQ       CX, CX
+	JZ          rowstore
+	VMOVUPD     (R10), Y2
+	VFMADD231PD (R13), Y3, Y2
+	VMOVUPD     Y2, (R10)
+	VMOVUPD     (DI), Y2
+	VFMADD231PD (SI), Y4, Y2
+	VMOVUPD     Y2, (DI)
+	MOVQ        $4, R14
+
+chunk:
+	CMPQ        R14, CX
+	JGE         rowstore
+	VMOVUPD     (R10)(R14*8), Y2
+	VFMADD231PD (R13)(R14*8), Y1, Y2
+	VMOVUPD     Y2, (R10)(R14*8)
+	VMOVUPD     (DI)(R14*8), Y2
+	VFMADD231PD (SI)(R14*8), Y4, Y2
+	VMOVUPD     Y2, (DI)(R14*8)
+	ADDQ        $4, R14
+	JMP         chunk
+
+rowstore:
+	VMOVUPD Y7, (R10)(CX*8)
+	VMOVUPD Y9, (DI)(CX*8)
+	LEAQ    (R10)(AX*8), R10
+	LEAQ    (DI)(AX*8), DI
+	ADDQ    $8, SI
+	ADDQ    $8, R13
+	DECQ    AX
+	JMP     rowupd
+
+smallrows:
+	// n = 3, 2, 1: the diagonal with -cg, the rest with -(2 cg).
+	TESTQ        AX, AX
+	JZ           done
+	VMOVSD       (R13), X0
 	VMOVAPD      X8, X2
 	VFMADD231SD  X0, X5, X2
 	VXORPD       X8, X2, X3
 	VMOVSD       (R10), X1
 	VFMADD231SD  X0, X3, X1
 	VMOVSD       X1, (R10)
-	// w_ii = fma(x_i, x_i, w_ii); u_i = fma(x_i, y, u_i).
-	VBROADCASTSD (SI), Y4
+	VMOVSD       (SI), X4
 	VMOVSD       (DI), X1
 	VFMADD231SD  X4, X4, X1
 	VMOVSD       X1, (DI)
-	VMOVSD       (BX), X1
-	VFMADD231SD  X10, X4, X1
-	VMOVSD       X1, (BX)
-	// Y3 = -(2 cg) in every lane.
 	VADDSD       X2, X2, X3
 	VXORPD       X8, X3, X3
-	VBROADCASTSD X3, Y3
-	MOVQ         DX, AX
-	SUBQ         R11, AX
-	DECQ         AX
-	LEAQ         8(R10), R12
-	LEAQ         8(R8)(R11*8), R13
-	MOVQ         AX, R14
-	ANDQ         $-4, R14
-	XORQ         CX, CX
-	CMPQ         CX, R14
-	JGE          utail
+	MOVQ         $1, CX
 
-uquad:
-	VMOVUPD     (R12)(CX*8), Y1
-	VFMADD231PD (R13)(CX*8), Y3, Y1
-	VMOVUPD     Y1, (R12)(CX*8)
-	VMOVUPD     8(DI)(CX*8), Y2
-	VFMADD231PD 8(SI)(CX*8), Y4, Y2
-	VMOVUPD     Y2, 8(DI)(CX*8)
-	ADDQ        $4, CX
-	CMPQ        CX, R14
-	JLT         uquad
-
-utail:
+smallentry:
 	CMPQ        CX, AX
-	JGE         unext
-	VMOVSD      (R12)(CX*8), X1
+	JGE         smallnext
+	VMOVSD      (R10)(CX*8), X1
 	VFMADD231SD (R13)(CX*8), X3, X1
-	VMOVSD      X1, (R12)(CX*8)
-	VMOVSD      8(DI)(CX*8), X2
-	VFMADD231SD 8(SI)(CX*8), X4, X2
-	VMOVSD      X2, 8(DI)(CX*8)
+	VMOVSD      X1, (R10)(CX*8)
+	VMOVSD      (DI)(CX*8), X1
+	VFMADD231SD (SI)(CX*8), X4, X1
+	VMOVSD      X1, (DI)(CX*8)
 	INCQ        CX
-	JMP         utail
+	JMP         smallentry
 
-unext:
-	LEAQ 8(R10)(AX*8), R10
-	LEAQ 8(DI)(AX*8), DI
+smallnext:
+	LEAQ (R10)(AX*8), R10
+	LEAQ (DI)(AX*8), DI
 	ADDQ $8, SI
-	ADDQ $8, BX
-	INCQ R11
-	CMPQ R11, DX
-	JLT  upd
+	ADDQ $8, R13
+	DECQ AX
+	JMP  smallrows
+
+done:
 	VZEROUPPER
 	RET
