@@ -23,10 +23,11 @@ const (
 	rlsRegimeSignedZero        // entries +-0 and +-1: signed-zero sums
 	rlsRegimeSubnormal         // magnitudes near 1e-160 and subnormals: underflowing products
 	rlsRegimeSpecial           // a few NaN (distinct payloads), +-Inf, +-0 among SPD values
+	rlsRegimeNaNPairs          // NaNs of distinct payloads meeting in one operation: which propagates
 	rlsRegimes
 )
 
-var rlsRegimeNames = [rlsRegimes]string{"spd", "wild", "signed0", "subnormal", "special"}
+var rlsRegimeNames = [rlsRegimes]string{"spd", "wild", "signed0", "subnormal", "special", "nanpairs"}
 
 // rlsCases returns the inputs of the kernel equivalence tests: every d in
 // 1..64 in every regime, fixed by the seed.
@@ -70,7 +71,7 @@ func rlsFill(r *rand.Rand, regime, d int) rlsCase {
 	}
 	all := [][]float64{c.p, c.theta, c.x, c.w, c.u}
 	switch regime {
-	case rlsRegimeSPD, rlsRegimeSpecial:
+	case rlsRegimeSPD, rlsRegimeSpecial, rlsRegimeNaNPairs:
 		// V = I plus a few observations: p is a valid width form.
 		a := make([]float64, d*d)
 		for i := 0; i < d; i++ {
@@ -86,6 +87,25 @@ func rlsFill(r *rand.Rand, regime, d int) rlsCase {
 		gauss(c.w, 1)
 		gauss(c.u, 1)
 		c.y = r.NormFloat64()
+		if regime == rlsRegimeNaNPairs {
+			// x_i, theta_i, a p entry of row i, w_ii and u_i NaN with
+			// payloads 1..5 (signs mixed), y NaN with payload 6 or not.
+			nan := func(payload uint64) float64 {
+				b := uint64(0x7FF8000000000000) | payload
+				if r.IntN(2) == 0 {
+					b |= 1 << 63
+				}
+				return math.Float64frombits(b)
+			}
+			i := r.IntN(d)
+			c.x[i], c.theta[i], c.u[i] = nan(1), nan(2), nan(5)
+			row := i*d - i*(i-1)/2
+			c.p[row+r.IntN(d-i)] = nan(3)
+			c.w[row] = nan(4)
+			if r.IntN(2) == 0 {
+				c.y = nan(6)
+			}
+		}
 		if regime == rlsRegimeSpecial {
 			specials := []float64{
 				math.Float64frombits(0x7FF8000000000001), math.Float64frombits(0xFFF8000000000abc),
