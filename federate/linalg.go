@@ -105,11 +105,11 @@ func learnGo(w, u, p, theta, x []float64, y float64, g []float64) {
 //
 //  1. g = 2 A x by blocks: g_j is the column sum sum_{i<=j} p_ij x_i plus
 //     the row sum sum_{j'>=j} p_jj' x_j' (with p_ij = 2 A_ij off the
-//     diagonal, each counts the diagonal once). g starts at 0. For each
-//     row block r, for each column block m >= r: every lane l (j < d)
-//     takes the block's column sum t_l over its rows i <= j in ascending
-//     order (t_l = p_ij x_i for the block's first row, then fma(p_ij, x_i,
-//     t_l)), and g_j = g_j + t_l; and every row i of the block
+//     diagonal, each counts the diagonal once). For each row block r, for
+//     each column block m >= r: every lane l (j < d) takes the block's
+//     column sum t_l over its rows i <= j in ascending order (t_l = p_ij
+//     x_i for the block's first row, then fma(p_ij, x_i, t_l)), and g_j =
+//     t_l for r = 0, g_j = g_j + t_l after; and every row i of the block
 //     accumulates fma(p_ij, x_j, s_il) into its lane-l sum over the
 //     block's columns j >= i, j < d (s_il starts at 0 and runs over m
 //     ascending). After the last column block, each row i of block r gets
@@ -131,7 +131,6 @@ func rlsUpdateGo(p, theta, x []float64, y float64, g []float64) {
 	p = p[:d*(d+1)/2]
 	theta = theta[:d]
 	g = g[:4*nb]
-	clear(g)
 	// base[k] + j is the index of p_ij for row i = 4r+k.
 	var base [4]int
 	var xg, xt [4]float64
@@ -161,7 +160,11 @@ func rlsUpdateGo(p, theta, x []float64, y float64, g []float64) {
 				}
 			}
 			for l := 0; l < nl; l++ {
-				g[j0+l] = addPinned(g[j0+l], t[l])
+				if r == 0 {
+					g[j0+l] = t[l]
+				} else {
+					g[j0+l] = addPinned(g[j0+l], t[l])
+				}
 			}
 		}
 		for k := 0; k < nr; k++ {
@@ -173,6 +176,7 @@ func rlsUpdateGo(p, theta, x []float64, y float64, g []float64) {
 			xt[k] = math.FMA(x[i], theta[i], xt[k])
 		}
 	}
+	clear(g[d:]) // the padding ends as 0
 	// 2.
 	c := 1 / (1 + addPinned(addPinned(xg[0], xg[2]), addPinned(xg[1], xg[3])))
 	f := mulPinned(c, y-addPinned(addPinned(xt[0], xt[2]), addPinned(xt[1], xt[3])))

@@ -162,7 +162,7 @@ GLOBL rlsGE<>(SB), RODATA|NOPTR, $128
 //     diagonal one (CX = first column). A block loads each row's 4 entries
 //     with the mask of the columns inside d (Y15; masked lanes read 0),
 //     accumulates the column sums T (Y10) and the row sums (Y0-Y3) and
-//     adds T into g. Only the last row block can have fewer than 4 rows,
+//     stores T into g (row block 0) or adds it. Only the last row block can have fewer than 4 rows,
 //     and it has no off-diagonal blocks. After the walk the row sums are
 //     reduced by a transpose into one vector (lane k: row k's sum), g_i =
 //     0.5 (g_i + s_i) is stored (lanes past d cleared: g is padded to a
@@ -191,16 +191,6 @@ TEXT ·learnAVX2(SB), NOSPLIT, $0-152
 	MOVQ x_base+96(FP), BX
 	MOVQ x_len+104(FP), DX
 	MOVQ g_base+128(FP), R8
-
-	// Clear g[:4nb].
-	VXORPD Y0, Y0, Y0
-	XORQ   CX, CX
-
-clearg:
-	VMOVUPD Y0, (R8)(CX*8)
-	ADDQ    $4, CX
-	CMPQ    CX, DX
-	JLT     clearg
 
 	VBROADCASTSD rlsConst<>+16(SB), Y14
 	VXORPD       Y8, Y8, Y8
@@ -257,10 +247,15 @@ diag:
 	DIAGROW(R14, Y7, Y3, 3, 0x08)
 
 diagdone:
-	// g_j = g_j*1 + T_j: the column sums of columns i0..i0+3 are complete.
+	// g_j = T_j in row block 0, else g_j*1 + T_j: the column sums of
+	// columns i0..i0+3 are complete.
+	TESTQ       R11, R11
+	JZ          diagstore
 	VMOVUPD     (R8)(CX*8), Y11
 	VFMADD231PD Y14, Y11, Y10
-	VMOVUPD     Y10, (R8)(CX*8)
+
+diagstore:
+	VMOVUPD Y10, (R8)(CX*8)
 
 offblock:
 	// The off-diagonal blocks, columns CX..CX+3 > i0+3, all 4 rows.
@@ -276,10 +271,14 @@ offblock:
 	OFFROW(R12, Y5, Y1)
 	OFFROW(R13, Y6, Y2)
 	OFFROW(R14, Y7, Y3)
+	TESTQ        R11, R11
+	JZ           offstore
 	VMOVUPD      (R8)(CX*8), Y11
 	VFMADD231PD  Y14, Y11, Y10
-	VMOVUPD      Y10, (R8)(CX*8)
-	JMP          offblock
+
+offstore:
+	VMOVUPD Y10, (R8)(CX*8)
+	JMP     offblock
 
 reduce:
 	// Transpose-reduce: lane k of Y13 = (s_k0 + s_k2) + (s_k1 + s_k3).

@@ -202,7 +202,11 @@ func rlsUpdateRef(p, theta, x []float64, y float64) {
 					}
 					s[[2]int{i, j % 4}] = math.FMA(p[pos(i, j)], x[j], s[[2]int{i, j % 4}])
 				}
-				g[j] = addPinned(g[j], t)
+				if r == 0 {
+					g[j] = t
+				} else {
+					g[j] = addPinned(g[j], t)
+				}
 			}
 		}
 		for i := 4 * r; i < 4*r+4 && i < d; i++ {
