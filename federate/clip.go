@@ -24,15 +24,23 @@ import "math"
 // The common case divides once, not d times.
 func ClipX(dst, x []float64) {
 	dst = dst[:len(x)]
-	for j, v := range x {
-		// !(|v| <= MaxFloat64) is true for NaN and +-Inf only.
-		if !(math.Abs(v) <= math.MaxFloat64) {
-			v = 0
-		}
-		dst[j] = v
+	// The NaN/Inf replacement and sumSquares(dst) in one pass: the same
+	// two interleaved sums.
+	var s0, s1 float64
+	j := 0
+	for ; j+1 < len(x); j += 2 {
+		a, b := finite(x[j]), finite(x[j+1])
+		dst[j], dst[j+1] = a, b
+		s0 = math.FMA(a, a, s0)
+		s1 = math.FMA(b, b, s1)
 	}
+	if j < len(x) {
+		a := finite(x[j])
+		dst[j] = a
+		s0 = math.FMA(a, a, s0)
+	}
+	ss := s0 + s1
 	eps := float64(len(x)+10) * 0x1p-52
-	ss := sumSquares(dst)
 	if ss <= 1-eps {
 		return
 	}
@@ -57,6 +65,15 @@ func ClipX(dst, x []float64) {
 	for j, v := range dst {
 		dst[j] = v * s
 	}
+}
+
+// finite returns v, or 0 if v is NaN or +-Inf.
+func finite(v float64) float64 {
+	// !(|v| <= MaxFloat64) is true for NaN and +-Inf only.
+	if !(math.Abs(v) <= math.MaxFloat64) {
+		return 0
+	}
+	return v
 }
 
 // sumSquares returns sum_j v_j^2 accumulated with fused multiply-adds in
