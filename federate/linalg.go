@@ -131,39 +131,75 @@ func rlsUpdateGo(p, theta, x []float64, y float64, g []float64) {
 	p = p[:d*(d+1)/2]
 	theta = theta[:d]
 	g = g[:4*nb]
-	// base[k] + j is the index of p_ij for row i = 4r+k.
-	var base [4]int
+	// rows[k][j] is p_ij for row i = 4r+k (for j >= i; below the
+	// diagonal it indexes the previous row's last entries, never read).
+	var rows [4][]float64
 	var xg, xt [4]float64
 	for r := 0; r < nb; r++ {
 		i0 := 4 * r
 		nr := min(4, d-i0)
 		for k := 0; k < nr; k++ {
 			i := i0 + k
-			base[k] = i*d - i*(i-1)/2 - i
+			base := i*d - i*(i-1)/2 - i
+			rows[k] = p[base : base+d]
 		}
 		var s [4][4]float64 // s[k][l]: row i0+k, lane l
 		for m := r; m < nb; m++ {
 			j0 := 4 * m
-			nl := min(4, d-j0)
+			xs := x[j0:min(j0+4, d)]
+			if m > r && len(xs) == 4 {
+				// A full off-diagonal block (always 4 rows): the code
+				// below unrolled, so that t stays in registers.
+				x0, x1, x2, x3 := xs[0], xs[1], xs[2], xs[3]
+				var t0, t1, t2, t3 float64
+				for k := 0; k < 4; k++ {
+					row := rows[k][j0 : j0+4 : j0+4]
+					xi := x[i0+k]
+					if k == 0 {
+						t0, t1 = mulPinned(row[0], xi), mulPinned(row[1], xi)
+						t2, t3 = mulPinned(row[2], xi), mulPinned(row[3], xi)
+					} else {
+						t0, t1 = math.FMA(row[0], xi, t0), math.FMA(row[1], xi, t1)
+						t2, t3 = math.FMA(row[2], xi, t2), math.FMA(row[3], xi, t3)
+					}
+					sk := &s[k]
+					sk[0], sk[1] = math.FMA(row[0], x0, sk[0]), math.FMA(row[1], x1, sk[1])
+					sk[2], sk[3] = math.FMA(row[2], x2, sk[2]), math.FMA(row[3], x3, sk[3])
+				}
+				gs := g[j0 : j0+4 : j0+4]
+				if r == 0 {
+					gs[0], gs[1], gs[2], gs[3] = t0, t1, t2, t3
+				} else {
+					gs[0], gs[1] = addPinned(gs[0], t0), addPinned(gs[1], t1)
+					gs[2], gs[3] = addPinned(gs[2], t2), addPinned(gs[3], t3)
+				}
+				continue
+			}
 			var t [4]float64
 			for k := 0; k < nr; k++ {
 				i := i0 + k
-				for l := max(0, i-j0); l < nl; l++ {
-					j := j0 + l
-					v := p[base[k]+j]
-					if k == 0 {
+				row := rows[k][j0 : j0+len(xs)]
+				sk := &s[k]
+				if k == 0 {
+					for l, v := range row {
 						t[l] = mulPinned(v, x[i])
-					} else {
-						t[l] = math.FMA(v, x[i], t[l])
+						sk[l] = math.FMA(v, xs[l], sk[l])
 					}
-					s[k][l] = math.FMA(v, x[j], s[k][l])
+					continue
+				}
+				// Lanes l < i-j0 (diagonal block only) are below the diagonal.
+				for l := max(0, i-j0); l < len(row); l++ {
+					v := row[l]
+					t[l] = math.FMA(v, x[i], t[l])
+					sk[l] = math.FMA(v, xs[l], sk[l])
 				}
 			}
-			for l := 0; l < nl; l++ {
+			gs := g[j0 : j0+len(xs)]
+			for l := range gs {
 				if r == 0 {
-					g[j0+l] = t[l]
+					gs[l] = t[l]
 				} else {
-					g[j0+l] = addPinned(g[j0+l], t[l])
+					gs[l] = addPinned(gs[l], t[l])
 				}
 			}
 		}
