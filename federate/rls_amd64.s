@@ -152,9 +152,9 @@ GLOBL rlsGE<>(SB), RODATA|NOPTR, $128
 // func learnAVX2(w, u, p, theta, x []float64, y float64, g []float64)
 //
 // addObsGo(w, u, x, y) then rlsUpdateGo(p, theta, x, y, g), fused: the
-// steps of rlsUpdateGo, with the entries of w and u updated in step 3's
-// row loop alongside p's (every entry of w and u is one independent fused
-// multiply-add of x and y, so the order does not matter).
+// steps of rlsUpdateGo, with the entries of w and u updated in step 3
+// alongside theta's and p's (every entry of w and u is one independent
+// fused multiply-add of x and y, so the order does not matter).
 //
 //  1. g = A x by 4 x 4 blocks (see rlsUpdateGo). A row block sets up the
 //     bases of its rows (R10, R12, R13, R14: p_ij is at base + 8j) and
@@ -162,8 +162,9 @@ GLOBL rlsGE<>(SB), RODATA|NOPTR, $128
 //     diagonal one (CX = first column). A block loads each row's 4 entries
 //     with the mask of the columns inside d (Y15; masked lanes read 0),
 //     accumulates the column sums T (Y10) and the row sums (Y0-Y3) and
-//     stores T into g (row block 0) or adds it. Only the last row block can have fewer than 4 rows,
-//     and it has no off-diagonal blocks. After the walk the row sums are
+//     stores T into g (row block 0) or adds it. Only the last row block
+//     can have fewer than 4 rows, and it has no off-diagonal blocks. After
+//     the walk the row sums are
 //     reduced by a transpose into one vector (lane k: row k's sum), g_i =
 //     0.5 (g_i + s_i) is stored (lanes past d cleared: g is padded to a
 //     multiple of 4), and x.g, x.theta accumulate in Y8, Y9.
