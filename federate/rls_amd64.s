@@ -164,10 +164,10 @@ GLOBL rlsGE<>(SB), RODATA|NOPTR, $128
 //     accumulates the column sums T (Y10) and the row sums (Y0-Y3) and
 //     stores T into g (row block 0) or adds it. Only the last row block
 //     can have fewer than 4 rows, and it has no off-diagonal blocks. After
-//     the walk the row sums are
-//     reduced by a transpose into one vector (lane k: row k's sum), g_i =
-//     0.5 (g_i + s_i) is stored (lanes past d cleared: g is padded to a
-//     multiple of 4), and x.g, x.theta accumulate in Y8, Y9.
+//     the walk the row sums are reduced by a transpose into one vector
+//     (lane k: row k's sum), g_i = 0.5 (g_i + s_i) is stored (lanes past d
+//     cleared: g is padded to a multiple of 4), and x.g, x.theta
+//     accumulate in Y8, Y9.
 //  2. x.g (X13), x.theta (X14), c (X5) and f (X7).
 //  3. theta and u, 4 entries per step; then row by row p and w (see
 //     rows: below).
