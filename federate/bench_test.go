@@ -123,9 +123,9 @@ func widthInputs(k, d int) (x, a, p, theta []float64) {
 	}
 	p = make([]float64, d*(d+1)/2)
 	widthForm(p, a, d)
-	g, theta := make([]float64, d), make([]float64, d)
+	g, theta := make([]float64, rlsScratchLen(d)), make([]float64, d)
 	for n := 0; n < 3*d; n++ {
-		rlsUpdate(p, theta, x[(n%k)*d:(n%k+1)*d], 0, g)
+		rlsUpdateGo(p, theta, x[(n%k)*d:(n%k+1)*d], 0, g)
 	}
 	unpackWidthForm(a, p, d)
 	for i := range theta {

@@ -24,49 +24,84 @@ func unpackWidthForm(a, p []float64, d int) {
 
 // TestRLSUpdate: after n recursive least-squares steps from V = lambda I,
 // the width form holds (lambda I + sum x x^T)^-1 and theta equals that
-// inverse times sum x y, both computed independently with gonum.
+// inverse times sum x y, both computed independently with gonum; for
+// rlsUpdateGo and for the dispatched learn (the fused assembly kernel
+// where the CPU has it), whose Gram and bias must hold sum x x^T and
+// sum x y.
 func TestRLSUpdate(t *testing.T) {
-	for _, d := range []int{1, 2, 5, 10, 57} {
-		r := rand.New(rand.NewPCG(uint64(d), 9))
-		lambda := 0.5
-		a := make([]float64, d*d)
-		for i := 0; i < d; i++ {
-			a[i*d+i] = 1 / lambda
+	for _, kernel := range []string{"rlsUpdateGo", "learn"} {
+		for _, d := range []int{1, 2, 5, 10, 57} {
+			checkRLS(t, kernel, d)
 		}
-		p, theta, g := make([]float64, d*(d+1)/2), make([]float64, d), make([]float64, d)
-		widthForm(p, a, d)
-		v := mat.NewSymDense(d, nil)
-		for i := 0; i < d; i++ {
-			v.SetSym(i, i, lambda)
+	}
+}
+
+// checkRLS is TestRLSUpdate for one kernel and dimension.
+func checkRLS(t *testing.T, kernel string, d int) {
+	r := rand.New(rand.NewPCG(uint64(d), 9))
+	lambda := 0.5
+	a := make([]float64, d*d)
+	for i := 0; i < d; i++ {
+		a[i*d+i] = 1 / lambda
+	}
+	p, theta, g := make([]float64, d*(d+1)/2), make([]float64, d), make([]float64, rlsScratchLen(d))
+	w, u := make([]float64, d*(d+1)/2), make([]float64, d)
+	widthForm(p, a, d)
+	v := mat.NewSymDense(d, nil)
+	for i := 0; i < d; i++ {
+		v.SetSym(i, i, lambda)
+	}
+	b := mat.NewVecDense(d, nil)
+	x := make([]float64, d)
+	for n := 0; n < 3*d+5; n++ {
+		for j := range x {
+			x[j] = r.NormFloat64() / math.Sqrt(float64(d))
 		}
-		b := mat.NewVecDense(d, nil)
-		x := make([]float64, d)
-		for n := 0; n < 3*d+5; n++ {
-			for j := range x {
-				x[j] = r.NormFloat64() / math.Sqrt(float64(d))
+		y := r.NormFloat64()
+		if kernel == "learn" {
+			learn(w, u, p, theta, x, y, g)
+		} else {
+			rlsUpdateGo(p, theta, x, y, g)
+		}
+		xv := mat.NewVecDense(d, append([]float64(nil), x...))
+		v.SymRankOne(v, 1, xv)
+		b.AddScaledVec(b, y, xv)
+	}
+	var inv mat.Dense
+	if err := inv.Inverse(v); err != nil {
+		t.Fatal(err)
+	}
+	var want mat.VecDense
+	want.MulVec(&inv, b)
+	unpackWidthForm(a, p, d)
+	close := func(got, want float64) bool { return math.Abs(got-want) <= 1e-10*(1+math.Abs(want)) }
+	for i := 0; i < d; i++ {
+		if !close(theta[i], want.AtVec(i)) {
+			t.Fatalf("%s d=%d: theta[%d] = %v, want %v", kernel, d, i, theta[i], want.AtVec(i))
+		}
+		for j := 0; j < d; j++ {
+			if !close(a[i*d+j], inv.At(i, j)) {
+				t.Fatalf("%s d=%d: V^-1[%d,%d] = %v, want %v", kernel, d, i, j, a[i*d+j], inv.At(i, j))
 			}
-			y := r.NormFloat64()
-			rlsUpdate(p, theta, x, y, g)
-			xv := mat.NewVecDense(d, append([]float64(nil), x...))
-			v.SymRankOne(v, 1, xv)
-			b.AddScaledVec(b, y, xv)
 		}
-		var inv mat.Dense
-		if err := inv.Inverse(v); err != nil {
-			t.Fatal(err)
+	}
+	if kernel != "learn" {
+		return
+	}
+	idx := 0
+	for i := 0; i < d; i++ {
+		if !close(u[i], b.AtVec(i)) {
+			t.Fatalf("learn d=%d: u[%d] = %v, want %v", d, i, u[i], b.AtVec(i))
 		}
-		var want mat.VecDense
-		want.MulVec(&inv, b)
-		unpackWidthForm(a, p, d)
-		for i := 0; i < d; i++ {
-			if e := math.Abs(theta[i] - want.AtVec(i)); e > 1e-10*(1+math.Abs(want.AtVec(i))) {
-				t.Fatalf("d=%d: theta[%d] = %v, want %v", d, i, theta[i], want.AtVec(i))
+		for j := i; j < d; j++ {
+			want := v.At(i, j)
+			if i == j {
+				want -= lambda
 			}
-			for j := 0; j < d; j++ {
-				if e := math.Abs(a[i*d+j] - inv.At(i, j)); e > 1e-10*(1+math.Abs(inv.At(i, j))) {
-					t.Fatalf("d=%d: V^-1[%d,%d] = %v, want %v", d, i, j, a[i*d+j], inv.At(i, j))
-				}
+			if !close(w[idx], want) {
+				t.Fatalf("learn d=%d: w[%d,%d] = %v, want %v", d, i, j, w[idx], want)
 			}
+			idx++
 		}
 	}
 }

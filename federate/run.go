@@ -105,7 +105,7 @@ type siloState struct {
 	// Learner (eager variant only; the lazy variant acts on the shared
 	// synchronised state): p = V^-1 in width form (see widthForm) and
 	// theta = V^-1 (U_syn + U_i), both updated after every local
-	// observation (see rlsUpdate).
+	// observation (see learn and rlsUpdateGo).
 	p, theta []float64
 	// Local statistics since the last synchronisation.
 	wloc []float64 // packed Gram
@@ -162,7 +162,7 @@ func newSim(s Spec, cal *accountant.Calibration, h hooks) (*sim, error) {
 		silos: make([]siloState, s.M),
 		wsyn:  make([]float64, np), usyn: make([]float64, d),
 		asyn: make([]float64, d*d), psyn: make([]float64, np), thetSyn: make([]float64, d),
-		v: make([]float64, d*d), l: make([]float64, d*d), g: make([]float64, d), e: make([]float64, d),
+		v: make([]float64, d*d), l: make([]float64, d*d), g: make([]float64, rlsScratchLen(d)), e: make([]float64, d),
 		xa: make([]float64, d), tmp: make([]float64, np), xrow: make([]float64, d),
 		lo: s.RewardLo, hi: s.RewardHi, clampY: !s.NoClip,
 		h: h,
@@ -283,7 +283,8 @@ func (sm *sim) play(i int) (pseudo, realised float64) {
 // projected to ||x|| <= 1 and y clamped to [RewardLo, RewardHi] (unless
 // NoClip) BEFORE aggregation, so that every user's contribution to the
 // released sums is bounded whatever the data; then W_i += x x^T, U_i += x
-// y, and the eager learner's V^-1 and theta are updated (rlsUpdate).
+// y, and the eager learner's V^-1 and theta are updated (learn,
+// rlsUpdateGo).
 func (sm *sim) observe(i int, x []float64, y float64) {
 	si := &sm.silos[i]
 	xa := sm.xa
@@ -293,12 +294,10 @@ func (sm *sim) observe(i int, x []float64, y float64) {
 	} else if math.IsNaN(y) || math.IsInf(y, 0) {
 		y = 0
 	}
-	addOuterPacked(si.wloc, xa, 1)
-	for j, v := range xa {
-		si.uloc[j] += v * y
-	}
-	if !sm.lazy {
-		rlsUpdate(si.p, si.theta, xa, y, sm.g)
+	if sm.lazy {
+		addObs(si.wloc, si.uloc, xa, y)
+	} else {
+		learn(si.wloc, si.uloc, si.p, si.theta, xa, y, sm.g)
 	}
 }
 

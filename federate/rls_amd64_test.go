@@ -1,0 +1,116 @@
+//go:build amd64 && !purego
+
+package federate
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestLearnerKernelsAsm checks the assembly kernels themselves (not the
+// dispatch) against the Go versions, bit for bit, and that d = 0 leaves
+// everything untouched.
+func TestLearnerKernelsAsm(t *testing.T) {
+	skipWithoutAVX2(t)
+	checkLearnerKernels(t, learnAsm, addObsAsm)
+
+	p, th, g := []float64{7}, []float64{7}, []float64{7}
+	w, u := []float64{7}, []float64{7}
+	learnAsm(w, u, p, th, nil, 1, g)
+	addObsAsm(w, u, nil, 1)
+	if p[0] != 7 || th[0] != 7 || g[0] != 7 || w[0] != 7 || u[0] != 7 {
+		t.Errorf("d = 0 wrote: %v %v %v %v %v", p, th, g, w, u)
+	}
+}
+
+// TestLearnerKernelsAsmChecksLengths: the wrappers panic, as the Go
+// versions do, on a slice too short for d instead of touching memory past
+// it.
+func TestLearnerKernelsAsmChecksLengths(t *testing.T) {
+	const d, np = 5, 15
+	full := [6]int{np, d, np, d, d, 8} // w, u, p, theta, x, g (padded to 8)
+	for short, name := range []string{"w", "u", "p", "theta", "", "g"} {
+		if name == "" {
+			continue // x sets d
+		}
+		n := full
+		n[short]--
+		for kernel, f := range map[string]learnFunc{"go": learnGo, "asm": learnAsm} {
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Errorf("learn %s: %s one short did not panic", kernel, name)
+					}
+				}()
+				f(make([]float64, n[0]), make([]float64, n[1]), make([]float64, n[2]), make([]float64, n[3]), make([]float64, n[4]), 1, make([]float64, n[5]))
+			}()
+		}
+		if short > 1 {
+			continue
+		}
+		for kernel, f := range map[string]addObsFunc{"go": addObsGo, "asm": addObsAsm} {
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Errorf("addObs %s: %s one short did not panic", kernel, name)
+					}
+				}()
+				f(make([]float64, n[0]), make([]float64, n[1]), make([]float64, n[4]), 1)
+			}()
+		}
+	}
+}
+
+// TestRunSameWithGoLearner checks end to end that runs are bit-identical
+// (results and every chosen arm) with the assembly learner kernels (learn,
+// addObs; also argmaxFirst) and with their Go versions, for the eager and
+// the lazy learner. Mutation control: a run whose learner skips the RLS
+// step's theta update differs.
+func TestRunSameWithGoLearner(t *testing.T) {
+	skipWithoutAVX2(t)
+	synth := smallSpec(AlgLDP)
+	synth.Synthetic.D, synth.Synthetic.K, synth.T = 10, 100, 40
+	lazy := smallSpec(AlgFedLinUCB)
+	lazy.Lazy = true
+	noclip := smallSpec(AlgFedLinUCB)
+	noclip.NoClip = true
+	ltr := Spec{
+		Instance: InstanceLTR, Algorithm: AlgFedLinUCB, Eps: 1, Delta: 0.1, M: 2, T: 60, B: 5, Seed: 4,
+		LTR: makeLTR(2, 6, 37, 13, 2, unitFeatures, func(r *rand.Rand, x []float64) float64 { return 0.5 + 0.3*x[1] }),
+	}
+	run := func(s Spec, asm bool) ([]uint64, []int) {
+		saved := useAVX2
+		useAVX2 = asm
+		defer func() { useAVX2 = saved }()
+		var arms []int
+		sm := newTestSim(t, s, hooks{played: func(_, _, arm int) { arms = append(arms, arm) }})
+		return resultBits(runSim(sm)), arms
+	}
+	for name, s := range map[string]Spec{
+		"small-fedlinucb": smallSpec(AlgFedLinUCB), "small-ldp": smallSpec(AlgLDP), "lazy": lazy,
+		"noclip": noclip, "synthetic-d10-K100-ldp": synth, "ltr-d13-37docs": ltr,
+	} {
+		gotBits, gotArms := run(s, true)
+		wantBits, wantArms := run(s, false)
+		if !slices.Equal(gotBits, wantBits) || !slices.Equal(gotArms, wantArms) {
+			t.Errorf("%s: results or chosen arms differ between the assembly and Go learners", name)
+		}
+	}
+	// Mutation control: the same comparison sees a broken learner.
+	s := smallSpec(AlgFedLinUCB)
+	want, _ := run(s, true)
+	sm := newTestSim(t, s, hooks{})
+	for i := range sm.silos {
+		sm.silos[i].theta = make([]float64, sm.d) // reset every round below
+	}
+	for tt := 1; tt <= sm.s.T; tt++ {
+		sm.round(tt)
+		for i := range sm.silos {
+			clear(sm.silos[i].theta)
+		}
+	}
+	if slices.Equal(resultBits(sm.result()), want) {
+		t.Error("mutation control: a learner without theta gives the same results")
+	}
+}
