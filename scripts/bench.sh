@@ -19,7 +19,7 @@ mkdir -p "$out" "$tmp"
 echo "== micro-benchmarks" >&2
 go test ./ingest -run '^$' -bench 'Parse|Writer' -benchtime 2x -count 3 | tee "$out/ingest-micro.txt"
 go test ./federate/accountant -run '^$' -bench . | tee "$out/accountant.txt"
-go test ./federate -run '^$' -bench 'WidthKernel|DgemmWidths|Contexts' -cpu 1 -count 3 | tee "$out/width-kernel.txt"
+go test ./federate -run '^$' -bench 'WidthKernel|DgemmWidths|Contexts|ZigFast|ZigSlow|Observe' -cpu 1 -count 3 | tee "$out/width-kernel.txt"
 go test ./federate -run '^$' -bench RunMemory -cpu 1 | tee "$out/run-memory.txt"
 go test ./runner -run '^$' -bench 'SweepOverhead|SweepThroughput' -benchtime 3x -count 3 | tee "$out/runner.txt"
 [ "${1:-}" = quick ] && exit 0
