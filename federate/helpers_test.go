@@ -110,3 +110,15 @@ func rowsOf(s *actionSet, d int) []float64 {
 	}
 	return x
 }
+
+// fillWild fills s with values of random sign and magnitudes spread
+// log-uniformly over 1e-300..1e300 (kernel tests' extreme-scale regime).
+func fillWild(r *rand.Rand, s []float64) {
+	for i := range s {
+		v := math.Pow(10, -300+600*r.Float64())
+		if r.IntN(2) == 0 {
+			v = -v
+		}
+		s[i] = v
+	}
+}

@@ -60,15 +60,7 @@ func rlsFill(r *rand.Rand, regime, d int) rlsCase {
 			s[i] = pool[r.IntN(len(pool))]
 		}
 	}
-	wild := func(s []float64) {
-		for i := range s {
-			v := math.Pow(10, -300+600*r.Float64())
-			if r.IntN(2) == 0 {
-				v = -v
-			}
-			s[i] = v
-		}
-	}
+	wild := func(s []float64) { fillWild(r, s) }
 	all := [][]float64{c.p, c.theta, c.x, c.w, c.u}
 	switch regime {
 	case rlsRegimeSPD, rlsRegimeSpecial, rlsRegimeNaNPairs:

@@ -90,15 +90,7 @@ func ucbFill(r *rand.Rand, regime, nb, d int) (x, p, theta []float64, beta float
 			s[i] = scale * r.NormFloat64()
 		}
 	}
-	wild := func(s []float64) {
-		for i := range s {
-			v := math.Pow(10, -300+600*r.Float64())
-			if r.IntN(2) == 0 {
-				v = -v
-			}
-			s[i] = v
-		}
-	}
+	wild := func(s []float64) { fillWild(r, s) }
 	spd := func(sign float64) {
 		// A = sign (G G^T / d + I), G d x d Gaussian.
 		g := make([]float64, d*d)
