@@ -2,7 +2,10 @@
 
 package federate
 
-import "unsafe"
+import (
+	"fmt"
+	"unsafe"
+)
 
 // The AVX2/FMA kernels of the synthetic contexts (contexts_amd64.s). They
 // give bit-identical results to the portable zigFastGo and normalizeGo,
@@ -20,14 +23,37 @@ var _ = [1]struct{}{}[unsafe.Sizeof(zigRejStep{})-40+unsafe.Offsetof(zigRejStep{
 
 func init() {
 	if useAVX2 {
-		zigFast = zigFastAVX2
-		normalize = normalizeAVX2
+		zigFast = zigFastAsm
+		normalize = normalizeAsm
 	}
+}
+
+// zigFastAsm is zigFast by the assembly kernel, after checking the slices
+// the kernel writes (it has no bounds checks of its own): it panics where
+// zigFastGo could write out of range.
+func zigFastAsm(z []float64, s *[16]uint64, rej []zigRejStep, t *[zigLayers]zigEntry) int {
+	if len(z)%8 != 0 || len(rej) < len(z)/8 {
+		panic(fmt.Sprintf("federate: zigFast with len(z) = %d, len(rej) = %d", len(z), len(rej)))
+	}
+	return zigFastAVX2(z, s, rej, t)
+}
+
+// normalizeAsm is normalize by the assembly kernel, after checking the
+// slices' lengths (the kernel has no bounds checks of its own).
+func normalizeAsm(x, mu, z []float64, nb int, theta []float64) {
+	d := len(theta)
+	if nb < 0 || d < 2 || len(x) < panelLen(nb*panelLanes, d) || len(mu) < nb*panelLanes || len(z) < nb*panelLanes*(d-1) {
+		panic(fmt.Sprintf("federate: normalize with nb = %d, d = %d, len(x) = %d, len(mu) = %d, len(z) = %d", nb, d, len(x), len(mu), len(z)))
+	}
+	if nb == 0 {
+		return
+	}
+	normalizeAVX2(x, mu, z, nb, theta)
 }
 
 // zigFastAVX2 is zigFast on the table t (zigTable; tests pass others to
 // force the slow path). It relies on the layouts of zigEntry and
-// zigRejStep, checked below.
+// zigRejStep, checked above.
 //
 //go:noescape
 func zigFastAVX2(z []float64, s *[16]uint64, rej []zigRejStep, t *[zigLayers]zigEntry) int

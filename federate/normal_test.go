@@ -203,11 +203,11 @@ func checkKS(x []float64, cdf func(float64) float64) error {
 	return nil
 }
 
-// zigFastAsm and normalizeAsm are the assembly kernels, set by
+// asmZigFast and asmNormalize are the assembly kernels, set by
 // contexts_amd64_test.go where the CPU has them (nil elsewhere).
 var (
-	zigFastAsm   func(z []float64, s *[16]uint64, rej []zigRejStep, t *[zigLayers]zigEntry) int
-	normalizeAsm func(x, mu, z []float64, nb int, theta []float64)
+	asmZigFast   func(z []float64, s *[16]uint64, rej []zigRejStep, t *[zigLayers]zigEntry) int
+	asmNormalize func(x, mu, z []float64, nb int, theta []float64)
 )
 
 // kernels are the implementations of zigFast and normalize under test:
@@ -221,8 +221,8 @@ type kernels struct {
 // allKernels returns the kernels to test on this CPU.
 func allKernels(t testing.TB) []kernels {
 	ks := []kernels{{"go", zigFastGo, normalizeGo}}
-	if zigFastAsm != nil {
-		ks = append(ks, kernels{"asm", zigFastAsm, normalizeAsm})
+	if asmZigFast != nil {
+		ks = append(ks, kernels{"asm", asmZigFast, asmNormalize})
 	} else {
 		t.Log("no assembly kernels on this CPU: testing the Go fallback only")
 	}
@@ -741,7 +741,7 @@ func TestZigFastMatchesGo(t *testing.T) {
 // both generators, d = 2..64, several block counts and seeds, over
 // consecutive fills of the same stream (slow paths included).
 func TestContextsMatchGo(t *testing.T) {
-	if zigFastAsm == nil {
+	if asmZigFast == nil {
 		t.Skip("no assembly kernels on this CPU")
 	}
 	ks := allKernels(t)
@@ -782,7 +782,7 @@ func TestContextsMatchGo(t *testing.T) {
 // normals spread over many magnitudes (so that rounding differences would
 // show), d = 2..64.
 func TestNormalizeMatchesGo(t *testing.T) {
-	if normalizeAsm == nil {
+	if asmNormalize == nil {
 		t.Skip("no assembly kernels on this CPU")
 	}
 	r := rng.New(rng.NewKey("test-normalize", 1))
@@ -799,7 +799,7 @@ func TestNormalizeMatchesGo(t *testing.T) {
 			x1, x2 := make([]float64, nb*4*d), make([]float64, nb*4*d)
 			m1, m2 := make([]float64, nb*4), make([]float64, nb*4)
 			normalizeGo(x1, m1, z, nb, theta)
-			normalizeAsm(x2, m2, z, nb, theta)
+			asmNormalize(x2, m2, z, nb, theta)
 			for i := range x1 {
 				if math.Float64bits(x1[i]) != math.Float64bits(x2[i]) {
 					t.Fatalf("d=%d nb=%d: x[%d] = %v vs %v", d, nb, i, x1[i], x2[i])
