@@ -55,6 +55,23 @@ func TestQuickstart(t *testing.T) {
 	if err != nil || img.Bounds().Dx() < 600 {
 		t.Errorf("regret.png: %v %v", err, img.Bounds())
 	}
+	// The summary has a line per configuration, and the eps = 0 footnote
+	// exactly when some configuration delivers eps = 0.
+	var sum bytes.Buffer
+	if err := printSummary(&sum, out); err != nil {
+		t.Fatal(err)
+	}
+	zero := false
+	for _, r := range runs {
+		zero = zero || (r.Algorithm != "fedlinucb" && r.DeliveredEps == 0)
+	}
+	text := sum.String()
+	if n := strings.Count(text, "\n"); n != 1+5+1+btoi(zero) {
+		t.Errorf("summary has %d lines (zero-eps footnote expected: %v):\n%s", n, zero, text)
+	}
+	if strings.Contains(text, "Delivered eps = 0") != zero {
+		t.Errorf("zero-eps footnote present = %v, want %v:\n%s", !zero, zero, text)
+	}
 	rows := strconv.Itoa(len(runs) * quickRounds / 25)
 	checkIndependently(t, out, "--runs", strconv.Itoa(len(runs)), "--done", strconv.Itoa(len(runs)), "--curve-rows", rows)
 
@@ -137,4 +154,12 @@ func checkIndependently(t *testing.T, dir string, args ...string) {
 		t.Fatalf("arrow-check: %v\n%s", err, out)
 	}
 	t.Logf("%s", out)
+}
+
+// btoi is 1 for true and 0 for false.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

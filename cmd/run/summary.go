@@ -33,6 +33,7 @@ func printSummary(w io.Writer, dir string) error {
 			first[r.GroupID] = r
 		}
 	}
+	zeroEps := false // some configuration delivers eps = 0 at its delta
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "configuration\truns\tR(T)/T (mean +- SE)\ttarget (eps, delta)\tdelivered (eps, delta)\tamplified")
 	for _, s := range series {
@@ -45,6 +46,7 @@ func printSummary(w io.Writer, dir string) error {
 			if math.IsInf(r.DeliveredEps, 1) {
 				delivered = "none"
 			}
+			zeroEps = zeroEps || r.DeliveredEps == 0
 		}
 		amp := "-"
 		if r.Algorithm == "sdp-amp" {
@@ -56,5 +58,8 @@ func printSummary(w io.Writer, dir string) error {
 		return err
 	}
 	fmt.Fprintln(w, "Delivered privacy comes from the exact accountant; see calibration_note in runs.arrow where it differs from the target.")
+	if zeroEps {
+		fmt.Fprintln(w, "Delivered eps = 0: the noise is so large that the release is (0, delta)-DP, i.e. it already meets the target delta with no eps at all.")
+	}
 	return nil
 }
