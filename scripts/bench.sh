@@ -4,7 +4,7 @@
 # bench-out/ (Go benchmark format, usable with benchstat).
 #
 #   bash scripts/bench.sh            # everything (~15-20 minutes on 2 cores)
-#   bash scripts/bench.sh quick      # Go micro-benchmarks only (~2 minutes)
+#   bash scripts/bench.sh quick      # Go micro-benchmarks only (~4 minutes)
 #
 # Full-size inputs are generated (MSLR-WEB10K shape: 10,000 queries, ~1.2M
 # rows, 136 features) into $BENCH_TMP (default /tmp/fedbandit-bench).
