@@ -122,3 +122,28 @@ func fillWild(r *rand.Rand, s []float64) {
 		s[i] = v
 	}
 }
+
+// kernelRunSpecs are the runs on which the kernel tests compare an
+// assembly kernel with its Go version end to end: small synthetic
+// FedLinUCB and LDP, the paper's d = 10, K = 100 shape, and an LTR
+// instance with 37 documents per query.
+func kernelRunSpecs() map[string]Spec {
+	synth := smallSpec(AlgLDP)
+	synth.Synthetic.D, synth.Synthetic.K, synth.T = 10, 100, 40
+	ltr := Spec{
+		Instance: InstanceLTR, Algorithm: AlgFedLinUCB, Eps: 1, Delta: 0.1, M: 2, T: 60, B: 5, Seed: 4,
+		LTR: makeLTR(2, 6, 37, 13, 2, unitFeatures, func(r *rand.Rand, x []float64) float64 { return 0.5 + 0.3*x[1] }),
+	}
+	return map[string]Spec{
+		"small-fedlinucb": smallSpec(AlgFedLinUCB), "small-ldp": smallSpec(AlgLDP),
+		"synthetic-d10-K100-ldp": synth, "ltr-d13-37docs": ltr,
+	}
+}
+
+// runBitsAndArms runs s and returns its results' bits (resultBits) and
+// every chosen arm in order.
+func runBitsAndArms(t testing.TB, s Spec) ([]uint64, []int) {
+	var arms []int
+	sm := newTestSim(t, s, hooks{played: func(_, _, arm int) { arms = append(arms, arm) }})
+	return resultBits(runSim(sm)), arms
+}

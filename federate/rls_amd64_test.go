@@ -3,7 +3,6 @@
 package federate
 
 import (
-	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -69,28 +68,20 @@ func TestLearnerKernelsAsmChecksLengths(t *testing.T) {
 // step's theta update differs.
 func TestRunSameWithGoLearner(t *testing.T) {
 	skipWithoutAVX2(t)
-	synth := smallSpec(AlgLDP)
-	synth.Synthetic.D, synth.Synthetic.K, synth.T = 10, 100, 40
+	specs := kernelRunSpecs()
 	lazy := smallSpec(AlgFedLinUCB)
 	lazy.Lazy = true
+	specs["lazy"] = lazy
 	noclip := smallSpec(AlgFedLinUCB)
 	noclip.NoClip = true
-	ltr := Spec{
-		Instance: InstanceLTR, Algorithm: AlgFedLinUCB, Eps: 1, Delta: 0.1, M: 2, T: 60, B: 5, Seed: 4,
-		LTR: makeLTR(2, 6, 37, 13, 2, unitFeatures, func(r *rand.Rand, x []float64) float64 { return 0.5 + 0.3*x[1] }),
-	}
+	specs["noclip"] = noclip
 	run := func(s Spec, asm bool) ([]uint64, []int) {
 		saved := useAVX2
 		useAVX2 = asm
 		defer func() { useAVX2 = saved }()
-		var arms []int
-		sm := newTestSim(t, s, hooks{played: func(_, _, arm int) { arms = append(arms, arm) }})
-		return resultBits(runSim(sm)), arms
+		return runBitsAndArms(t, s)
 	}
-	for name, s := range map[string]Spec{
-		"small-fedlinucb": smallSpec(AlgFedLinUCB), "small-ldp": smallSpec(AlgLDP), "lazy": lazy,
-		"noclip": noclip, "synthetic-d10-K100-ldp": synth, "ltr-d13-37docs": ltr,
-	} {
+	for name, s := range specs {
 		gotBits, gotArms := run(s, true)
 		wantBits, wantArms := run(s, false)
 		if !slices.Equal(gotBits, wantBits) || !slices.Equal(gotArms, wantArms) {

@@ -292,23 +292,12 @@ func TestUCBScoresMatchesGo(t *testing.T) {
 // (regret curves, per-silo totals and every chosen arm) with the
 // dispatched kernel and with ucbScoresGo.
 func TestRunSameWithGoKernel(t *testing.T) {
-	synth := smallSpec(AlgLDP)
-	synth.Synthetic.D, synth.Synthetic.K, synth.T = 10, 100, 40
-	ltr := Spec{
-		Instance: InstanceLTR, Algorithm: AlgFedLinUCB, Eps: 1, Delta: 0.1, M: 2, T: 60, B: 5, Seed: 4,
-		LTR: makeLTR(2, 6, 37, 13, 2, unitFeatures, func(r *rand.Rand, x []float64) float64 { return 0.5 + 0.3*x[1] }),
-	}
-	for name, s := range map[string]Spec{
-		"small-fedlinucb": smallSpec(AlgFedLinUCB), "small-ldp": smallSpec(AlgLDP),
-		"synthetic-d10-K100-ldp": synth, "ltr-d13-37docs": ltr,
-	} {
+	for name, s := range kernelRunSpecs() {
 		run := func(kernel ucbKernelFunc) ([]uint64, []int) {
 			saved := ucbScores
 			ucbScores = kernel
 			defer func() { ucbScores = saved }()
-			var arms []int
-			sm := newTestSim(t, s, hooks{played: func(_, _, arm int) { arms = append(arms, arm) }})
-			return resultBits(runSim(sm)), arms
+			return runBitsAndArms(t, s)
 		}
 		gotBits, gotArms := run(ucbScores)
 		wantBits, wantArms := run(ucbScoresGo)
