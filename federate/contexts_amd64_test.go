@@ -40,14 +40,7 @@ func TestContextKernelsCheckLengths(t *testing.T) {
 		{"normalize d = 1", func() { normalizeAsm(okX, okMu, okZ, nb, theta[:1]) }},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("%s: no panic", c.name)
-				}
-			}()
-			c.call()
-		})
+		checkPanics(t, c.name, c.call)
 	}
 	// The exact lengths are accepted.
 	zigFastAsm(make([]float64, 64), &s, make([]zigRejStep, 8), &zigTable)

@@ -147,3 +147,18 @@ func runBitsAndArms(t testing.TB, s Spec) ([]uint64, []int) {
 	sm := newTestSim(t, s, hooks{played: func(_, _, arm int) { arms = append(arms, arm) }})
 	return resultBits(runSim(sm)), arms
 }
+
+// checkPanics reports an error naming what if f returns without panicking.
+func checkPanics(t testing.TB, what string, f func()) {
+	t.Helper()
+	if !panics(f) {
+		t.Errorf("%s: no panic", what)
+	}
+}
+
+// panics reports whether f panics.
+func panics(f func()) (panicked bool) {
+	defer func() { panicked = recover() != nil }()
+	f()
+	return false
+}

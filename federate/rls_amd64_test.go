@@ -36,27 +36,17 @@ func TestLearnerKernelsAsmChecksLengths(t *testing.T) {
 		n := full
 		n[short]--
 		for kernel, f := range map[string]learnFunc{"go": learnGo, "asm": learnAsm} {
-			func() {
-				defer func() {
-					if recover() == nil {
-						t.Errorf("learn %s: %s one short did not panic", kernel, name)
-					}
-				}()
+			checkPanics(t, "learn "+kernel+": "+name+" one short", func() {
 				f(make([]float64, n[0]), make([]float64, n[1]), make([]float64, n[2]), make([]float64, n[3]), make([]float64, n[4]), 1, make([]float64, n[5]))
-			}()
+			})
 		}
 		if short > 1 {
 			continue
 		}
 		for kernel, f := range map[string]addObsFunc{"go": addObsGo, "asm": addObsAsm} {
-			func() {
-				defer func() {
-					if recover() == nil {
-						t.Errorf("addObs %s: %s one short did not panic", kernel, name)
-					}
-				}()
+			checkPanics(t, "addObs "+kernel+": "+name+" one short", func() {
 				f(make([]float64, n[0]), make([]float64, n[1]), make([]float64, n[4]), 1)
-			}()
+			})
 		}
 	}
 }

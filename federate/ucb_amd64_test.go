@@ -49,14 +49,9 @@ func TestUCBScoresAsmChecksLengths(t *testing.T) {
 		n := full
 		n[short]--
 		for kernel, f := range map[string]ucbKernelFunc{"go": ucbScoresGo, "asm": ucbScoresAsm} {
-			func() {
-				defer func() {
-					if recover() == nil {
-						t.Errorf("%s: %s one short did not panic", kernel, name)
-					}
-				}()
+			checkPanics(t, kernel+": "+name+" one short", func() {
 				f(make([]float64, n[0]), make([]float64, n[1]), nb, d, make([]float64, n[2]), make([]float64, n[3]), 1)
-			}()
+			})
 		}
 	}
 }
