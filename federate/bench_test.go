@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/fedbandit/fedbandit/federate/rng"
+	"github.com/fedbandit/fedbandit/internal/rng"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )

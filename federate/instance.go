@@ -4,7 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/fedbandit/fedbandit/federate/rng"
+	"github.com/fedbandit/fedbandit/internal/rng"
 )
 
 // instance produces each silo's candidate actions round by round.

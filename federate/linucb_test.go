@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/fedbandit/fedbandit/federate/rng"
+	"github.com/fedbandit/fedbandit/internal/rng"
 	"gonum.org/v1/gonum/mat"
 )
 

@@ -5,7 +5,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 
-	"github.com/fedbandit/fedbandit/federate/rng"
+	"github.com/fedbandit/fedbandit/internal/rng"
 )
 
 // Context generators of the synthetic instance (SyntheticSpec.ContextGen).

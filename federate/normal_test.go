@@ -10,7 +10,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/fedbandit/fedbandit/federate/rng"
+	"github.com/fedbandit/fedbandit/internal/rng"
 )
 
 var updateZiggurat = flag.Bool("update-ziggurat", false, "rewrite ziggurat_tables.go from zigCompute")

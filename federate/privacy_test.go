@@ -13,8 +13,8 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/fedbandit/fedbandit/federate/rng"
 	"github.com/fedbandit/fedbandit/federate/tree"
+	"github.com/fedbandit/fedbandit/internal/rng"
 )
 
 // z is the two-sided normal quantile for a false-alarm rate of 1e-5.

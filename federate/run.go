@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/fedbandit/fedbandit/federate/accountant"
-	"github.com/fedbandit/fedbandit/federate/rng"
 	"github.com/fedbandit/fedbandit/federate/tree"
+	"github.com/fedbandit/fedbandit/internal/rng"
 )
 
 // Run simulates one run of spec and returns everything it records. It is

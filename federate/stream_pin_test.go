@@ -8,7 +8,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/fedbandit/fedbandit/federate/rng"
+	"github.com/fedbandit/fedbandit/internal/rng"
 )
 
 // The pinned ContextsFast stream. These digests were computed with the

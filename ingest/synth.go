@@ -9,7 +9,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 
-	"github.com/fedbandit/fedbandit/federate/rng"
+	"github.com/fedbandit/fedbandit/internal/rng"
 )
 
 // SynthOptions configures Synth.

@@ -14,10 +14,10 @@ import (
 
 	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/federate/accountant"
-	"github.com/fedbandit/fedbandit/federate/partition"
 	"github.com/fedbandit/fedbandit/federate/tree"
 	"github.com/fedbandit/fedbandit/ingest"
 	"github.com/fedbandit/fedbandit/lasso"
+	"github.com/fedbandit/fedbandit/partition"
 )
 
 // Config is a sweep file (TOML). See sweeps/README.md for a commented

@@ -17,7 +17,7 @@ import (
 
 	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/federate/accountant"
-	"github.com/fedbandit/fedbandit/federate/rng"
+	"github.com/fedbandit/fedbandit/internal/rng"
 )
 
 // tinyTOML is a 12-run synthetic sweep (FedLinUCB once per seed, LDP at two

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/fedbandit/fedbandit/federate"
-	"github.com/fedbandit/fedbandit/federate/ltr"
+	"github.com/fedbandit/fedbandit/ltr"
 	"github.com/fedbandit/fedbandit/outputs"
 )
 

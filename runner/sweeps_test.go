@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/fedbandit/fedbandit/federate"
-	"github.com/fedbandit/fedbandit/federate/ltr"
+	"github.com/fedbandit/fedbandit/ltr"
 )
 
 // TestShippedSweeps parses every sweep file of sweeps/ and checks its

@@ -11,9 +11,9 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/fedbandit/fedbandit/federate/partition"
 	"github.com/fedbandit/fedbandit/ingest"
 	"github.com/fedbandit/fedbandit/lasso"
+	"github.com/fedbandit/fedbandit/partition"
 )
 
 // FitCmd is `prep fit`: fit theta* of a bandit instance and store it in the

@@ -9,7 +9,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/fedbandit/fedbandit/datasets/mq2008"
-	"github.com/fedbandit/fedbandit/federate/ltr"
+	"github.com/fedbandit/fedbandit/ltr"
 )
 
 // prep runs the real command tree in-process with args, as the binary would.

@@ -17,9 +17,9 @@ import (
 
 	"github.com/fedbandit/fedbandit/datasets/mq2008"
 	"github.com/fedbandit/fedbandit/features"
-	"github.com/fedbandit/fedbandit/federate/partition"
 	"github.com/fedbandit/fedbandit/ingest"
 	"github.com/fedbandit/fedbandit/lasso"
+	"github.com/fedbandit/fedbandit/partition"
 	"github.com/fedbandit/fedbandit/runner"
 )
 

@@ -15,9 +15,9 @@ import (
 
 	"github.com/fedbandit/fedbandit/features"
 	"github.com/fedbandit/fedbandit/federate"
-	"github.com/fedbandit/fedbandit/federate/partition"
 	"github.com/fedbandit/fedbandit/ingest"
 	"github.com/fedbandit/fedbandit/lasso"
+	"github.com/fedbandit/fedbandit/partition"
 )
 
 // Options name an instance.

@@ -10,10 +10,10 @@ import (
 	"testing"
 
 	"github.com/fedbandit/fedbandit/datasets/mq2008"
-	"github.com/fedbandit/fedbandit/federate/partition"
 	"github.com/fedbandit/fedbandit/ingest"
 	"github.com/fedbandit/fedbandit/internal/fixture"
 	"github.com/fedbandit/fedbandit/lasso"
+	"github.com/fedbandit/fedbandit/partition"
 )
 
 // TestMain removes the shared ingested MQ2008 copy after the tests.

@@ -26,7 +26,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/fedbandit/fedbandit/federate/rng"
+	"github.com/fedbandit/fedbandit/internal/rng"
 )
 
 // Strategy names.

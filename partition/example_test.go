@@ -3,7 +3,7 @@ package partition_test
 import (
 	"fmt"
 
-	"github.com/fedbandit/fedbandit/federate/partition"
+	"github.com/fedbandit/fedbandit/partition"
 )
 
 func ExampleSplit() {
