@@ -78,8 +78,9 @@ func Run(ctx context.Context, opts Options) (*Manifest, error) {
 		return nil, errors.New("ingest: no output directory given")
 	}
 	out := filepath.Clean(opts.Out)
-	if _, err := os.Stat(out); err == nil && !opts.Force {
-		return nil, fmt.Errorf("ingest: %s already exists (use --force to replace it)", out)
+	cleanLeftovers(out)
+	if err := checkOutput(out, opts.Inputs, opts.Force); err != nil {
+		return nil, fmt.Errorf("ingest: %w", err)
 	}
 	res, err := resolveInputs(opts)
 	if err != nil {
@@ -89,7 +90,7 @@ func Run(ctx context.Context, opts Options) (*Manifest, error) {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return nil, fmt.Errorf("ingest: %w", err)
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp-")
+	tmp, err := makeTemp(out)
 	if err != nil {
 		return nil, fmt.Errorf("ingest: %w", err)
 	}
@@ -109,6 +110,14 @@ func Run(ctx context.Context, opts Options) (*Manifest, error) {
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return nil, fmt.Errorf("ingest: %w", err)
 	}
+	if err := os.Remove(filepath.Join(tmp, ownerFile)); err != nil {
+		return nil, fmt.Errorf("ingest: %w", err)
+	}
+	// The output is checked again right before the swap: it may have
+	// changed during the conversion.
+	if err := checkOutput(out, opts.Inputs, opts.Force); err != nil {
+		return nil, fmt.Errorf("ingest: %w", err)
+	}
 	if err := commitDir(tmp, out, opts.Force); err != nil {
 		return nil, fmt.Errorf("ingest: %w", err)
 	}
@@ -121,7 +130,10 @@ func Run(ctx context.Context, opts Options) (*Manifest, error) {
 }
 
 // commitDir moves the finished temp directory to out. An existing out is
-// replaced only with force, and only after the new one is complete.
+// replaced only with force, only after the new one is complete, and only
+// after checkOutput has accepted it (a dataset directory holding nothing
+// but what the pipeline writes: the theta* and partition artifacts fitted
+// to the old data go with it).
 func commitDir(tmp, out string, force bool) error {
 	if _, err := os.Stat(out); err == nil {
 		if !force {
