@@ -254,10 +254,11 @@ func (pc *parseConfig) parseChunk(c *chunk) *parsedChunk {
 	name := pc.sources[c.src].name
 	for len(data) > 0 {
 		var line []byte
+		unterminated := false
 		if k := indexNL(data); k >= 0 {
 			line, data = data[:k], data[k+1:]
 		} else {
-			line, data = data, nil
+			line, data, unterminated = data, nil, true
 		}
 		ln := lineNo
 		lineNo++
@@ -265,6 +266,11 @@ func (pc *parseConfig) parseChunk(c *chunk) *parsedChunk {
 			continue
 		}
 		pl, fe := parseLine(line, row, pc.labelMax)
+		if fe == nil && unterminated && pl.comment == nil && pl.last < pc.nfeat {
+			// The file ends inside this line: a cut download or copy. Its
+			// missing features would silently become 0.
+			fe = ferr(featureField(pl.last), nil, "the file ends inside this line (no final newline, features up to %d of %d): it looks truncated", pl.last, pc.nfeat)
+		}
 		if fe == nil && pl.comment != nil {
 			if ncc == 0 {
 				p.commentsIgnored++

@@ -52,6 +52,7 @@ type parsedLine struct {
 	label   int32
 	qid     int64
 	comment []byte // text after '#', trimmed; nil when absent
+	last    int    // largest feature index given (0: none)
 }
 
 // trimLine removes a trailing CR and trailing blanks.
@@ -254,6 +255,7 @@ func parseLine(line []byte, feats []float64, labelMax int) (parsedLine, *fieldEr
 	for k := next; k <= n; k++ {
 		feats[k-1] = 0
 	}
+	pl.last = next - 1
 	return pl, nil
 }
 

@@ -66,6 +66,11 @@ func TestBadInput(t *testing.T) {
 		token string
 	}{
 		{"missing qid", "1 1:0.5 2:1 3:2\n", 1, "qid", "1:0.5"},
+		// The file ends inside its last line (cut inside a number, no
+		// final newline, no comment column): the missing features would
+		// become 0 (issue 14).
+		{"truncated last line", good + "1 qid:7 1:12", 4, "feature 1", ""},
+		{"truncated last line, later feature", good + "1 qid:7 1:1 2:4", 4, "feature 2", ""},
 		{"missing qid, no features", good + "1\n", 4, "qid", ""},
 		{"malformed qid", good + "1 qid:x7 1:1\n", 4, "qid", "qid:x7"},
 		{"negative qid", good + "1 qid:-3 1:1\n", 4, "qid", "qid:-3"},
@@ -339,5 +344,21 @@ func TestFastFloatMatchesStrconv(t *testing.T) {
 	}
 	if _, ok := fastFloat([]byte("0.1")); !ok {
 		t.Error("fast path not taken for 0.1")
+	}
+}
+
+// TestNoFinalNewline: a complete last line without a final newline (all
+// features, or a comment column) is accepted as before.
+func TestNoFinalNewline(t *testing.T) {
+	for _, in := range []string{
+		strings.TrimSuffix(good, "\n"),
+		good + "0 qid:8 1:1 #docid = X1",
+		good + "0 qid:8 1:1 2:2 #docid = X1",
+	} {
+		dir := t.TempDir()
+		p := writeFile(t, filepath.Join(dir, "in.txt"), []byte(in))
+		if _, err := Run(context.Background(), Options{Inputs: []string{p}, Out: filepath.Join(dir, "out")}); err != nil {
+			t.Errorf("%q: %v", in, err)
+		}
 	}
 }
