@@ -231,7 +231,7 @@ func TestNormalInput(t *testing.T) {
 		"\r\n" +
 		"0\tqid:1\t2:7\t3:1e2   # free text\r\n" +
 		"1 qid:5 1:.5 2:3. 3:+4\n" +
-		"1 qid:5 1:1.0E-2"
+		"1 qid:5 1:1.0E-2\n" // sparse; without the newline it would look truncated (TestBadInput)
 	dir := t.TempDir()
 	p := writeFile(t, filepath.Join(dir, "ok.txt"), []byte(in))
 	out := filepath.Join(dir, "out")
