@@ -43,6 +43,11 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	}
 	res := sm.result()
 	res.WallSeconds = time.Since(start).Seconds()
+	for i := range res.SiloPseudo {
+		if p, r := res.SiloPseudo[i], res.SiloRealised[i]; math.IsNaN(p+r) || math.IsInf(p+r, 0) {
+			return nil, fmt.Errorf("federate.Run: silo %d ended with non-finite regret (pseudo %v, realised %v): the instance's mean rewards are not finite or too large", i, p, r)
+		}
+	}
 	return res, nil
 }
 

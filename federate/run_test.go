@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -327,5 +328,20 @@ func TestEdgeCases(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestRunRejectsNonFiniteRegret: an instance whose mean rewards overflow
+// the regret sums fails the run with a message instead of recording
+// regret = ±Inf (issue 14).
+func TestRunRejectsNonFiniteRegret(t *testing.T) {
+	huge := makeLTR(2, 2, 4, 3, 1, unitFeatures, func(r *rand.Rand, x []float64) float64 { return 1e308 * x[0] })
+	_, err := Run(context.Background(), Spec{Instance: InstanceLTR, LTR: huge, Algorithm: AlgFedLinUCB, M: 2, T: 50, B: 5, Seed: 1})
+	if err == nil || !strings.Contains(err.Error(), "non-finite regret") {
+		t.Fatalf("err = %v, want a non-finite regret error", err)
+	}
+	ok := makeLTR(2, 2, 4, 3, 1, unitFeatures, func(r *rand.Rand, x []float64) float64 { return x[0] })
+	if _, err := Run(context.Background(), Spec{Instance: InstanceLTR, LTR: ok, Algorithm: AlgFedLinUCB, M: 2, T: 50, B: 5, Seed: 1}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -22,6 +22,9 @@ func Load(dir string, cols []int) (*Dataset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", dir, err)
 	}
+	if err := verifyDocuments(dir, m); err != nil {
+		return nil, fmt.Errorf("load %s: %w", dir, err)
+	}
 	if len(cols) == 0 {
 		cols = make([]int, m.Features)
 		for i := range cols {

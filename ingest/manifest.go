@@ -8,6 +8,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
+
+	"github.com/fedbandit/fedbandit/internal/atomicfile"
 )
 
 // SchemaVersion is the version of documents.parquet and manifest.json
@@ -150,17 +153,80 @@ func Verify(dir string) (*Manifest, error) {
 		return nil, err
 	}
 	p := filepath.Join(dir, DocumentsFile)
-	f, err := os.Open(p)
+	got, err := hashFile(p)
 	if err != nil {
 		return nil, fmt.Errorf("verify: %w", err)
+	}
+	if got != m.DocumentsHash {
+		return nil, fmt.Errorf("verify %s: sha256 %s, manifest documents_sha256 %s (file changed or corrupt: re-run prep ingest)", p, got, m.DocumentsHash)
+	}
+	return m, nil
+}
+
+// hashFile returns the hex SHA-256 of the file at p.
+func hashFile(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
 	}
 	defer f.Close()
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
-		return nil, fmt.Errorf("verify %s: %w", p, err)
+		return "", fmt.Errorf("%s: %w", p, err)
 	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != m.DocumentsHash {
-		return nil, fmt.Errorf("verify %s: sha256 %s, manifest documents_sha256 %s (file changed or corrupt)", p, got, m.DocumentsHash)
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// verifiedFile is the name, inside a dataset directory, of the record of
+// the last successful check of documents.parquet against the manifest.
+const verifiedFile = ".verified.json"
+
+// fileStamp identifies a file's content cheaply: a change of content
+// through the file system changes its size or modification time.
+type fileStamp struct {
+	Size    int64  `json:"size"`
+	ModTime int64  `json:"mtime_ns"`
+	SHA256  string `json:"documents_sha256"`
+}
+
+// verified caches, per documents.parquet path, the stamp of the content
+// last hashed in this process.
+var verified sync.Map
+
+// verifyDocuments checks that DIR/documents.parquet has the manifest's
+// documents_sha256 before its data is used. The check hashes the file
+// once per content: it is skipped while the file's size and modification
+// time equal those recorded at the last successful check (in this process,
+// or in DIR/.verified.json, which is written best-effort: a read-only
+// dataset directory is hashed on every load). An edit that also restores
+// the modification time is not caught; `prep verify` hashes
+// unconditionally.
+func verifyDocuments(dir string, m *Manifest) error {
+	p := filepath.Join(dir, DocumentsFile)
+	st, err := os.Stat(p)
+	if err != nil {
+		return err
 	}
-	return m, nil
+	want := fileStamp{Size: st.Size(), ModTime: st.ModTime().UnixNano(), SHA256: m.DocumentsHash}
+	abs, _ := filepath.Abs(p)
+	if v, ok := verified.Load(abs); ok && v.(fileStamp) == want {
+		return nil
+	}
+	var rec fileStamp
+	if b, err := os.ReadFile(filepath.Join(dir, verifiedFile)); err == nil && json.Unmarshal(b, &rec) == nil && rec == want {
+		verified.Store(abs, want)
+		return nil
+	}
+	got, err := hashFile(p)
+	if err != nil {
+		return err
+	}
+	if got != m.DocumentsHash {
+		return fmt.Errorf("%s has sha256 %s but the manifest records documents_sha256 %s: the file was changed or is corrupt (re-run prep ingest)", p, got, m.DocumentsHash)
+	}
+	verified.Store(abs, want)
+	if b, err := json.Marshal(want); err == nil {
+		atomicfile.WriteFile(filepath.Join(dir, verifiedFile), b) // best effort
+	}
+	return nil
 }

@@ -19,6 +19,7 @@ import (
 var ownedEntries = map[string]bool{
 	ManifestFile:  true,
 	DocumentsFile: true,
+	verifiedFile:  true,
 	"instances":   true,
 	"partitions":  true,
 }

@@ -72,6 +72,41 @@ type Theta struct {
 	// Fit holds the lasso diagnostics (unscaled coefficients, R^2, MSE,
 	// non-zeros, duality gap, iterations, CV curve).
 	Fit *Result `json:"fit"`
+	// SHA256 is the artifact's content hash: the hex SHA-256 of the file
+	// as it reads without this field (the bytes artifacts had before the
+	// field existed, so instance hashes and run ids are unchanged).
+	// ReadTheta recomputes it and rejects an edited or corrupt file.
+	SHA256 string `json:"theta_sha256,omitempty"`
+}
+
+// WriteTheta writes t to path atomically with its content hash (and sets
+// t.SHA256).
+func WriteTheta(path string, t *Theta) error {
+	b, h, err := encodeTheta(*t)
+	if err != nil {
+		return fmt.Errorf("lasso: encode theta: %w", err)
+	}
+	if err := atomicfile.WriteFile(path, b); err != nil {
+		return fmt.Errorf("lasso: %w", err)
+	}
+	t.SHA256 = h
+	return nil
+}
+
+// encodeTheta returns the file bytes of t: its indented JSON with the
+// content hash of the same JSON without the hash field.
+func encodeTheta(t Theta) ([]byte, string, error) {
+	t.SHA256 = ""
+	b, err := json.MarshalIndent(t, "", " ")
+	if err != nil {
+		return nil, "", err
+	}
+	sum := sha256.Sum256(append(b, '\n'))
+	t.SHA256 = hex.EncodeToString(sum[:])
+	if b, err = json.MarshalIndent(t, "", " "); err != nil {
+		return nil, "", err
+	}
+	return append(b, '\n'), t.SHA256, nil
 }
 
 // Settings are the lasso settings recorded in a theta artifact.
@@ -116,8 +151,25 @@ func ReadTheta(path string) (*Theta, string, error) {
 	if len(t.Theta) != t.Features.Dim() {
 		return nil, "", fmt.Errorf("lasso: %s: %d coefficients for a %d-dimensional feature set", path, len(t.Theta), t.Features.Dim())
 	}
-	s := sha256.Sum256(b)
-	return &t, hex.EncodeToString(s[:]), nil
+	for i, w := range append(t.Theta, t.Intercept, t.Scale) {
+		if math.IsNaN(w) || math.IsInf(w, 0) {
+			return nil, "", fmt.Errorf("lasso: %s: non-finite value %v (theta[%d] or intercept/scale): re-run prep fit", path, w, i)
+		}
+	}
+	if t.SHA256 == "" {
+		// An artifact written before content hashes: its identity is
+		// the hash of its bytes, as it always was.
+		s := sha256.Sum256(b)
+		return &t, hex.EncodeToString(s[:]), nil
+	}
+	_, h, err := encodeTheta(t)
+	if err != nil {
+		return nil, "", fmt.Errorf("lasso: %s: %w", path, err)
+	}
+	if h != t.SHA256 {
+		return nil, "", fmt.Errorf("lasso: %s: content hash %s does not match the recorded theta_sha256 %s (file edited or corrupt; re-run prep fit)", path, h, t.SHA256)
+	}
+	return &t, h, nil
 }
 
 // FitOptions configure FitDataset.
@@ -272,13 +324,9 @@ func FitDataset(ctx context.Context, dir string, o FitOptions) (*Theta, error) {
 		t.Theta[i] = w * t.Scale
 	}
 	t.Intercept = res.Intercept * t.Scale
-	b, err := json.MarshalIndent(t, "", " ")
-	if err != nil {
-		return nil, fmt.Errorf("lasso: encode theta: %w", err)
-	}
 	path := ThetaPath(dir, set.ID(), o.Model)
-	if err := atomicfile.WriteFile(path, append(b, '\n')); err != nil {
-		return nil, fmt.Errorf("lasso: %w", err)
+	if err := WriteTheta(path, t); err != nil {
+		return nil, err
 	}
 	log.Info("wrote theta", "path", path)
 	return t, nil

@@ -2,12 +2,15 @@ package lasso
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"log/slog"
 	"math"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/fedbandit/fedbandit/features"
@@ -159,3 +162,47 @@ func TestCVDeterministic(t *testing.T) {
 
 // quiet discards the fit log lines in tests.
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// TestThetaContentHash: a theta artifact carries its own content hash; the
+// hash is that of the file as it read before the field existed (so ltr
+// instance hashes and run ids do not change), and a hand edit is rejected.
+func TestThetaContentHash(t *testing.T) {
+	dir := mq2008Dataset(t)
+	th, err := FitDataset(context.Background(), dir, FitOptions{Log: quiet, Features: "all", Lasso: Options{Alpha: 1e-3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := ThetaPath(dir, "all", ModelReference)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, h, err := ReadTheta(path)
+	if err != nil || h != th.SHA256 || len(h) != 64 {
+		t.Fatalf("ReadTheta: hash %q (fit recorded %q), err %v", h, th.SHA256, err)
+	}
+	legacy := strings.Replace(string(b), ",\n \"theta_sha256\": \""+h+"\"", "", 1)
+	if legacy == string(b) {
+		t.Fatal("no theta_sha256 field in the artifact")
+	}
+	if sum := sha256.Sum256([]byte(legacy)); hex.EncodeToString(sum[:]) != h {
+		t.Errorf("theta_sha256 is not the hash of the file without the field")
+	}
+	// The legacy form (no field) still reads, with the same identity.
+	if err := os.WriteFile(path, []byte(legacy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, h2, err := ReadTheta(path); err != nil || h2 != h {
+		t.Errorf("legacy artifact: hash %q err %v, want %q", h2, err, h)
+	}
+	// A hand edit of one coefficient is rejected, naming the file.
+	i := strings.Index(string(b), "\"theta\": [\n  ") + len("\"theta\": [\n  ")
+	j := i + strings.IndexAny(string(b[i:]), ",\n")
+	edited := string(b[:i]) + "1e300" + string(b[j:])
+	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ReadTheta(path); err == nil || !strings.Contains(err.Error(), "edited or corrupt") || !strings.Contains(err.Error(), path) {
+		t.Errorf("edited theta: err %v", err)
+	}
+}

@@ -149,6 +149,10 @@ func Build(o Options) (*federate.LTRData, error) {
 			for j, v := range env {
 				m += v * theta.Theta[j]
 			}
+			if math.IsNaN(m) || math.Abs(m) > MaxAbsMu {
+				return nil, fmt.Errorf("ltr: %s: document %d of query %d has mean reward %g, not finite or beyond ±%g for labels 0..%d: theta* is corrupt or absurd (check it, re-run prep fit)",
+					thetaPath, r+1, qi+1, m, MaxAbsMu, man.LabelMax)
+			}
 			mu[r] = m
 		}
 		data.Queries[qi] = federate.LTRQuery{X: x, Mu: mu}
@@ -163,6 +167,11 @@ func Build(o Options) (*federate.LTRData, error) {
 	data.Hash = hex.EncodeToString(h.Sum(nil))
 	return data, nil
 }
+
+// MaxAbsMu bounds the mean rewards Build accepts. Rewards are fitted to
+// relevance labels (0..4), so a mean beyond it can only come from a corrupt
+// or hand-made theta*; its regret would overflow the tables' statistics.
+const MaxAbsMu = 1e6
 
 func writeString(h interface{ Write([]byte) (int, error) }, s string) {
 	var buf [8]byte

@@ -157,9 +157,34 @@ func TestBuildChecksArtifacts(t *testing.T) {
 	}
 	p := lasso.ThetaPath(dir, "all", lasso.ModelReference)
 	b, _ := os.ReadFile(p)
+	// A hand edit is caught by the artifact's own content hash.
 	os.WriteFile(p, []byte(strings.Replace(string(b), man.DocumentsHash, strings.Repeat("0", 64), 1)), 0o644)
+	if _, err := Build(Options{Dataset: dir, Features: "all", Silos: 10}); err == nil || !strings.Contains(err.Error(), "re-run prep fit") {
+		t.Errorf("edited theta: %v", err)
+	}
+	// A consistent artifact fitted on another dataset is caught by the
+	// dataset hash it records.
+	os.WriteFile(p, b, 0o644)
+	th, _, err := lasso.ReadTheta(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	th.DatasetSHA256 = strings.Repeat("0", 64)
+	if err := lasso.WriteTheta(p, th); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := Build(Options{Dataset: dir, Features: "all", Silos: 10}); err == nil || !strings.Contains(err.Error(), "re-run `prep fit`") {
 		t.Errorf("theta of another dataset: %v", err)
+	}
+	// A consistent artifact with an absurd coefficient (issue 14: 1e300
+	// ran to "done" with regret 3.3e300 +- Inf) is refused.
+	th.DatasetSHA256 = man.DocumentsHash
+	th.Theta[1] = 1e300
+	if err := lasso.WriteTheta(p, th); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Build(Options{Dataset: dir, Features: "all", Silos: 10}); err == nil || !strings.Contains(err.Error(), "absurd") {
+		t.Errorf("theta with 1e300: %v", err)
 	}
 }
 

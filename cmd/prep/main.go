@@ -24,6 +24,7 @@ type cli struct {
 	Fit       FitCmd       `cmd:"" help:"Fit the lasso that gives a bandit instance its theta* and write it into the dataset directory."`
 	Partition PartitionCmd `cmd:"" help:"Split a dataset's queries across M silos and write the partition into the dataset directory."`
 	All       AllCmd       `cmd:"" help:"Ingest, fit and partition in one go."`
+	Verify    VerifyCmd    `cmd:"" help:"Check a dataset directory: documents.parquet against the manifest's documents_sha256, every theta and partition artifact against its own content hash."`
 }
 
 func main() {
