@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"sync"
 
@@ -229,4 +230,43 @@ func verifyDocuments(dir string, m *Manifest) error {
 		atomicfile.WriteFile(filepath.Join(dir, verifiedFile), b) // best effort
 	}
 	return nil
+}
+
+// Stale compares the dataset in dir with the inputs of opts (Inputs, Fold,
+// Parts) and returns why it was not made from them ("" when it was): a
+// different list of source files, or a source whose bytes changed. It
+// reads every input once to hash it (no parsing).
+func Stale(dir string, opts Options) (string, error) {
+	m, err := ReadManifest(dir)
+	if err != nil {
+		return "", err
+	}
+	res, err := resolveInputs(opts)
+	if err != nil {
+		return "", fmt.Errorf("ingest: %w", err)
+	}
+	defer res.close()
+	if len(res.sources) != len(m.Sources) {
+		return fmt.Sprintf("the inputs hold %d source files, the dataset was made from %d", len(res.sources), len(m.Sources)), nil
+	}
+	for i, s := range res.sources {
+		old := m.Sources[i]
+		if s.input != old.Input || s.file != old.File || s.part != old.Part {
+			return fmt.Sprintf("source %d is %s, the dataset was made from %s", i+1, s.name, path.Join(old.Input, old.File)), nil
+		}
+		h := sha256.New()
+		rc, err := s.open(h)
+		if err != nil {
+			return "", fmt.Errorf("ingest: %w", err)
+		}
+		_, err = io.Copy(io.Discard, rc)
+		rc.Close()
+		if err != nil {
+			return "", fmt.Errorf("ingest: read %s: %w", s.name, err)
+		}
+		if got := hex.EncodeToString(h.Sum(nil)); got != old.SHA256 {
+			return fmt.Sprintf("%s changed since the dataset was made (sha256 %s, recorded %s)", s.name, got[:12], old.SHA256[:min(12, len(old.SHA256))]), nil
+		}
+	}
+	return "", nil
 }

@@ -297,7 +297,16 @@ func (c *AllCmd) Run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if _, err := ingest.ReadManifest(cfg.Out); err == nil && !cfg.Force {
-		slog.Info("reusing prepared dataset (use --force or force = true to re-ingest)", "dir", cfg.Out)
+		if len(cfg.Inputs) > 0 {
+			why, err := ingest.Stale(cfg.Out, ingest.Options{Inputs: cfg.Inputs})
+			if err != nil {
+				return err
+			}
+			if why != "" {
+				return fmt.Errorf("%s was not made from these inputs: %s (use --force or force = true to re-ingest)", cfg.Out, why)
+			}
+		}
+		slog.Info("reusing prepared dataset, made from these inputs (use --force or force = true to re-ingest)", "dir", cfg.Out)
 	} else {
 		if len(cfg.Inputs) == 0 {
 			return fmt.Errorf("%s holds no prepared dataset and no inputs were given", cfg.Out)

@@ -85,3 +85,69 @@ func TestPrepBadInput(t *testing.T) {
 		t.Errorf("a failed ingest left %s behind", out)
 	}
 }
+
+// TestPrepAllNoticesChangedInputs: `prep all` reuses a prepared dataset
+// only when it was made from the inputs given; a changed input file or a
+// different set of inputs is an error naming the reason (issue 14).
+func TestPrepAllNoticesChangedInputs(t *testing.T) {
+	src := t.TempDir()
+	paths, err := mq2008.Extract(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := filepath.Join(t.TempDir(), "mq2008")
+	args := []string{"all", "-i", src, "-o", ds, "--features", "all", "--alpha", "1e-4", "--silos", "5"}
+	if err := prep(t, args...); err != nil {
+		t.Fatalf("prep all: %v", err)
+	}
+	if err := prep(t, args...); err != nil {
+		t.Fatalf("prep all again, same inputs: %v", err)
+	}
+	if err := prep(t, "verify", ds); err != nil {
+		t.Fatalf("prep verify: %v", err)
+	}
+	// One changed byte in S3.txt: a label 0 -> 1.
+	b, _ := os.ReadFile(paths[2])
+	b[0] = map[byte]byte{'0': '1', '1': '0', '2': '1'}[b[0]]
+	os.WriteFile(paths[2], b, 0o644)
+	err = prep(t, args...)
+	if err == nil || !strings.Contains(err.Error(), "S3.txt changed since the dataset was made") || !strings.Contains(err.Error(), "--force") {
+		t.Fatalf("changed input: err = %v", err)
+	}
+	other := append([]string{"all", "-i", paths[0]}, args[3:]...)
+	if err := prep(t, other...); err == nil || !strings.Contains(err.Error(), "source files") {
+		t.Fatalf("other inputs: err = %v", err)
+	}
+	// --force re-ingests from the changed input.
+	if err := prep(t, append(args, "--force")...); err != nil {
+		t.Fatalf("prep all --force: %v", err)
+	}
+	if err := prep(t, args...); err != nil {
+		t.Fatalf("prep all after --force: %v", err)
+	}
+	// prep verify names a tampered theta artifact.
+	thetas, _ := filepath.Glob(filepath.Join(ds, "instances", "*.theta.json"))
+	tb, _ := os.ReadFile(thetas[0])
+	os.WriteFile(thetas[0], []byte(strings.Replace(string(tb), `"alpha": 0.0001`, `"alpha": 0.0002`, 1)), 0o644)
+	if err := prep(t, "verify", ds); err == nil || !strings.Contains(err.Error(), thetas[0]) {
+		t.Fatalf("verify of a tampered theta: err = %v", err)
+	}
+}
+
+// TestIngestForceKeepsInputs is issue 14's report as the user typed it:
+// `prep ingest rawcopy --out rawcopy --force` must not delete the input.
+func TestIngestForceKeepsInputs(t *testing.T) {
+	raw := filepath.Join(t.TempDir(), "rawcopy")
+	if _, err := mq2008.Extract(raw); err != nil {
+		t.Fatal(err)
+	}
+	err := prep(t, "ingest", raw, "--out", raw, "--force")
+	if err == nil || !strings.Contains(err.Error(), "inside the output directory") {
+		t.Fatalf("err = %v", err)
+	}
+	for _, f := range append(append([]string{}, mq2008.Partitions...), "SOURCE.md") {
+		if _, err := os.Stat(filepath.Join(raw, f)); err != nil {
+			t.Errorf("input %s: %v", f, err)
+		}
+	}
+}
