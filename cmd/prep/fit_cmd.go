@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/fedbandit/fedbandit/features"
 	"github.com/fedbandit/fedbandit/ingest"
 	"github.com/fedbandit/fedbandit/lasso"
 	"github.com/fedbandit/fedbandit/partition"
@@ -23,7 +25,7 @@ type FitCmd struct {
 	Features string `required:"" short:"f" placeholder:"SET" help:"Feature set: title (MSLR, d=57), body (MSLR, d=78), all (MSLR 1..133 or every LETOR feature), or a column list such as 1-5,7,126-131."`
 	Model    string `default:"reference" enum:"reference,well-specified" help:"Reward model: reference (fit on raw features, theta* unscaled; the paper's instance) or well-specified (fit on the learner's normalised features, ||theta*|| <= 1). Default: ${default}."`
 
-	Alpha   float64   `xor:"alpha" placeholder:"A" help:"Lasso penalty alpha of (1/(2n))||y - Xw||^2 + alpha ||w||_1 (the reference used 1.0 on MSLR)."`
+	Alpha   *float64  `xor:"alpha" placeholder:"A" help:"Lasso penalty alpha > 0 of (1/(2n))||y - Xw||^2 + alpha ||w||_1 (the reference used 1.0 on MSLR)."`
 	CV      bool      `xor:"alpha" help:"Choose alpha by K-fold cross-validation grouped by query."`
 	Folds   int       `default:"5" placeholder:"K" help:"CV folds (default ${default})."`
 	Alphas  []float64 `sep:"," placeholder:"A" help:"Explicit CV grid, used as given (default: --n-alphas values log-spaced from alpha_max down to --eps times the smallest per-feature entry point min_j |X_j^T y|/n, extended downwards while the best alpha is the smallest)."`
@@ -62,13 +64,41 @@ Examples:
   prep fit data/mq2008 --features 1-10,40-46 --alpha 1e-3 --fit-intercept`
 }
 
+// options validates the flags as given (a flag the user set to 0 is an
+// error where 0 is not a valid value, never a silent default) and returns
+// the fit options.
 func (c *FitCmd) options() (lasso.FitOptions, error) {
-	if !c.CV && c.Alpha == 0 {
+	finitePos := func(x float64) bool { return x > 0 && !math.IsInf(x, 0) }
+	switch {
+	case !c.CV && c.Alpha == nil:
 		return lasso.FitOptions{}, errors.New("give --alpha A or --cv")
+	case c.Alpha != nil && !finitePos(*c.Alpha):
+		return lasso.FitOptions{}, fmt.Errorf("--alpha %v: want a penalty > 0 (alpha = 0 is least squares, which the lasso solver does not do; use a small alpha or --cv)", *c.Alpha)
+	case c.Folds < 2:
+		return lasso.FitOptions{}, fmt.Errorf("--folds %d: want >= 2 cross-validation folds", c.Folds)
+	case c.NAlphas < 1:
+		return lasso.FitOptions{}, fmt.Errorf("--n-alphas %d: want >= 1 grid points", c.NAlphas)
+	case !finitePos(c.Eps) || c.Eps >= 1:
+		return lasso.FitOptions{}, fmt.Errorf("--eps %v: want 0 < eps < 1", c.Eps)
+	case !finitePos(c.Tol):
+		return lasso.FitOptions{}, fmt.Errorf("--tol %v: want > 0", c.Tol)
+	case c.MaxIter < 1:
+		return lasso.FitOptions{}, fmt.Errorf("--max-iter %d: want >= 1", c.MaxIter)
+	case c.Workers < 0:
+		return lasso.FitOptions{}, fmt.Errorf("--workers %d: want >= 1 (or leave it out for one per CPU)", c.Workers)
+	}
+	for i, a := range c.Alphas {
+		if !finitePos(a) {
+			return lasso.FitOptions{}, fmt.Errorf("--alphas: value %d is %v, want > 0", i+1, a)
+		}
+	}
+	var alpha float64
+	if c.Alpha != nil {
+		alpha = *c.Alpha
 	}
 	o := lasso.FitOptions{
 		Features: c.Features, Intercept: c.Intercept, NoIntercept: c.NoIntercept, Model: c.Model, Workers: c.Workers,
-		Lasso: lasso.Options{Alpha: c.Alpha, FitIntercept: c.FitIntercept, Positive: c.Positive, Tol: c.Tol, MaxIter: c.MaxIter},
+		Lasso: lasso.Options{Alpha: alpha, FitIntercept: c.FitIntercept, Positive: c.Positive, Tol: c.Tol, MaxIter: c.MaxIter},
 	}
 	if c.Intercept == 0 {
 		o.NoIntercept = true
@@ -164,7 +194,7 @@ type AllCmd struct {
 	Force    bool     `help:"Re-ingest even if DATASET_DIR exists."`
 	Features []string `sep:"," default:"title" placeholder:"SET" help:"Feature sets to fit (default ${default})."`
 	Model    []string `sep:"," default:"reference" placeholder:"MODEL" help:"Reward models to fit (default ${default})."`
-	Alpha    float64  `placeholder:"A" help:"Lasso alpha (without it: cross-validation)."`
+	Alpha    *float64 `placeholder:"A" help:"Lasso alpha > 0 (without it: cross-validation)."`
 	Silos    []int    `sep:"," default:"10" placeholder:"M" help:"Silo counts to partition for (default ${default})."`
 	Strategy string   `default:"contiguous" enum:"contiguous,random,by-size,by-relevance" help:"Partition strategy (default ${default})."`
 	Seed     uint64   `placeholder:"N" help:"Seed of the random partition strategy."`
@@ -216,21 +246,31 @@ type allConfig struct {
 	Partition []partitionConfig `toml:"partition"`
 }
 
+// fitConfig is one [[fit]] table; a key left out takes prep fit's default,
+// a key given is validated as given.
 type fitConfig struct {
 	Features     string    `toml:"features"`
 	Model        string    `toml:"model"`
-	Alpha        float64   `toml:"alpha"`
+	Alpha        *float64  `toml:"alpha"`
 	CV           bool      `toml:"cv"`
-	Folds        int       `toml:"folds"`
+	Folds        *int      `toml:"folds"`
 	Alphas       []float64 `toml:"alphas"`
-	NAlphas      int       `toml:"n_alphas"`
-	Eps          float64   `toml:"eps"`
-	Intercept    float64   `toml:"intercept"`
+	NAlphas      *int      `toml:"n_alphas"`
+	Eps          *float64  `toml:"eps"`
+	Intercept    *float64  `toml:"intercept"`
 	NoIntercept  bool      `toml:"no_intercept"`
 	FitIntercept bool      `toml:"fit_intercept"`
 	Positive     bool      `toml:"positive"`
-	Tol          float64   `toml:"tol"`
-	MaxIter      int       `toml:"max_iter"`
+	Tol          *float64  `toml:"tol"`
+	MaxIter      *int      `toml:"max_iter"`
+}
+
+// or returns *p, or def when p is nil.
+func or[T any](p *T, def T) T {
+	if p == nil {
+		return def
+	}
+	return *p
 }
 
 type partitionConfig struct {
@@ -244,7 +284,7 @@ func (c *AllCmd) config() (*allConfig, error) {
 		cfg := &allConfig{Inputs: c.Inputs, Out: c.Out, Force: c.Force}
 		for _, f := range c.Features {
 			for _, m := range c.Model {
-				cfg.Fit = append(cfg.Fit, fitConfig{Features: f, Model: m, Alpha: c.Alpha, CV: c.Alpha == 0})
+				cfg.Fit = append(cfg.Fit, fitConfig{Features: f, Model: m, Alpha: c.Alpha, CV: c.Alpha == nil})
 			}
 		}
 		for _, m := range c.Silos {
@@ -319,18 +359,16 @@ func (c *AllCmd) Run() error {
 	}
 	for _, f := range cfg.Fit {
 		fc := FitCmd{
-			Dataset: cfg.Out, Features: f.Features, Model: f.Model, Alpha: f.Alpha, CV: f.CV || f.Alpha == 0,
-			Folds: f.Folds, Alphas: f.Alphas, NAlphas: f.NAlphas, Eps: f.Eps, Intercept: f.Intercept,
-			NoIntercept: f.NoIntercept, FitIntercept: f.FitIntercept, Positive: f.Positive, Tol: f.Tol, MaxIter: f.MaxIter,
+			Dataset: cfg.Out, Features: f.Features, Model: f.Model, Alpha: f.Alpha, CV: f.CV || f.Alpha == nil,
+			Folds: or(f.Folds, 5), Alphas: f.Alphas, NAlphas: or(f.NAlphas, 10), Eps: or(f.Eps, 1e-3),
+			Intercept: or(f.Intercept, features.DefaultIntercept), NoIntercept: f.NoIntercept,
+			FitIntercept: f.FitIntercept, Positive: f.Positive, Tol: or(f.Tol, 1e-4), MaxIter: or(f.MaxIter, 10000),
 		}
 		if fc.Model == "" {
 			fc.Model = lasso.ModelReference
 		}
-		if fc.Intercept == 0 && !fc.NoIntercept {
-			fc.Intercept = 0.01
-		}
 		if fc.CV {
-			fc.Alpha = 0
+			fc.Alpha = nil
 		}
 		o, err := fc.options()
 		if err != nil {

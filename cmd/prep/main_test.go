@@ -151,3 +151,38 @@ func TestIngestForceKeepsInputs(t *testing.T) {
 		}
 	}
 }
+
+// TestFitZeroFlagsValidated: a flag the user set to 0 is validated as given,
+// never replaced by its default (issue 14).
+func TestFitZeroFlagsValidated(t *testing.T) {
+	ds := filepath.Join(t.TempDir(), "mq2008")
+	src := t.TempDir()
+	if _, err := mq2008.Extract(src); err != nil {
+		t.Fatal(err)
+	}
+	if err := prep(t, "ingest", src, "--out", ds); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--alpha", "0"}, "--alpha 0: want a penalty > 0"},
+		{[]string{"--alpha=-1"}, "--alpha -1"},
+		{[]string{"--cv", "--folds", "0"}, "--folds 0"},
+		{[]string{"--cv", "--folds", "1"}, "--folds 1"},
+		{[]string{"--cv", "--n-alphas", "0"}, "--n-alphas 0"},
+		{[]string{"--cv", "--eps", "0"}, "--eps 0"},
+		{[]string{"--alpha", "1e-3", "--tol", "0"}, "--tol 0"},
+		{[]string{"--alpha", "1e-3", "--max-iter", "0"}, "--max-iter 0"},
+		{nil, "give --alpha A or --cv"},
+	} {
+		err := prep(t, append([]string{"fit", ds, "--features", "all"}, tc.args...)...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("prep fit %v: err = %v, want %q", tc.args, err, tc.want)
+		}
+	}
+	if err := prep(t, "fit", ds, "--features", "all", "--cv", "--folds", "3", "--n-alphas", "4"); err != nil {
+		t.Errorf("valid CV flags: %v", err)
+	}
+}
