@@ -49,6 +49,39 @@ type Config struct {
 	dir string
 	// raw is the file's bytes, saved beside the outputs.
 	raw []byte
+	// tree is the file decoded generically: which keys the user set (a
+	// key set to 0 is validated as given; only an absent key takes its
+	// default).
+	tree map[string]any
+}
+
+// DefaultNoiseVar is the variance of the synthetic instance's reward noise
+// when the sweep file does not set noise_var: 0.25, the paper's.
+const DefaultNoiseVar = 0.25
+
+// isSet reports whether the sweep file sets the key at path, e.g.
+// ("instance", 0, "d") or ("advanced", "crs").
+func (c *Config) isSet(path ...any) bool {
+	var cur any = c.tree
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			m, ok := cur.(map[string]any)
+			if !ok {
+				return false
+			}
+			if cur, ok = m[k]; !ok {
+				return false
+			}
+		case int:
+			l, ok := cur.([]map[string]any)
+			if !ok || k >= len(l) {
+				return false
+			}
+			cur = l[k]
+		}
+	}
+	return true
 }
 
 // InstanceConfig is one [[instance]] table.
@@ -59,11 +92,12 @@ type InstanceConfig struct {
 	Kind string `toml:"kind"`
 
 	// D and K (synthetic): dimension and actions per silo per round
-	// (default 10 and 100, the paper's).
+	// (default 10 and 100, the paper's; a value given is validated as
+	// given: d >= 2, k >= 1).
 	D int `toml:"d"`
 	K int `toml:"k"`
 	// NoiseVar is the variance of the Gaussian reward noise (synthetic:
-	// 0.25 in the paper; ltr: only with the well-specified model).
+	// default 0.25, the paper's; ltr: only with the well-specified model).
 	NoiseVar float64 `toml:"noise_var"`
 	// FixedBasis (synthetic): the published code's fixed first d actions.
 	FixedBasis bool `toml:"fixed_basis"`
@@ -190,6 +224,9 @@ func ParseConfig(raw []byte, dir string) (*Config, error) {
 		}
 		return nil, &KeyError{Key: keys[0], Msg: fmt.Sprintf("unknown key (all unknown: %s)", strings.Join(keys, ", "))}
 	}
+	if err := toml.Unmarshal(raw, &c.tree); err != nil {
+		return nil, err
+	}
 	c.applyDefaults()
 	if err := c.Validate(); err != nil {
 		return nil, err
@@ -217,11 +254,14 @@ func (c *Config) applyDefaults() {
 		}
 		switch in.Kind {
 		case federate.InstanceSynthetic:
-			if in.D == 0 {
+			if !c.isSet("instance", i, "d") {
 				in.D = federate.DefaultD
 			}
-			if in.K == 0 {
+			if !c.isSet("instance", i, "k") {
 				in.K = federate.DefaultK
+			}
+			if !c.isSet("instance", i, "noise_var") {
+				in.NoiseVar = DefaultNoiseVar
 			}
 			if in.ContextGen == "" {
 				in.ContextGen = federate.ContextsFast
@@ -348,11 +388,11 @@ func (c *Config) Validate() error {
 		}
 	}
 	adv := c.Advanced
-	if !finite(adv.R) || adv.R < 0 {
-		return bad("advanced.R", "%v, want a finite value > 0 (or leave it out)", adv.R)
+	if !finite(adv.R) || adv.R < 0 || (adv.R == 0 && c.isSet("advanced", "R")) {
+		return bad("advanced.R", "%v, want a finite value > 0 (or leave it out for the instance default)", adv.R)
 	}
-	if !finite(adv.Crs) || adv.Crs < 0 {
-		return bad("advanced.crs", "%v, want a finite value > 0 (or leave it out)", adv.Crs)
+	if !finite(adv.Crs) || adv.Crs < 0 || (adv.Crs == 0 && c.isSet("advanced", "crs")) {
+		return bad("advanced.crs", "%v, want a finite value > 0 (or leave it out for the instance default)", adv.Crs)
 	}
 	if adv.GramNoise != "" && adv.GramNoise != tree.Symmetrised && adv.GramNoise != tree.UpperIID {
 		return bad("advanced.gram_noise", "%q, want %q or %q", adv.GramNoise, tree.Symmetrised, tree.UpperIID)
@@ -403,6 +443,9 @@ func (c *Config) validateInstance(key string, in InstanceConfig) error {
 		}
 		if in.D < 2 {
 			return bad("d", "%d, want >= 2", in.D)
+		}
+		if in.NoiseVar == 0 && c.Advanced.R == 0 {
+			return bad("noise_var", "0 (noiseless) makes beta_t's noise scale R = sqrt(noise_var) = 0: give noise_var > 0 (the paper's is 0.25) or set advanced.R > 0")
 		}
 		if in.K < 1 {
 			return bad("k", "%d actions, want >= 1", in.K)

@@ -57,6 +57,12 @@ features = "all"`, 1)
 		{"B zero", base, `B = [10]`, `B = [0]`, "grid.B[0]"},
 		{"T below B", base, `T = [100]`, `T = [100, 5]`, "grid.T[1]"},
 		{"M zero", base, `M = [5]`, `M = [0]`, "grid.M[0]"},
+		// A key set to 0 is validated as given, never defaulted (issue 14).
+		{"d zero", base, `d = 4`, `d = 0`, "instance[0].d"},
+		{"k zero", base, `k = 10`, `k = 0`, "instance[0].k"},
+		{"crs zero", base, `T = [100]`, "T = [100]\n[advanced]\ncrs = 0", "advanced.crs"},
+		{"R zero", base, `T = [100]`, "T = [100]\n[advanced]\nR = 0", "advanced.R"},
+		{"noiseless without R", base, `noise_var = 0.25`, `noise_var = 0`, "instance[0].noise_var"},
 		{"missing T", base, `T = [100]`, ``, "grid.T"},
 		{"missing eps for private", base, `eps = [1, 5]`, ``, "grid.eps"},
 		{"alpha", base, `T = [100]`, "T = [100]\nalpha = [1.5]", "grid.alpha[0]"},
@@ -141,5 +147,23 @@ features = "title"`, 1)
 	var ke *KeyError
 	if !errors.As(err, &ke) || ke.Key != "instance[0].dataset" || !strings.Contains(err.Error(), "empty") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestAbsentKeysTakeDefaults: keys left out take the documented defaults
+// (d = 10, k = 100, noise_var = 0.25), and a noiseless instance runs when
+// advanced.R is given.
+func TestAbsentKeysTakeDefaults(t *testing.T) {
+	cfg := strings.Replace(base, "d = 4\nk = 10\nnoise_var = 0.25\n", "", 1)
+	c, err := ParseConfig([]byte(cfg), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in := c.Instances[0]; in.D != 10 || in.K != 100 || in.NoiseVar != DefaultNoiseVar {
+		t.Errorf("defaults: d %d k %d noise_var %v", in.D, in.K, in.NoiseVar)
+	}
+	noiseless := strings.Replace(base, "noise_var = 0.25", "noise_var = 0", 1) + "[advanced]\nR = 0.5\n"
+	if _, err := ParseConfig([]byte(noiseless), t.TempDir()); err != nil {
+		t.Errorf("noiseless with R: %v", err)
 	}
 }
