@@ -95,8 +95,10 @@ type CollectSummary struct {
 // Collect reads every per-run file of DIR and writes DIR/runs.arrow (one
 // row per run, sorted by run id) and DIR/curves.arrow (one row per run and
 // checkpoint, sorted by run id then round). Invalid per-run files are an
-// error naming them (rerun the sweep to redo those runs); temp files are
-// ignored.
+// error naming them (rerun the sweep to redo those runs), and so is a
+// directory with no run files (nothing is written then); temp files are
+// ignored. Call it while no sweep writes into dir (runner.Collect takes the
+// directory's lock).
 func Collect(dir string) (*CollectSummary, error) {
 	s, err := ScanRuns(dir)
 	if err != nil {
@@ -109,6 +111,9 @@ func Collect(dir string) (*CollectSummary, error) {
 		}
 		return nil, fmt.Errorf("collect %s: %d invalid run file(s) (rerun the sweep that made them: it moves them aside and redoes them): %s",
 			dir, len(s.Invalid), strings.Join(msgs, "; "))
+	}
+	if len(s.Runs) == 0 {
+		return nil, fmt.Errorf("collect %s: no run files in %s: nothing to collect (is this a sweep output directory? `run sweep` writes them)", dir, filepath.Join(dir, RunsDir))
 	}
 	recs, curves := Tables(s.Runs)
 	sum := &CollectSummary{

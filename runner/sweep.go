@@ -48,6 +48,25 @@ var ErrRunsFailed = errors.New("runs failed")
 // published, interrupted ones are not recorded and rerun next time.
 var ErrInterrupted = errors.New("sweep interrupted")
 
+// interruptedError is the error of an interrupted sweep. It matches
+// ErrInterrupted and the context's error (errors.Is) but reads as a
+// sentence for the user: what stopped it and what to do.
+type interruptedError struct {
+	executed int
+	cause    error // context.Cause: e.g. the signal received
+	ctxErr   error
+}
+
+func (e *interruptedError) Error() string {
+	why := ""
+	if e.cause != nil && e.cause != e.ctxErr {
+		why = " (" + e.cause.Error() + ")"
+	}
+	return fmt.Sprintf("%v%s after %d run(s) finished in this execution: they are kept; rerun the same command to continue", ErrInterrupted, why, e.executed)
+}
+
+func (e *interruptedError) Unwrap() []error { return []error{ErrInterrupted, e.ctxErr, e.cause} }
+
 // SimulateFunc runs one simulation; federate.Run by default.
 type SimulateFunc func(ctx context.Context, spec federate.Spec) (*federate.Result, error)
 
@@ -266,7 +285,7 @@ func (s *Sweep) Execute(ctx context.Context) (*Report, error) {
 	if ctx.Err() != nil {
 		log.Warn("sweep interrupted: finished runs are kept; rerun the same command to continue",
 			"done_now", rep.Executed, "out", s.Out)
-		return rep, fmt.Errorf("%w after %d run(s): %w", ErrInterrupted, rep.Executed, ctx.Err())
+		return rep, &interruptedError{executed: rep.Executed, cause: context.Cause(ctx), ctxErr: ctx.Err()}
 	}
 	if !s.NoCollect {
 		sum, err := outputs.Collect(s.Out)
@@ -399,4 +418,20 @@ func (s *Sweep) writeManifest(entries map[string]manifestEntry) error {
 	}
 	b = append(b, '\n')
 	return outputs.WriteFileAtomic(filepath.Join(s.Out, ManifestFile), func(w io.Writer) error { _, err := w.Write(b); return err })
+}
+
+// Collect writes DIR/runs.arrow and DIR/curves.arrow (outputs.Collect)
+// while holding the directory's lock, so that it never reads run files a
+// sweep is still writing: with a sweep running it fails at once, saying
+// so (the sweep collects by itself when it finishes).
+func Collect(dir string) (*outputs.CollectSummary, error) {
+	if st, err := os.Stat(filepath.Join(dir, outputs.RunsDir)); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("collect %s: no %s/ directory: not a sweep output directory (`run sweep SWEEP --out %s` writes one)", dir, outputs.RunsDir, dir)
+	}
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("collect: %w (it collects the tables itself when it finishes)", err)
+	}
+	defer unlock()
+	return outputs.Collect(dir)
 }

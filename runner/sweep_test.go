@@ -241,3 +241,49 @@ func TestConcurrentSweepsLocked(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestCollectLockedAndNonEmpty: `run collect` never reads while a sweep
+// writes (it fails at once, saying why), and refuses a directory with no
+// runs instead of writing empty tables (issue 14).
+func TestCollectLockedAndNonEmpty(t *testing.T) {
+	empty := t.TempDir()
+	if _, err := Collect(empty); err == nil || !strings.Contains(err.Error(), "not a sweep output directory") {
+		t.Errorf("empty dir: err = %v", err)
+	}
+	os.MkdirAll(filepath.Join(empty, "runs"), 0o755)
+	if _, err := Collect(empty); err == nil || !strings.Contains(err.Error(), "nothing to collect") {
+		t.Errorf("no run files: err = %v", err)
+	}
+	if ents, _ := os.ReadDir(empty); len(ents) != 2 { // runs/ and .lock
+		t.Errorf("collect wrote into an empty directory: %v", ents)
+	}
+
+	plan := mustPlan(t, tinyTOML)
+	dir := t.TempDir()
+	started := make(chan struct{})
+	release := make(chan struct{})
+	done := make(chan error)
+	go func() {
+		_, err := sweepInto(t, plan, dir, 1, fakeSim{}, func(n int, _ string) error {
+			if n == 1 {
+				close(started)
+				<-release
+			}
+			return nil
+		})
+		done <- err
+	}()
+	<-started
+	_, err := Collect(dir)
+	close(release)
+	if err == nil || !strings.Contains(err.Error(), "another sweep") {
+		t.Errorf("collect during a sweep: err = %v", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	sum, err := Collect(dir)
+	if err != nil || sum.Runs != tinyRuns {
+		t.Errorf("collect after the sweep: %+v, %v", sum, err)
+	}
+}

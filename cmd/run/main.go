@@ -37,8 +37,35 @@ type cli struct {
 	Plot       PlotCmd       `cmd:"" help:"Draw time-average regret vs round (mean and standard-error band per configuration) as DIR/regret.png and DIR/regret.svg."`
 }
 
-// exitInterrupted is the exit status after Ctrl-C (128 + SIGINT).
-const exitInterrupted = 130
+// signalCause is the cancellation cause of the command's context: the
+// signal that asked it to stop.
+type signalCause struct{ sig os.Signal }
+
+func (c signalCause) Error() string { return "received " + c.sig.String() }
+
+// exitStatus is the conventional exit status after a signal: 128 + its
+// number (130 for Ctrl-C, 143 for SIGTERM).
+func (c signalCause) exitStatus() int {
+	if s, ok := c.sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 130
+}
+
+// notifyContext returns a context cancelled, with a signalCause, by the
+// first SIGINT or SIGTERM; after it the signals' default action (exit)
+// applies again, so a second Ctrl-C stops at once.
+func notifyContext() context.Context {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-sigs
+		signal.Stop(sigs)
+		cancel(signalCause{s})
+	}()
+	return ctx
+}
 
 func main() {
 	var c cli
@@ -54,20 +81,21 @@ func main() {
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
 
-	// The first Ctrl-C cancels the context: running simulations stop at the
-	// next round, finished runs stay published. A second one kills at once.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	go func() {
-		<-ctx.Done()
-		stop()
-	}()
+	// The first Ctrl-C (or SIGTERM) cancels the context: running
+	// simulations stop at the next round, finished runs stay published. A
+	// second one kills at once.
+	ctx := notifyContext()
 	k.BindTo(ctx, (*context.Context)(nil))
 	err := k.Run()
+	var sc signalCause
 	switch {
 	case err == nil:
+	case errors.As(err, &sc):
+		fmt.Fprintln(os.Stderr, "run:", err)
+		os.Exit(sc.exitStatus())
 	case errors.Is(err, runner.ErrInterrupted):
 		fmt.Fprintln(os.Stderr, "run:", err)
-		os.Exit(exitInterrupted)
+		os.Exit(130)
 	default:
 		k.FatalIfErrorf(err)
 	}

@@ -140,7 +140,7 @@ type CollectCmd struct {
 
 // Run collects the tables.
 func (c *CollectCmd) Run() error {
-	sum, err := outputs.Collect(c.Dir)
+	sum, err := runner.Collect(c.Dir)
 	if err != nil {
 		return err
 	}
