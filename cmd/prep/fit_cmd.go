@@ -13,9 +13,9 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/fedbandit/fedbandit/features"
-	"github.com/fedbandit/fedbandit/ingest"
 	"github.com/fedbandit/fedbandit/lasso"
 	"github.com/fedbandit/fedbandit/partition"
+	"github.com/fedbandit/fedbandit/prepare"
 )
 
 // FitCmd is `prep fit`: fit theta* of a bandit instance and store it in the
@@ -180,8 +180,12 @@ func writePartition(dir, strategy string, m int, seed uint64) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("%s: %d queries -> %d silos of %d (%s), %d unused -> %s\n", dir, p.Queries, p.Silos, len(p.Assign[0]), p.Strategy, len(p.Unused), path)
+	printPartition(dir, p, path)
 	return nil
+}
+
+func printPartition(dir string, p *partition.Partition, path string) {
+	fmt.Printf("%s: %d queries -> %d silos of %d (%s), %d unused -> %s\n", dir, p.Queries, p.Silos, len(p.Assign[0]), p.Strategy, len(p.Unused), path)
 }
 
 // AllCmd is `prep all`: ingest, fit and partition in one go, from flags or
@@ -329,34 +333,7 @@ func (c *AllCmd) Run() error {
 	if cfg.Out == "" {
 		return errors.New("no dataset directory: give --out or out = \"...\" in the config")
 	}
-	for i, p := range cfg.Partition {
-		if p.Strategy == "" {
-			cfg.Partition[i].Strategy = partition.Contiguous
-		}
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if _, err := ingest.ReadManifest(cfg.Out); err == nil && !cfg.Force {
-		if len(cfg.Inputs) > 0 {
-			why, err := ingest.Stale(cfg.Out, ingest.Options{Inputs: cfg.Inputs})
-			if err != nil {
-				return err
-			}
-			if why != "" {
-				return fmt.Errorf("%s was not made from these inputs: %s (use --force or force = true to re-ingest)", cfg.Out, why)
-			}
-		}
-		slog.Info("reusing prepared dataset, made from these inputs (use --force or force = true to re-ingest)", "dir", cfg.Out)
-	} else {
-		if len(cfg.Inputs) == 0 {
-			return fmt.Errorf("%s holds no prepared dataset and no inputs were given", cfg.Out)
-		}
-		m, err := ingest.Run(ctx, ingest.Options{Inputs: cfg.Inputs, Out: cfg.Out, Force: cfg.Force, Log: slog.Default()})
-		if err != nil {
-			return err
-		}
-		fmt.Printf("%s: %d rows, %d queries, %d features, documents_sha256 %s\n", cfg.Out, m.Rows, m.Queries, m.Features, m.DocumentsHash)
-	}
+	o := prepare.Options{Inputs: cfg.Inputs, Out: cfg.Out, Force: cfg.Force, Log: slog.Default()}
 	for _, f := range cfg.Fit {
 		fc := FitCmd{
 			Dataset: cfg.Out, Features: f.Features, Model: f.Model, Alpha: f.Alpha, CV: f.CV || f.Alpha == nil,
@@ -370,20 +347,29 @@ func (c *AllCmd) Run() error {
 		if fc.CV {
 			fc.Alpha = nil
 		}
-		o, err := fc.options()
+		fo, err := fc.options()
 		if err != nil {
 			return err
 		}
-		th, err := lasso.FitDataset(ctx, cfg.Out, o)
-		if err != nil {
-			return err
-		}
-		printTheta(cfg.Out, th)
+		o.Fits = append(o.Fits, fo)
 	}
 	for _, p := range cfg.Partition {
-		if err := writePartition(cfg.Out, p.Strategy, p.Silos, p.Seed); err != nil {
-			return err
-		}
+		o.Partitions = append(o.Partitions, prepare.Partition{Strategy: p.Strategy, Silos: p.Silos, Seed: p.Seed})
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	res, err := prepare.Run(ctx, o)
+	if err != nil {
+		return err
+	}
+	if m := res.Manifest; res.Ingested {
+		fmt.Printf("%s: %d rows, %d queries, %d features, documents_sha256 %s\n", cfg.Out, m.Rows, m.Queries, m.Features, m.DocumentsHash)
+	}
+	for _, th := range res.Thetas {
+		printTheta(cfg.Out, th)
+	}
+	for i, p := range res.Partitions {
+		printPartition(cfg.Out, p, res.PartitionPaths[i])
 	}
 	return nil
 }

@@ -5,9 +5,7 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -17,9 +15,9 @@ import (
 
 	"github.com/fedbandit/fedbandit/datasets/mq2008"
 	"github.com/fedbandit/fedbandit/features"
-	"github.com/fedbandit/fedbandit/ingest"
 	"github.com/fedbandit/fedbandit/lasso"
 	"github.com/fedbandit/fedbandit/partition"
+	"github.com/fedbandit/fedbandit/prepare"
 	"github.com/fedbandit/fedbandit/runner"
 )
 
@@ -93,60 +91,33 @@ func (c *QuickstartCmd) Run(ctx context.Context) error {
 // the content of the embedded files, and returns the dataset directory:
 // ingest (documents.parquet, manifest.json), a lasso theta* for the "all"
 // feature set with alpha chosen by 5-fold cross-validation grouped by
-// query, and the contiguous partition into m silos. Each step is skipped
-// when its artifact is already there and matches.
+// query, and the contiguous partition into m silos (prepare.Run in cache
+// mode: valid artifacts are reused, a damaged or stale dataset is rebuilt,
+// concurrent main jobs wait for each other).
 func PrepareMQ2008(ctx context.Context, cache string, m int, log *slog.Logger) (string, error) {
 	key, err := embeddedHash()
 	if err != nil {
 		return "", err
 	}
 	root := filepath.Join(cache, "mq2008-"+key[:12])
-	dataset := filepath.Join(root, "dataset")
-
-	man, err := ingest.ReadManifest(dataset)
-	if err != nil || !sourcesMatch(man) {
-		log.Info("preparing the embedded MQ2008 dataset (once)", "dir", root)
-		src, err := mq2008.Extract(filepath.Join(root, "src"))
-		if err != nil {
-			return "", err
-		}
-		if man, err = ingest.Run(ctx, ingest.Options{Inputs: src, Out: dataset, Force: true}); err != nil {
-			return "", fmt.Errorf("quickstart: ingest MQ2008: %w", err)
-		}
-		if err := os.RemoveAll(filepath.Join(root, "src")); err != nil {
-			return "", fmt.Errorf("quickstart: %w", err)
-		}
-	}
-	if man.Queries != mq2008.Queries || man.Rows != mq2008.Rows {
-		return "", fmt.Errorf("quickstart: %s holds %d queries and %d rows, want %d and %d", dataset, man.Queries, man.Rows, mq2008.Queries, mq2008.Rows)
-	}
-
-	set, err := features.Resolve(quickstartFeatures, man.Features, features.DefaultIntercept)
+	src, err := mq2008.Extract(filepath.Join(root, "src"))
 	if err != nil {
 		return "", err
 	}
-	thetaPath := lasso.ThetaPath(dataset, set.ID(), lasso.ModelReference)
-	if th, _, err := lasso.ReadTheta(thetaPath); err != nil || th.DatasetSHA256 != man.DocumentsHash {
-		log.Info("fitting theta* (lasso, alpha by 5-fold cross-validation)", "features", quickstartFeatures)
-		if _, err := lasso.FitDataset(ctx, dataset, lasso.FitOptions{
+	dataset := filepath.Join(root, "dataset")
+	res, err := prepare.Run(ctx, prepare.Options{
+		Inputs: src, Out: dataset, Cache: true, Log: log,
+		Fits: []lasso.FitOptions{{
 			Features: quickstartFeatures, Model: lasso.ModelReference,
-			Lasso: lasso.Options{CV: &lasso.CVOptions{Folds: lasso.DefaultFolds}}, Log: log,
-		}); err != nil {
-			return "", fmt.Errorf("quickstart: fit MQ2008: %w", err)
-		}
+			Lasso: lasso.Options{CV: &lasso.CVOptions{Folds: lasso.DefaultFolds}},
+		}},
+		Partitions: []prepare.Partition{{Strategy: partition.Contiguous, Silos: m}},
+	})
+	if err != nil {
+		return "", fmt.Errorf("quickstart: prepare MQ2008 in %s (delete that directory if this persists): %w", root, err)
 	}
-
-	partPath := partition.ArtifactPath(dataset, partition.Contiguous, m, 0)
-	if _, err := partition.ReadArtifact(partPath); errors.Is(err, fs.ErrNotExist) {
-		p, man, err := partition.ForDataset(dataset, partition.Contiguous, m, 0)
-		if err != nil {
-			return "", fmt.Errorf("quickstart: partition MQ2008: %w", err)
-		}
-		if _, err := partition.WriteArtifact(dataset, man.DocumentsHash, p); err != nil {
-			return "", fmt.Errorf("quickstart: %w", err)
-		}
-	} else if err != nil {
-		return "", fmt.Errorf("quickstart: %w", err)
+	if man := res.Manifest; man.Queries != mq2008.Queries || man.Rows != mq2008.Rows {
+		return "", fmt.Errorf("quickstart: %s holds %d queries and %d rows, want %d and %d", dataset, man.Queries, man.Rows, mq2008.Queries, mq2008.Rows)
 	}
 	return dataset, nil
 }
@@ -164,23 +135,4 @@ func embeddedHash() (string, error) {
 		h.Write(b)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// sourcesMatch reports whether a cached dataset was ingested from exactly
-// the embedded files.
-func sourcesMatch(man *ingest.Manifest) bool {
-	if len(man.Sources) != len(mq2008.Partitions) {
-		return false
-	}
-	for i, name := range mq2008.Partitions {
-		b, err := mq2008.FS.ReadFile(name)
-		if err != nil {
-			return false
-		}
-		sum := sha256.Sum256(b)
-		if man.Sources[i].SHA256 != hex.EncodeToString(sum[:]) {
-			return false
-		}
-	}
-	return true
 }

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/fedbandit/fedbandit/internal/atomicfile"
 )
 
 // FS holds S1.txt .. S5.txt and SOURCE.md.
@@ -28,7 +30,8 @@ const (
 
 // Extract writes the five partitions and SOURCE.md into dir (created if
 // needed) and returns the partition paths in order. Existing identical
-// files are rewritten; the result is always the embedded bytes.
+// files are rewritten; the result is always the embedded bytes. Concurrent
+// calls on the same dir are safe.
 func Extract(dir string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("mq2008: %w", err)
@@ -40,11 +43,7 @@ func Extract(dir string) ([]string, error) {
 			return nil, fmt.Errorf("mq2008: read embedded %s: %w", name, err)
 		}
 		p := filepath.Join(dir, name)
-		tmp := p + ".tmp"
-		if err := os.WriteFile(tmp, b, 0o644); err != nil {
-			return nil, fmt.Errorf("mq2008: %w", err)
-		}
-		if err := os.Rename(tmp, p); err != nil {
+		if err := atomicfile.WriteFile(p, b); err != nil {
 			return nil, fmt.Errorf("mq2008: %w", err)
 		}
 		if name != "SOURCE.md" {

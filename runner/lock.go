@@ -1,0 +1,20 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/fedbandit/fedbandit/internal/dirlock"
+)
+
+// lockDir takes an exclusive advisory lock on DIR/.lock so that two sweeps
+// (or a sweep and a collect) never write into the same directory at once.
+// The lock disappears with the process, even after SIGKILL.
+func lockDir(dir string) (func(), error) {
+	unlock, err := dirlock.Lock(filepath.Join(dir, ".lock"), false)
+	if errors.Is(err, dirlock.ErrLocked) {
+		return nil, fmt.Errorf("lock %s: another sweep is writing into this directory", dir)
+	}
+	return unlock, err
+}
