@@ -13,6 +13,8 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/fedbandit/fedbandit/runner"
+
 	"github.com/fedbandit/fedbandit/outputs"
 )
 
@@ -162,4 +164,38 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// TestRateValidated: --rate 0 or negative is refused by plan and sweep
+// (issue 14: it was accepted).
+func TestRateValidated(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.toml")
+	os.WriteFile(p, []byte("name = \"x\"\nseeds = 1\n[[instance]]\nkind = \"synthetic\"\n[[algorithm]]\nname = \"fedlinucb\"\n[grid]\nM = [2]\nB = [5]\nT = [10]\n"), 0o644)
+	for _, args := range [][]string{
+		{"plan", p, "--rate", "0"},
+		{"plan", p, "--rate=-4e9"},
+		{"sweep", p, "--out", t.TempDir(), "--rate", "0"},
+	} {
+		var c cli
+		k := kong.Must(&c, kong.Name("run"))
+		_, err := k.Parse(args)
+		if err == nil || !strings.Contains(err.Error(), "want the multiply-adds per second of one core, > 0") {
+			t.Errorf("%v: err = %v", args, err)
+		}
+	}
+}
+
+// TestHugeSweepWarns: run sweep prints its estimate first and warns when
+// it exceeds hugeCPUHours, without stopping.
+func TestHugeSweepWarns(t *testing.T) {
+	var b strings.Builder
+	warnEstimate(&b, runner.Estimate{Runs: 10, Pending: 10, CPUSeconds: 2e6 * 3600, WallSeconds: 1e6 * 3600}, 2)
+	if !strings.Contains(b.String(), "10 of 10 runs to do") || !strings.Contains(b.String(), "WARNING: this sweep is estimated at 2e+06 CPU-hours") {
+		t.Errorf("huge sweep:\n%s", b.String())
+	}
+	b.Reset()
+	warnEstimate(&b, runner.Estimate{Runs: 10, Pending: 4, CPUSeconds: 20, WallSeconds: 10}, 2)
+	if strings.Contains(b.String(), "WARNING") || !strings.Contains(b.String(), "4 of 10 runs to do: about 20s CPU, 10s wall") {
+		t.Errorf("small sweep:\n%s", b.String())
+	}
 }

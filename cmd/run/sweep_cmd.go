@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"runtime"
 	"time"
@@ -18,9 +19,24 @@ type PlanCmd struct {
 	Config  string  `arg:"" type:"existingfile" help:"Sweep file (TOML)."`
 	Out     string  `help:"Output directory of the sweep: count the runs already done there." type:"path"`
 	Workers int     `help:"Workers to assume for the wall-time and memory estimates (default: one per core)."`
-	Rate    float64 `help:"Multiply-adds per second of one core on the UCB-width kernel (see docs/bench/runner.md)." default:"4e9"`
+	Rate    float64 `help:"Multiply-adds per second of one core on the UCB-width kernel (> 0; see docs/bench/runner.md)." default:"4e9"`
 	List    bool    `help:"Also print every run: id, then its configuration and seed, in run order."`
 }
+
+// Validate rejects a rate that cannot be a speed.
+func (c *PlanCmd) Validate() error { return checkRate(c.Rate) }
+
+func checkRate(rate float64) error {
+	if !(rate > 0) || math.IsInf(rate, 0) {
+		return fmt.Errorf("--rate %v: want the multiply-adds per second of one core, > 0 (default 4e9)", rate)
+	}
+	return nil
+}
+
+// hugeCPUHours is the estimate above which `run sweep` warns before it
+// starts: a sweep that large is more likely a grid typo than intended, and
+// belongs on a cluster if intended.
+const hugeCPUHours = 1000
 
 // Run prints the plan.
 func (c *PlanCmd) Run() error {
@@ -91,7 +107,11 @@ type SweepCmd struct {
 	Workers  int           `help:"Concurrent runs (default: one per core)."`
 	LogEvery time.Duration `help:"Interval of progress log lines when stderr is not a terminal." default:"30s"`
 	NoPlot   bool          `help:"Do not draw regret.png/regret.svg at the end."`
+	Rate     float64       `help:"Multiply-adds per second of one core, for the estimate printed before the sweep starts (> 0; see run plan)." default:"4e9"`
 }
+
+// Validate rejects a rate that cannot be a speed.
+func (c *SweepCmd) Validate() error { return checkRate(c.Rate) }
 
 // Run executes the sweep.
 func (c *SweepCmd) Run(ctx context.Context) error {
@@ -103,7 +123,30 @@ func (c *SweepCmd) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	workers := c.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	var scan *outputs.Scan
+	if _, err := os.Stat(c.Out); err == nil {
+		if scan, err = outputs.ScanRuns(c.Out); err != nil {
+			return err
+		}
+	}
+	warnEstimate(os.Stderr, plan.Estimate(scan, workers, c.Rate), workers)
 	return runSweep(ctx, plan, c.Out, c.Workers, c.LogEvery, !c.NoPlot)
+}
+
+// warnEstimate prints the estimate of the runs about to execute, and a
+// warning when it is huge (it does not stop: the user may mean it).
+func warnEstimate(w io.Writer, e runner.Estimate, workers int) {
+	fmt.Fprintf(w, "%d of %d runs to do: about %s CPU, %s wall with %d workers, peak memory about %s (estimate: run plan)\n",
+		e.Pending, e.Runs, durText(e.CPUSeconds), durText(e.WallSeconds), workers, bytesText(e.PeakBytes))
+	if h := e.CPUSeconds / 3600; h > hugeCPUHours {
+		fmt.Fprintf(w, "WARNING: this sweep is estimated at %.3g CPU-hours (%.3g days of wall time here). If that is not intended, "+
+			"check the grid with `run plan --list`; if it is, consider spreading it over a cluster. Ctrl-C stops cleanly and keeps finished runs.\n",
+			h, e.WallSeconds/86400)
+	}
 }
 
 // runSweep executes plan into out, then plots; shared with the main job.
