@@ -13,9 +13,8 @@ import (
 
 	"github.com/alecthomas/kong"
 
-	"github.com/fedbandit/fedbandit/runner"
-
 	"github.com/fedbandit/fedbandit/outputs"
+	"github.com/fedbandit/fedbandit/runner"
 )
 
 // TestQuickstart runs the main job at its CI size on the embedded MQ2008
