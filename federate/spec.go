@@ -39,59 +39,67 @@ const (
 // SyntheticSpec parameterises the paper's Gaussian instance (section 5 of
 // protocol.md).
 type SyntheticSpec struct {
-	D          int     // feature dimension (10)
-	K          int     // actions per silo per round (100)
-	NoiseVar   float64 // variance of the Gaussian reward noise (0.25)
-	FixedBasis bool    // the published code's fixed basis-like first d actions
+	D          int     `json:"D"`          // feature dimension (10)
+	K          int     `json:"K"`          // actions per silo per round (100)
+	NoiseVar   float64 `json:"NoiseVar"`   // variance of the Gaussian reward noise (0.25)
+	FixedBasis bool    `json:"FixedBasis"` // the published code's fixed basis-like first d actions
 	// Seed draws theta* (and fixed actions); separate from the run seed so
 	// that many runs can share one instance.
-	Seed uint64
+	Seed uint64 `json:"Seed"`
 	// SharedContexts draws contexts from the instance seed (one instance
 	// for all runs, as the published code did) instead of the run seed.
-	SharedContexts bool
+	SharedContexts bool `json:"SharedContexts"`
 	// ContextGen chooses the generator of the contexts' Gaussian
 	// coordinates: ContextsFast (default when empty) or ContextsChaCha8.
-	ContextGen string
+	ContextGen string `json:"ContextGen"`
 }
 
 // Spec fully specifies one simulation run. Together with the content
 // hashes of its data it determines the run's identity and its output bytes.
+//
+// Run ids hash the JSON of Spec (and the synthetic instance hash that of
+// SyntheticSpec), so the JSON names are pinned: the fields below keep
+// their names as they are. A new field must carry `json:"name,omitempty"`
+// so that its zero value leaves every existing id unchanged
+// (runner.TestRunIDsPinned and TestSpecJSONTags enforce both).
 type Spec struct {
-	Instance  string                  // InstanceSynthetic or InstanceLTR
-	Synthetic SyntheticSpec           // used when Instance == InstanceSynthetic
-	LTR       *LTRData                // used when Instance == InstanceLTR (shared, read-only)
-	Algorithm string                  // AlgFedLinUCB, AlgLDP or AlgSDPAmp
-	Protocol  string                  // ProtocolP (default) or ProtocolPAlt
-	Lazy      bool                    // paper Algorithm 8: act on synchronised statistics only
-	Preset    string                  // accountant.PresetPaper, PresetReferenceCode or PresetExact
-	Eps       float64                 // target epsilon (private algorithms)
-	Delta     float64                 // target delta (private algorithms)
-	Relation  string                  // accountant.AddRemove (default) or accountant.ReplaceOne
-	M         int                     // silos
-	T         int                     // rounds per silo
-	B         int                     // batch size
-	Alpha     float64                 // UCB confidence level (default 0.01)
-	Every     int                     // checkpoint spacing in rounds (default B); the last round is always recorded
-	Seed      uint64                  // run seed: every random stream of the run derives from it
-	Calib     *accountant.Calibration // optional override; normally computed from the spec
+	Instance  string                  `json:"Instance"`  // InstanceSynthetic or InstanceLTR
+	Synthetic SyntheticSpec           `json:"Synthetic"` // used when Instance == InstanceSynthetic
+	LTR       *LTRData                `json:"LTR"`       // used when Instance == InstanceLTR (shared, read-only)
+	Algorithm string                  `json:"Algorithm"` // AlgFedLinUCB, AlgLDP or AlgSDPAmp
+	Protocol  string                  `json:"Protocol"`  // ProtocolP (default) or ProtocolPAlt
+	Lazy      bool                    `json:"Lazy"`      // paper Algorithm 8: act on synchronised statistics only
+	Preset    string                  `json:"Preset"`    // accountant.PresetPaper, PresetReferenceCode or PresetExact
+	Eps       float64                 `json:"Eps"`       // target epsilon (private algorithms)
+	Delta     float64                 `json:"Delta"`     // target delta (private algorithms)
+	Relation  string                  `json:"Relation"`  // accountant.AddRemove (default) or accountant.ReplaceOne
+	M         int                     `json:"M"`         // silos
+	T         int                     `json:"T"`         // rounds per silo
+	B         int                     `json:"B"`         // batch size
+	Alpha     float64                 `json:"Alpha"`     // UCB confidence level (default 0.01)
+	Every     int                     `json:"Every"`     // checkpoint spacing in rounds (default B); the last round is always recorded
+	Seed      uint64                  `json:"Seed"`      // run seed: every random stream of the run derives from it
+	Calib     *accountant.Calibration `json:"Calib"`     // optional override; normally computed from the spec
 
 	// R and Crs are the beta_t constants (reward-noise scale and
 	// multiplier). Zero means the instance default: synthetic R =
 	// sqrt(NoiseVar) and Crs = 1; ltr LTRData.R and LTRData.Crs (1 and 0.1
 	// when those are zero).
-	R, Crs float64
+	R   float64 `json:"R"`
+	Crs float64 `json:"Crs"`
 	// GramNoise is the Gram-noise convention: tree.Symmetrised (default,
 	// the published code's (Z+Z^T)/2) or tree.UpperIID.
-	GramNoise string
+	GramNoise string `json:"GramNoise"`
 	// RewardLo, RewardHi is the interval observed rewards are clamped to
 	// before they enter any statistic (default [0, 1]). Private algorithms
 	// need max(|RewardLo|, |RewardHi|) <= 1 so that the bias stream has
 	// sensitivity 1. Feature vectors are always projected to ||x|| <= 1.
-	RewardLo, RewardHi float64
+	RewardLo float64 `json:"RewardLo"`
+	RewardHi float64 `json:"RewardHi"`
 	// NoClip disables the clamping of rewards (the published code does not
 	// clamp). Only allowed for non-private FedLinUCB, whose statistics
 	// are never released under a privacy claim.
-	NoClip bool
+	NoClip bool `json:"NoClip"`
 }
 
 // LTRData is a learning-to-rank bandit instance prepared from a dataset:

@@ -268,9 +268,12 @@ func NewRun(spec federate.Spec, in *Instance) (Run, error) {
 // encoding of the spec (call on spec.WithDefaults(); the LTR data is
 // represented by instanceHash and never encoded itself), the instance
 // content hash and outputs.FormatVersion. The encoding is JSON of the Spec
-// struct (fields in declaration order, floats in Go's shortest
-// round-trip form), so any new Spec field changes every id: results are
-// never silently reused across incompatible code.
+// struct (fields in declaration order with pinned names, floats in Go's
+// shortest round-trip form). New Spec fields are omitempty, so a field at
+// its zero value (the behaviour before it existed) changes no id, while
+// any other value gives a new one; an intentional change of identity
+// bumps outputs.FormatVersion, which `run plan` prints. TestRunIDsPinned
+// pins the ids of the shipped sweeps.
 func RunID(spec federate.Spec, instanceHash string) (string, error) {
 	spec.LTR = nil
 	spec.Calib = nil

@@ -73,7 +73,7 @@ func printPlan(w io.Writer, plan *runner.Plan, e runner.Estimate, workers int, r
 	for _, r := range plan.Runs {
 		groups[r.GroupID] = true
 	}
-	fmt.Fprintf(w, "sweep %q: %d runs (%d configurations x %d seeds)\n", plan.Config.Name, e.Runs, len(groups), plan.Config.Seeds)
+	fmt.Fprintf(w, "sweep %q: %d runs (%d configurations x %d seeds; run ids of format v%d)\n", plan.Config.Name, e.Runs, len(groups), plan.Config.Seeds, outputs.FormatVersion)
 	for _, in := range plan.Instances {
 		fmt.Fprintf(w, "  instance %s: %s (hash %.12s, d=%d, %.1f actions/round, %s shared)\n",
 			in.Config.Name, in.Name, in.Hash, in.Dim, in.Actions, bytesText(in.Bytes))
