@@ -45,8 +45,8 @@ type Config struct {
 	Advanced Advanced `toml:"advanced"`
 
 	// dir is the directory of the sweep file: relative dataset paths are
-	// resolved against it.
-	dir string
+	// resolved against it; path is the file (empty for ParseConfig).
+	dir, path string
 	// raw is the file's bytes, saved beside the outputs.
 	raw []byte
 	// tree is the file decoded generically: which keys the user set (a
@@ -194,6 +194,9 @@ func LoadConfig(path string) (*Config, error) {
 		return nil, fmt.Errorf("read sweep: %w", err)
 	}
 	c, err := ParseConfig(raw, filepath.Dir(path))
+	if c != nil {
+		c.path = path
+	}
 	if err != nil {
 		var ke *KeyError
 		if errors.As(err, &ke) {

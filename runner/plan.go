@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/fedbandit/fedbandit/federate"
+	"github.com/fedbandit/fedbandit/federate/accountant"
 	"github.com/fedbandit/fedbandit/ltr"
 	"github.com/fedbandit/fedbandit/outputs"
 )
@@ -72,6 +73,7 @@ func NewPlan(c *Config, build BuildLTRFunc) (*Plan, error) {
 	}
 	p := &Plan{Config: c}
 	seen := map[string]bool{}
+	calibrated := map[string]bool{}          // group ids whose noise calibration succeeded
 	shared := map[string]*federate.LTRData{} // by dataset, features, model, noise: see shareQueries
 	for ii, ic := range c.Instances {
 		insts := map[int]*Instance{} // by M
@@ -98,7 +100,7 @@ func NewPlan(c *Config, build BuildLTRFunc) (*Plan, error) {
 			p.Instances = append(p.Instances, in)
 			return in, nil
 		}
-		for _, ac := range c.Algorithms {
+		for ai, ac := range c.Algorithms {
 			private := ac.Name != federate.AlgFedLinUCB
 			epss, deltas := []float64{0}, []float64{0}
 			if private {
@@ -130,6 +132,16 @@ func NewPlan(c *Config, build BuildLTRFunc) (*Plan, error) {
 											r, err := NewRun(spec, in)
 											if err != nil {
 												return nil, err
+											}
+											// Calibrate every configuration now, so that a sweep
+											// whose noise cannot be calibrated fails here, not
+											// run by run at execution.
+											if !calibrated[r.GroupID] {
+												if _, err := accountant.Calibrate(r.Spec.Request()); err != nil {
+													return nil, &KeyError{File: c.path, Key: fmt.Sprintf("algorithm[%d]", ai),
+														Msg: fmt.Sprintf("%s cannot be calibrated at eps = %g, delta = %g, M = %d, B = %d, T = %d: %v", ac.Name, eps, delta, m, b, t, err)}
+												}
+												calibrated[r.GroupID] = true
 											}
 											if !seen[r.ID] {
 												seen[r.ID] = true

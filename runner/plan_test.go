@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -211,5 +212,38 @@ func TestShareQueriesOnlyIdentical(t *testing.T) {
 	b.Queries[0].Mu[0] = 0.5
 	if !shareQueries(a, b) || &a.Queries[0] != &b.Queries[0] {
 		t.Error("identical documents not shared")
+	}
+}
+
+// TestPlanCalibratesUpFront: a sweep whose noise cannot be calibrated (the
+// paper's SDP-amp sigma outside its theorem's regime, delta >= kappa/T)
+// fails when planned, naming the file and the algorithm, instead of
+// planning fine and failing every such run at execution (issue 10).
+func TestPlanCalibratesUpFront(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "sdp.toml")
+	os.WriteFile(p, []byte(`name = "sdp paper"
+seeds = 2
+[[instance]]
+kind = "synthetic"
+[[algorithm]]
+name = "fedlinucb"
+[[algorithm]]
+name = "sdp-amp"
+preset = "paper"
+[grid]
+eps = [1]
+delta = [1e-4, 0.1]
+M = [10]
+B = [25]
+T = [1000]
+`), 0o644)
+	c, err := LoadConfig(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = NewPlan(c, nil)
+	var ke *KeyError
+	if !errors.As(err, &ke) || ke.File != p || ke.Key != "algorithm[1]" || !strings.Contains(err.Error(), "delta = 0.1") {
+		t.Fatalf("err = %v, want a KeyError for %s algorithm[1] at delta = 0.1", err, p)
 	}
 }
