@@ -1,3 +1,5 @@
+//go:build amd64 && !purego
+
 #include "textflag.h"
 
 // func gramTileAVX2(c []float64, ldc int, a, b []float64, rows int)
