@@ -118,8 +118,11 @@ type siloState struct {
 	// p-sum trees (private algorithms).
 	gram, bias *tree.Tree
 	reward     *rand.Rand
-	pseudo     float64
-	realised   float64
+	// pick chooses the actions of a policy that does not learn
+	// (Algorithm.Learns false); nil otherwise.
+	pick     *rand.Rand
+	pseudo   float64
+	realised float64
 }
 
 // sim is the state of one run.
@@ -129,6 +132,7 @@ type sim struct {
 	d, np  int // dimension, packed length d(d+1)/2
 	lambda float64
 	lazy   bool
+	learns bool // false: a policy that chooses without learning (no statistics, no synchronisation)
 	inst   instance
 	silos  []siloState
 
@@ -160,10 +164,14 @@ type sim struct {
 // newSim builds the run state of a validated spec (with defaults).
 func newSim(s Spec, cal *accountant.Calibration, h hooks) (*sim, error) {
 	runKey := RunKey(s.Seed)
+	alg, err := LookupAlgorithm(s.Algorithm)
+	if err != nil {
+		return nil, err
+	}
 	d := s.Dim()
 	np := tree.PackedLen(d)
 	sm := &sim{
-		s: s, cal: cal, d: d, np: np, lambda: cal.Lambda, lazy: s.Lazy,
+		s: s, cal: cal, d: d, np: np, lambda: cal.Lambda, lazy: s.Lazy, learns: alg.Learns,
 		silos: make([]siloState, s.M),
 		wsyn:  make([]float64, np), usyn: make([]float64, d),
 		asyn: make([]float64, d*d), psyn: make([]float64, np), thetSyn: make([]float64, d),
@@ -201,7 +209,7 @@ func newSim(s Spec, cal *accountant.Calibration, h hooks) (*sim, error) {
 		sm.gramSrv, sm.biasSrv = tree.NewServer(np), tree.NewServer(d)
 		sm.gnodes, sm.bnodes = make([][]float64, s.M), make([][]float64, s.M)
 		sm.order = make([]int, s.M)
-		if s.Algorithm == AlgSDPAmp {
+		if alg.Model == accountant.ModelSDPAmp {
 			sm.shuffle = rng.New(runKey, "shuffle")
 		}
 	}
@@ -209,6 +217,9 @@ func newSim(s Spec, cal *accountant.Calibration, h hooks) (*sim, error) {
 		si := &sm.silos[i]
 		si.wloc, si.uloc = make([]float64, np), make([]float64, d)
 		si.reward = rng.New(runKey, "silo", i, "reward")
+		if !alg.Learns {
+			si.pick = rng.New(runKey, "silo", i, "policy")
+		}
 		if !sm.lazy {
 			si.p, si.theta = make([]float64, np), make([]float64, d)
 		}
@@ -231,7 +242,7 @@ func (sm *sim) round(t int) {
 	}
 	sm.pseudo += pseudo
 	sm.realised += realised
-	due := t%sm.s.B == 0
+	due := sm.learns && t%sm.s.B == 0
 	if sm.h.syncDue != nil {
 		due = sm.h.syncDue(sm, t)
 	}
@@ -257,7 +268,12 @@ func (sm *sim) play(i int) (pseudo, realised float64) {
 	if need := set.n + panelLanes*len(set.panels); len(sm.scores) < need {
 		sm.scores = make([]float64, need)
 	}
-	arm := argmaxUCB(set, d, theta, p, sm.beta, sm.scores)
+	var arm int
+	if si.pick != nil {
+		arm = si.pick.IntN(set.n)
+	} else {
+		arm = argmaxUCB(set, d, theta, p, sm.beta, sm.scores)
+	}
 	best := argmaxFirst(mu[:set.n])
 	if sm.h.played != nil {
 		sm.h.played(sm.t, i, arm)
@@ -277,8 +293,10 @@ func (sm *sim) play(i int) (pseudo, realised float64) {
 	pseudo = mu[best] - mu[arm]
 	realised = mu[best] + eBest - y
 
-	set.row(sm.xrow, arm)
-	sm.observe(i, sm.xrow, y)
+	if sm.learns {
+		set.row(sm.xrow, arm)
+		sm.observe(i, sm.xrow, y)
+	}
 	si.pseudo += pseudo
 	si.realised += realised
 	return pseudo, realised

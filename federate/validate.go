@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/fedbandit/fedbandit/federate/accountant"
 	"github.com/fedbandit/fedbandit/federate/tree"
@@ -111,16 +112,17 @@ func (s Spec) Dim() int {
 	return 0
 }
 
-// Private reports whether the spec's algorithm adds privacy noise.
-func (s Spec) Private() bool { return s.Algorithm == AlgLDP || s.Algorithm == AlgSDPAmp }
+// Private reports whether the spec's algorithm adds privacy noise (false
+// for an unknown algorithm, which Validate rejects).
+func (s Spec) Private() bool {
+	a, err := LookupAlgorithm(s.Algorithm)
+	return err == nil && a.Private()
+}
 
 // model returns the accountant's privacy model of the spec's algorithm.
 func (s Spec) model() string {
-	switch s.Algorithm {
-	case AlgLDP:
-		return accountant.ModelLDP
-	case AlgSDPAmp:
-		return accountant.ModelSDPAmp
+	if a, err := LookupAlgorithm(s.Algorithm); err == nil {
+		return a.Model
 	}
 	return accountant.ModelNone
 }
@@ -155,18 +157,22 @@ func (s Spec) Validate() error {
 		return fmt.Errorf("%w: %s", ErrInvalidSpec, fmt.Sprintf(format, a...))
 	}
 	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
-	switch s.Algorithm {
-	case AlgFedLinUCB, AlgLDP, AlgSDPAmp:
-	default:
-		return bad("Algorithm %q, want %q, %q or %q", s.Algorithm, AlgFedLinUCB, AlgLDP, AlgSDPAmp)
+	alg, err := LookupAlgorithm(s.Algorithm)
+	if err != nil {
+		return bad("Algorithm: %v", err)
 	}
 	switch s.Protocol {
 	case ProtocolP, ProtocolPAlt:
 	default:
 		return bad("Protocol %q, want %q or %q", s.Protocol, ProtocolP, ProtocolPAlt)
 	}
-	if s.Algorithm == AlgSDPAmp && s.Protocol != ProtocolP {
-		return bad("Protocol %q with %s: shuffle amplification is defined for protocol P only", s.Protocol, s.Algorithm)
+	if len(alg.Protocols) > 0 && !slices.Contains(alg.Protocols, s.Protocol) {
+		return bad("Protocol %q with %s, want one of %s", s.Protocol, s.Algorithm, quoteList(alg.Protocols))
+	}
+	if alg.validate != nil {
+		if err := alg.validate(s); err != nil {
+			return bad("%v", err)
+		}
 	}
 	if s.M < 1 {
 		return bad("M = %d silos, want >= 1", s.M)

@@ -129,7 +129,8 @@ type InstanceConfig struct {
 
 // AlgorithmConfig is one [[algorithm]] table.
 type AlgorithmConfig struct {
-	// Name is "fedlinucb", "ldp" or "sdp-amp".
+	// Name is a registered algorithm (federate.Algorithms): "fedlinucb",
+	// "ldp", "sdp-amp" or "random".
 	Name string `toml:"name"`
 	// Preset is "paper", "reference-code" (default) or "exact".
 	Preset string `toml:"preset"`
@@ -351,12 +352,9 @@ func (c *Config) Validate() error {
 	}
 	for i, a := range c.Algorithms {
 		key := fmt.Sprintf("algorithm[%d]", i)
-		switch a.Name {
-		case federate.AlgFedLinUCB, federate.AlgLDP, federate.AlgSDPAmp:
-		case "":
-			return bad(key+".name", "missing: want %q, %q or %q", federate.AlgFedLinUCB, federate.AlgLDP, federate.AlgSDPAmp)
-		default:
-			return bad(key+".name", "unknown algorithm %q, want %q, %q or %q", a.Name, federate.AlgFedLinUCB, federate.AlgLDP, federate.AlgSDPAmp)
+		alg, err := federate.LookupAlgorithm(a.Name)
+		if err != nil {
+			return bad(key+".name", "%v", err)
 		}
 		switch a.Preset {
 		case accountant.PresetPaper, accountant.PresetReferenceCode, accountant.PresetExact:
@@ -368,12 +366,15 @@ func (c *Config) Validate() error {
 		default:
 			return bad(key+".protocol", "unknown protocol %q, want %q or %q", a.Protocol, federate.ProtocolP, federate.ProtocolPAlt)
 		}
-		if a.Name == federate.AlgSDPAmp && a.Protocol != federate.ProtocolP {
-			return bad(key+".protocol", "%q with sdp-amp: shuffle amplification is defined for protocol P only", a.Protocol)
+		if len(alg.Protocols) > 0 && !slices.Contains(alg.Protocols, a.Protocol) {
+			return bad(key+".protocol", "%q with %s, want one of %q", a.Protocol, a.Name, alg.Protocols)
 		}
-		private := a.Name != federate.AlgFedLinUCB
+		if !alg.Learns && (c.isSet("algorithm", i, "protocol") || a.Lazy || c.isSet("algorithm", i, "preset")) {
+			return bad(key+".name", "%s has no learner: remove protocol, lazy and preset from this algorithm", a.Name)
+		}
+		private := alg.Private()
 		if !private && (len(a.Eps) > 0 || len(a.Delta) > 0) {
-			return bad(key+".eps", "fedlinucb is not private: remove eps and delta from this algorithm")
+			return bad(key+".eps", "%s is not private: remove eps and delta from this algorithm", a.Name)
 		}
 		if err := checkEps(key+".eps", a.Eps); err != nil {
 			return err
@@ -405,7 +406,7 @@ func (c *Config) Validate() error {
 	}
 	if adv.NoClip {
 		for i, a := range c.Algorithms {
-			if a.Name != federate.AlgFedLinUCB {
+			if alg, _ := federate.LookupAlgorithm(a.Name); alg.Private() {
 				return bad("advanced.no_clip", "not allowed with private algorithm[%d] (%s): its sensitivity needs clamped rewards", i, a.Name)
 			}
 		}

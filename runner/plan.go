@@ -63,6 +63,33 @@ type Plan struct {
 	Instances []*Instance
 }
 
+// IgnoredKeys returns, per algorithm table of the sweep (algorithm[i]),
+// the keys the file sets that do not apply to that algorithm
+// (federate.Algorithm.Ignores): its runs are planned once whatever their
+// values. `run plan` prints them.
+func (c *Config) IgnoredKeys() map[int][]string {
+	out := map[int][]string{}
+	for i, a := range c.Algorithms {
+		alg, err := federate.LookupAlgorithm(a.Name)
+		if err != nil {
+			continue
+		}
+		for _, k := range []struct {
+			name string
+			path []any
+		}{
+			{"eps", []any{"grid", "eps"}}, {"delta", []any{"grid", "delta"}}, {"relation", []any{"grid", "relation"}},
+			{"alpha", []any{"grid", "alpha"}}, {"R", []any{"advanced", "R"}}, {"crs", []any{"advanced", "crs"}},
+			{"gram_noise", []any{"advanced", "gram_noise"}},
+		} {
+			if alg.Ignores(k.name) && c.isSet(k.path...) {
+				out[i] = append(out[i], fmt.Sprintf("%s.%s", k.path[0], k.path[1]))
+			}
+		}
+	}
+	return out
+}
+
 // NewPlan expands a validated configuration. Each distinct ltr instance
 // (dataset, features, model, partition, M) is built once with build (nil:
 // ltr.Build). Runs with identical specifications (e.g. FedLinUCB under
@@ -101,9 +128,12 @@ func NewPlan(c *Config, build BuildLTRFunc) (*Plan, error) {
 			return in, nil
 		}
 		for ai, ac := range c.Algorithms {
-			private := ac.Name != federate.AlgFedLinUCB
+			alg, err := federate.LookupAlgorithm(ac.Name)
+			if err != nil {
+				return nil, err
+			}
 			epss, deltas := []float64{0}, []float64{0}
-			if private {
+			if alg.Private() {
 				epss, deltas = or(ac.Eps, c.Grid.Eps), or(ac.Delta, c.Grid.Delta)
 			}
 			for _, m := range c.Grid.M {
@@ -256,8 +286,17 @@ func NewRun(spec federate.Spec, in *Instance) (Run, error) {
 	case federate.InstanceLTR:
 		spec.LTR = in.Data
 	}
-	if !spec.Private() {
+	alg, err := federate.LookupAlgorithm(spec.Algorithm)
+	if err != nil {
+		return Run{}, err
+	}
+	// Keys the algorithm ignores take one canonical value (their
+	// default), so that a grid over them yields the run once.
+	if alg.Ignores("eps") {
 		spec.Eps, spec.Delta, spec.Relation = 0, 0, ""
+	}
+	if alg.Ignores("protocol") {
+		spec.Protocol, spec.Lazy, spec.Preset, spec.Alpha, spec.R, spec.Crs, spec.GramNoise = "", false, "", 0, 0, 0, ""
 	}
 	spec = spec.WithDefaults()
 	if err := spec.Validate(); err != nil {
@@ -315,8 +354,12 @@ func describe(s federate.Spec, in *Instance) string {
 	} else if s.Protocol != federate.ProtocolP {
 		fmt.Fprintf(&b, " protocol=%s", s.Protocol)
 	}
-	fmt.Fprintf(&b, " preset=%s M=%d B=%d T=%d alpha=%s every=%d", s.Preset, s.M, s.B, s.T, g(s.Alpha), s.Every)
-	fmt.Fprintf(&b, " R=%s crs=%s gram=%s reward=[%s,%s]", g(s.R), g(s.Crs), s.GramNoise, g(s.RewardLo), g(s.RewardHi))
+	if alg, err := federate.LookupAlgorithm(s.Algorithm); err == nil && !alg.Learns {
+		fmt.Fprintf(&b, " M=%d B=%d T=%d every=%d", s.M, s.B, s.T, s.Every)
+	} else {
+		fmt.Fprintf(&b, " preset=%s M=%d B=%d T=%d alpha=%s every=%d", s.Preset, s.M, s.B, s.T, g(s.Alpha), s.Every)
+		fmt.Fprintf(&b, " R=%s crs=%s gram=%s reward=[%s,%s]", g(s.R), g(s.Crs), s.GramNoise, g(s.RewardLo), g(s.RewardHi))
+	}
 	if s.NoClip {
 		b.WriteString(" no-clip")
 	}

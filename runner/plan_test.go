@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -245,5 +246,72 @@ T = [1000]
 	var ke *KeyError
 	if !errors.As(err, &ke) || ke.File != p || ke.Key != "algorithm[1]" || !strings.Contains(err.Error(), "delta = 0.1") {
 		t.Fatalf("err = %v, want a KeyError for %s algorithm[1] at delta = 0.1", err, p)
+	}
+}
+
+// mixedTOML mixes algorithms that take different keys: fedlinucb ignores
+// eps and delta, random also alpha (it has no learner).
+const mixedTOML = `
+name = "mixed"
+seeds = 2
+[[instance]]
+kind = "synthetic"
+d = 4
+k = 10
+fixed_basis = true
+[[algorithm]]
+name = "fedlinucb"
+[[algorithm]]
+name = "ldp"
+[[algorithm]]
+name = "random"
+[grid]
+eps = [0.2, 1]
+delta = [0.1]
+alpha = [0.01, 0.05]
+M = [3]
+B = [5]
+T = [50]
+`
+
+// TestMixedAlgorithms: a key an algorithm does not use is ignored for it,
+// once per configuration (no duplicate runs), and the plan says which.
+func TestMixedAlgorithms(t *testing.T) {
+	plan := mustPlan(t, mixedTOML)
+	count := map[string]int{}
+	for _, r := range plan.Runs {
+		count[r.Spec.Algorithm]++
+	}
+	// seeds x alpha for fedlinucb, x eps for ldp, seeds only for random.
+	if count["fedlinucb"] != 4 || count["ldp"] != 8 || count["random"] != 2 {
+		t.Errorf("runs per algorithm %v, want fedlinucb 4, ldp 8, random 2", count)
+	}
+	got := plan.Config.IgnoredKeys()
+	want := map[int][]string{0: {"grid.eps", "grid.delta"}, 2: {"grid.eps", "grid.delta", "grid.alpha"}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("IgnoredKeys = %v, want %v", got, want)
+	}
+	// A learner key set on random is an error naming it.
+	bad := strings.Replace(mixedTOML, "name = \"random\"", "name = \"random\"\nprotocol = \"P_alt\"", 1)
+	if _, err := ParseConfig([]byte(bad), t.TempDir()); err == nil || !strings.Contains(err.Error(), "algorithm[2].name") {
+		t.Errorf("random with a protocol: err = %v", err)
+	}
+	// An unknown algorithm lists the registered ones.
+	bad = strings.Replace(mixedTOML, "name = \"random\"", "name = \"ucb\"", 1)
+	if _, err := ParseConfig([]byte(bad), t.TempDir()); err == nil || !strings.Contains(err.Error(), `"random"`) {
+		t.Errorf("unknown algorithm: err = %v", err)
+	}
+}
+
+// TestMixedSweepRuns executes the mixed sweep with the real simulator.
+func TestMixedSweepRuns(t *testing.T) {
+	plan := mustPlan(t, mixedTOML)
+	s := &Sweep{Plan: plan, Out: t.TempDir(), Workers: 2, Log: quietLog()}
+	rep, err := s.Execute(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Done != len(plan.Runs) {
+		t.Errorf("%d of %d runs done", rep.Done, len(plan.Runs))
 	}
 }

@@ -1,5 +1,12 @@
 package main
 
+import (
+	"fmt"
+	"strings"
+
+	"github.com/fedbandit/fedbandit/federate"
+)
+
 // Help texts shown by `run COMMAND --help` (kong's detailed help).
 
 // Help explains the main job.
@@ -20,9 +27,20 @@ Examples:
     go run ./cmd/run --quick --out /tmp/qs   # CI size (a few seconds)`
 }
 
+// algorithmsHelp lists the registered algorithms (federate.Algorithms).
+func algorithmsHelp() string {
+	var b strings.Builder
+	b.WriteString("Algorithms ([[algorithm]] name = ...):\n\n")
+	for _, a := range federate.Algorithms() {
+		fmt.Fprintf(&b, "    %-10s %s\n", a.Name, a.Summary)
+	}
+	return b.String()
+}
+
 // Help explains sweeps.
 func (c *SweepCmd) Help() string {
-	return `Every run of the sweep file that is not already done in --out is executed, one
+	return algorithmsHelp() + `
+Every run of the sweep file that is not already done in --out is executed, one
 worker per core by default. Each finished run is published atomically as
 --out/runs/<run id>.arrow; at the end runs.arrow, curves.arrow and the figure are
 written. Rerun the same command to resume after Ctrl-C, a crash or a kill: done runs
@@ -42,10 +60,13 @@ outputs/README.md.`
 
 // Help explains the plan.
 func (c *PlanCmd) Help() string {
-	return `Expands the grid (instances x algorithms x grid values x seeds; identical runs
+	return algorithmsHelp() + `
+Expands the grid (instances x algorithms x grid values x seeds; identical runs
 once), loads each learning-to-rank instance to compute its content hash, and prints
 the number of runs, how many are already done in --out, the CPU time (sum of
-M T K d^2 multiply-adds at --rate per core) and the peak memory. Runs nothing.
+M T K d^2 multiply-adds at --rate per core) and the peak memory, and which keys
+of the file an algorithm ignores (eps for a non-private one, the learner's keys
+for one that does not learn). Runs nothing.
 
 Examples:
 

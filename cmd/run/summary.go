@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"text/tabwriter"
 
+	"github.com/fedbandit/fedbandit/federate"
+	"github.com/fedbandit/fedbandit/federate/accountant"
 	"github.com/fedbandit/fedbandit/outputs"
 	"github.com/fedbandit/fedbandit/outputs/figure"
 )
@@ -40,7 +42,8 @@ func printSummary(w io.Writer, dir string) error {
 		r := first[s.GroupID]
 		k := len(s.Mean) - 1
 		target, delivered := "-", "none (no noise)"
-		if r.Algorithm != "fedlinucb" {
+		alg, _ := federate.LookupAlgorithm(r.Algorithm)
+		if alg != nil && alg.Private() {
 			target = fmt.Sprintf("(%g, %g)", r.Eps, r.Delta)
 			delivered = fmt.Sprintf("(%.3g, %g)", r.DeliveredEps, r.DeliveredDelta)
 			if math.IsInf(r.DeliveredEps, 1) {
@@ -49,7 +52,7 @@ func printSummary(w io.Writer, dir string) error {
 			zeroEps = zeroEps || r.DeliveredEps == 0
 		}
 		amp := "-"
-		if r.Algorithm == "sdp-amp" {
+		if alg != nil && alg.Model == accountant.ModelSDPAmp {
 			amp = fmt.Sprint(r.Amplified)
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%.4g +- %.2g\t%s\t%s\t%s\n", s.Label, s.N, s.Mean[k], s.SE[k], target, delivered, amp)

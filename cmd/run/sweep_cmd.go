@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/fedbandit/fedbandit/outputs"
@@ -77,6 +78,12 @@ func printPlan(w io.Writer, plan *runner.Plan, e runner.Estimate, workers int, r
 	for _, in := range plan.Instances {
 		fmt.Fprintf(w, "  instance %s: %s (hash %.12s, d=%d, %.1f actions/round, %s shared)\n",
 			in.Config.Name, in.Name, in.Hash, in.Dim, in.Actions, bytesText(in.Bytes))
+	}
+	ignored := plan.Config.IgnoredKeys()
+	for i, a := range plan.Config.Algorithms {
+		if keys := ignored[i]; len(keys) > 0 {
+			fmt.Fprintf(w, "  algorithm[%d] %s ignores %s (planned once whatever their values)\n", i, a.Name, strings.Join(keys, ", "))
+		}
 	}
 	fmt.Fprintf(w, "  already done: %d; failed before (retried): %d; to run: %d\n", e.Done, e.Failed, e.Pending)
 	fmt.Fprintf(w, "  cost: %.3g multiply-adds (sum of M T K d^2) = %s CPU at %.3g/s per core, about %s wall with %d workers\n",

@@ -21,6 +21,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
+	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/outputs"
 )
 
@@ -120,11 +121,13 @@ func Build(runs []outputs.RunRecord, curves []outputs.CurvePoint, metric string)
 		}
 		out = append(out, s)
 	}
-	order := map[string]int{"fedlinucb": 0, "ldp": 1, "sdp-amp": 2}
 	sort.Slice(out, func(i, j int) bool {
 		ai, aj := groups[out[i].GroupID].rec.Algorithm, groups[out[j].GroupID].rec.Algorithm
+		if oi, oj := federate.AlgorithmOrder(ai), federate.AlgorithmOrder(aj); oi != oj {
+			return oi < oj
+		}
 		if ai != aj {
-			return order[ai] < order[aj]
+			return ai < aj
 		}
 		if out[i].Label != out[j].Label {
 			return out[i].Label < out[j].Label
@@ -152,19 +155,6 @@ func meanSE(v []float64) (mean, se float64) {
 	return mean, math.Sqrt(ss/(n-1)) / math.Sqrt(n)
 }
 
-// displayName is the paper's name of an algorithm.
-func displayName(alg string) string {
-	switch alg {
-	case "fedlinucb":
-		return "FedLinUCB"
-	case "ldp":
-		return "LDP-FedLinUCB"
-	case "sdp-amp":
-		return "SDP-FedLinUCB"
-	}
-	return alg
-}
-
 // Labels names each group (by GroupID) by its algorithm and the fields
 // that take more than one value among the runs, in the paper's style:
 // "LDP-FedLinUCB (eps=0.2)".
@@ -183,7 +173,10 @@ func Labels(runs []outputs.RunRecord) map[string]string {
 		{"alpha", func(r *outputs.RunRecord) string { return f(r.Alpha) }},
 		{"instance", func(r *outputs.RunRecord) string { return r.Instance }},
 	}
-	private := func(r *outputs.RunRecord) bool { return r.Algorithm != "fedlinucb" }
+	private := func(r *outputs.RunRecord) bool {
+		a, err := federate.LookupAlgorithm(r.Algorithm)
+		return err == nil && a.Private()
+	}
 	var varying []field
 	for _, fd := range fields {
 		vals := map[string]bool{}
@@ -211,7 +204,7 @@ func Labels(runs []outputs.RunRecord) map[string]string {
 			}
 			parts = append(parts, fd.name+"="+fd.get(r))
 		}
-		l := displayName(r.Algorithm)
+		l := federate.DisplayName(r.Algorithm)
 		if r.Lazy && !contains(varying, "lazy") {
 			l += " lazy"
 		}

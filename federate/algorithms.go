@@ -1,0 +1,141 @@
+package federate
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/fedbandit/fedbandit/federate/accountant"
+)
+
+// Algorithm describes one algorithm of the simulator. The list returned by
+// Algorithms is the one place that names algorithms: sweep validation,
+// plans, plots, summaries and help texts consult it. docs/extending.md
+// walks through adding an entry.
+type Algorithm struct {
+	// Name is the algorithm's name in sweep files, Spec.Algorithm and the
+	// output tables, e.g. "ldp".
+	Name string
+	// Display is its name in plots and summaries, e.g. "LDP-FedLinUCB".
+	Display string
+	// Summary is one line for help texts and docs.
+	Summary string
+	// Model is the accountant's privacy model of its releases
+	// (accountant.ModelNone for a non-private algorithm): it decides how
+	// the noise is calibrated and what privacy a run records.
+	Model string
+	// Protocols are the protocols by which it can send silo statistics
+	// to the server, the default first (ProtocolP, ProtocolPAlt). Empty
+	// for an algorithm that never communicates.
+	Protocols []string
+	// Learns is false for a policy that chooses actions without learning
+	// (no statistics, no synchronisation, no noise): eps, delta,
+	// relation, protocol, lazy, preset, alpha, R, crs and gram_noise do
+	// not apply to it.
+	Learns bool
+	// validate checks what is specific to the algorithm on a spec with
+	// defaults filled (nil: nothing beyond the common checks).
+	validate func(s Spec) error
+}
+
+// Private reports whether the algorithm's releases carry privacy noise.
+func (a *Algorithm) Private() bool { return a.Model != accountant.ModelNone }
+
+// Ignores reports whether a sweep key does not apply to the algorithm, so
+// that a sweep mixing algorithms runs it once whatever the key's values:
+// "eps", "delta" and "relation" for a non-private one, and everything of
+// the learner ("protocol", "lazy", "preset", "alpha", "R", "crs",
+// "gram_noise") for one that does not learn.
+func (a *Algorithm) Ignores(key string) bool {
+	switch key {
+	case "eps", "delta", "relation":
+		return !a.Private()
+	case "protocol", "lazy", "preset", "alpha", "R", "crs", "gram_noise":
+		return !a.Learns
+	}
+	return false
+}
+
+// algorithms is the registry, in the order plots and tables list them.
+var algorithms = []*Algorithm{
+	{
+		Name: AlgFedLinUCB, Display: "FedLinUCB", Model: accountant.ModelNone,
+		Summary:   "non-private FedLinUCB: silos send their exact batch statistics every B rounds",
+		Protocols: []string{ProtocolP, ProtocolPAlt}, Learns: true,
+	},
+	{
+		Name: AlgLDP, Display: "LDP-FedLinUCB", Model: accountant.ModelLDP,
+		Summary:   "Private-FedLinUCB under silo-level local DP: each silo privatises its statistics (tree mechanism)",
+		Protocols: []string{ProtocolP, ProtocolPAlt}, Learns: true,
+	},
+	{
+		Name: AlgSDPAmp, Display: "SDP-FedLinUCB", Model: accountant.ModelSDPAmp,
+		Summary: "Private-FedLinUCB under shuffle DP by amplification: protocol P with a shuffler and smaller noise",
+		// Shuffle amplification is defined for protocol P only.
+		Protocols: []string{ProtocolP}, Learns: true,
+	},
+	{
+		Name: AlgRandom, Display: "Uniform random", Model: accountant.ModelNone,
+		Summary: "plays a uniformly random action every round (learns nothing): the level of no learning",
+		Learns:  false,
+		validate: func(s Spec) error {
+			if s.Lazy {
+				return fmt.Errorf("Lazy with %s: it has no learner", s.Algorithm)
+			}
+			return nil
+		},
+	},
+}
+
+// Algorithms returns the registry, in display order. The entries are
+// shared: do not modify them.
+func Algorithms() []*Algorithm { return algorithms }
+
+// AlgorithmNames returns the registered names, in display order.
+func AlgorithmNames() []string {
+	names := make([]string, len(algorithms))
+	for i, a := range algorithms {
+		names[i] = a.Name
+	}
+	return names
+}
+
+// LookupAlgorithm returns the registered algorithm called name, or an
+// error listing the known names.
+func LookupAlgorithm(name string) (*Algorithm, error) {
+	for _, a := range algorithms {
+		if a.Name == name {
+			return a, nil
+		}
+	}
+	if name == "" {
+		return nil, fmt.Errorf("no algorithm given: want one of %s", quoteList(AlgorithmNames()))
+	}
+	return nil, fmt.Errorf("unknown algorithm %q: want one of %s", name, quoteList(AlgorithmNames()))
+}
+
+// AlgorithmOrder returns the display position of the algorithm called
+// name (after every registered one if it is not registered).
+func AlgorithmOrder(name string) int {
+	if i := slices.IndexFunc(algorithms, func(a *Algorithm) bool { return a.Name == name }); i >= 0 {
+		return i
+	}
+	return len(algorithms)
+}
+
+// DisplayName returns the display name of the algorithm called name (the
+// name itself if it is not registered).
+func DisplayName(name string) string {
+	if a, err := LookupAlgorithm(name); err == nil {
+		return a.Display
+	}
+	return name
+}
+
+func quoteList(v []string) string {
+	q := make([]string, len(v))
+	for i, s := range v {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
+}
