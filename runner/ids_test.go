@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/fedbandit/fedbandit/federate"
-	"github.com/fedbandit/fedbandit/ltr"
 )
 
 // pinnedIDs are, per shipped sweep, the first run id and the SHA-256 of
@@ -33,17 +32,7 @@ var pinnedIDs = map[string][2]string{
 
 // TestRunIDsPinned recomputes the run ids of every shipped sweep.
 func TestRunIDsPinned(t *testing.T) {
-	data := t.TempDir()
-	os.WriteFile(filepath.Join(data, "manifest.json"), []byte(`{"schema_version":1,"queries":10000,"features":136}`), 0o644)
-	t.Setenv("FEDBANDIT_MSLR10K", data)
-	build := func(o ltr.Options) (*federate.LTRData, error) {
-		d := &federate.LTRData{Name: "stand-in", Dim: 3, Hash: "h" + o.Features, R: 1, Crs: 0.1}
-		d.Queries = []federate.LTRQuery{{X: []float64{1, 0, 0}, Mu: []float64{0.5}}}
-		for i := 0; i < o.Silos; i++ {
-			d.Silos = append(d.Silos, []int{0})
-		}
-		return d, nil
-	}
+	build := standInMSLR(t)
 	files, _ := filepath.Glob(filepath.Join("..", "sweeps", "*.toml"))
 	for _, f := range files {
 		name := filepath.Base(f)

@@ -215,30 +215,40 @@ func TestInterrupt(t *testing.T) {
 
 // TestConcurrentSweepsLocked: a second sweep into a directory in use is
 // refused.
-func TestConcurrentSweepsLocked(t *testing.T) {
+// holdSweep starts the tiny sweep into dir and pauses it after its first
+// run, holding the directory's lock; release lets it finish and reports
+// its error.
+func holdSweep(t *testing.T, dir string) (release func() error) {
 	plan := mustPlan(t, tinyTOML)
-	dir := t.TempDir()
 	started := make(chan struct{})
-	release := make(chan struct{})
+	resume := make(chan struct{})
 	done := make(chan error)
 	go func() {
 		_, err := sweepInto(t, plan, dir, 1, fakeSim{}, func(n int, _ string) error {
 			if n == 1 {
 				close(started)
-				<-release
+				<-resume
 			}
 			return nil
 		})
 		done <- err
 	}()
 	<-started
-	_, err := sweepInto(t, plan, dir, 1, fakeSim{}, nil)
-	close(release)
+	return func() error {
+		close(resume)
+		return <-done
+	}
+}
+
+func TestConcurrentSweepsLocked(t *testing.T) {
+	dir := t.TempDir()
+	release := holdSweep(t, dir)
+	_, err := sweepInto(t, mustPlan(t, tinyTOML), dir, 1, fakeSim{}, nil)
+	if rerr := release(); rerr != nil {
+		t.Fatal(rerr)
+	}
 	if err == nil || !strings.Contains(err.Error(), "another sweep") {
 		t.Errorf("second sweep: err = %v", err)
-	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -258,29 +268,14 @@ func TestCollectLockedAndNonEmpty(t *testing.T) {
 		t.Errorf("collect wrote into an empty directory: %v", ents)
 	}
 
-	plan := mustPlan(t, tinyTOML)
 	dir := t.TempDir()
-	started := make(chan struct{})
-	release := make(chan struct{})
-	done := make(chan error)
-	go func() {
-		_, err := sweepInto(t, plan, dir, 1, fakeSim{}, func(n int, _ string) error {
-			if n == 1 {
-				close(started)
-				<-release
-			}
-			return nil
-		})
-		done <- err
-	}()
-	<-started
+	release := holdSweep(t, dir)
 	_, err := Collect(dir)
-	close(release)
+	if rerr := release(); rerr != nil {
+		t.Fatal(rerr)
+	}
 	if err == nil || !strings.Contains(err.Error(), "another sweep") {
 		t.Errorf("collect during a sweep: err = %v", err)
-	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
 	}
 	sum, err := Collect(dir)
 	if err != nil || sum.Runs != tinyRuns {

@@ -13,17 +13,7 @@ import (
 // expansion against the paper's settings (the MSLR files with a stand-in
 // dataset directory and instance builder).
 func TestShippedSweeps(t *testing.T) {
-	data := t.TempDir()
-	os.WriteFile(filepath.Join(data, "manifest.json"), []byte(`{"schema_version":1,"queries":10000,"features":136}`), 0o644)
-	t.Setenv("FEDBANDIT_MSLR10K", data)
-	build := func(o ltr.Options) (*federate.LTRData, error) {
-		d := &federate.LTRData{Name: "stand-in", Dim: 3, Hash: "h" + o.Features, R: 1, Crs: 0.1}
-		d.Queries = []federate.LTRQuery{{X: []float64{1, 0, 0}, Mu: []float64{0.5}}}
-		for i := 0; i < o.Silos; i++ {
-			d.Silos = append(d.Silos, []int{0})
-		}
-		return d, nil
-	}
+	build := standInMSLR(t)
 	want := map[string]struct {
 		runs, m, t int
 		algs       map[string]int
@@ -68,5 +58,23 @@ func TestShippedSweeps(t *testing.T) {
 				t.Errorf("%s: %d %s runs, want %d", f, algs[a], a, n)
 			}
 		}
+	}
+}
+
+// standInMSLR points $FEDBANDIT_MSLR10K at a stand-in dataset directory
+// (a manifest only) and returns an instance builder whose instances have
+// the content hash "h" + the feature set, so that the shipped MSLR sweeps
+// can be planned without the data.
+func standInMSLR(t *testing.T) BuildLTRFunc {
+	data := t.TempDir()
+	os.WriteFile(filepath.Join(data, "manifest.json"), []byte(`{"schema_version":1,"queries":10000,"features":136}`), 0o644)
+	t.Setenv("FEDBANDIT_MSLR10K", data)
+	return func(o ltr.Options) (*federate.LTRData, error) {
+		d := &federate.LTRData{Name: "stand-in", Dim: 3, Hash: "h" + o.Features, R: 1, Crs: 0.1}
+		d.Queries = []federate.LTRQuery{{X: []float64{1, 0, 0}, Mu: []float64{0.5}}}
+		for i := 0; i < o.Silos; i++ {
+			d.Silos = append(d.Silos, []int{0})
+		}
+		return d, nil
 	}
 }
