@@ -296,7 +296,9 @@ func NewRun(spec federate.Spec, in *Instance) (Run, error) {
 		spec.Eps, spec.Delta, spec.Relation = 0, 0, ""
 	}
 	if alg.Ignores("protocol") {
-		spec.Protocol, spec.Lazy, spec.Preset, spec.Alpha, spec.R, spec.Crs, spec.GramNoise = "", false, "", 0, 0, 0, ""
+		// R and Crs are single values (never a grid) that Validate needs
+		// finite and positive: they are kept.
+		spec.Protocol, spec.Lazy, spec.Preset, spec.Alpha, spec.GramNoise = "", false, "", 0, ""
 	}
 	spec = spec.WithDefaults()
 	if err := spec.Validate(); err != nil {

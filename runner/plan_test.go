@@ -291,6 +291,10 @@ func TestMixedAlgorithms(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("IgnoredKeys = %v, want %v", got, want)
 	}
+	// A noiseless instance (advanced.R given) plans random too.
+	noiseless := mixedTOML + "[advanced]\nR = 0.5\n"
+	noiseless = strings.Replace(noiseless, "fixed_basis = true", "fixed_basis = true\nnoise_var = 0", 1)
+	mustPlan(t, noiseless)
 	// A learner key set on random is an error naming it.
 	bad := strings.Replace(mixedTOML, "name = \"random\"", "name = \"random\"\nprotocol = \"P_alt\"", 1)
 	if _, err := ParseConfig([]byte(bad), t.TempDir()); err == nil || !strings.Contains(err.Error(), "algorithm[2].name") {
