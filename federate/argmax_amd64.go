@@ -2,11 +2,10 @@
 
 package federate
 
-// argmaxFirst returns the index of the first maximum of v (NaN entries
-// are never selected; 0 if v[0] is NaN). Where the CPU has AVX2 it
-// searches with SIMD and falls back to argmaxFirstGo if v holds a NaN.
-func argmaxFirst(v []float64) int {
-	if useAVX2 && len(v) > 0 {
+// argmaxFirstAsm is argmaxFirst by SIMD search: argmaxAVX2, falling back to
+// argmaxFirstGo if v holds a NaN.
+func argmaxFirstAsm(v []float64) int {
+	if len(v) > 0 {
 		if a := argmaxAVX2(v); a >= 0 {
 			return a
 		}

@@ -159,7 +159,7 @@ func BenchmarkWidthKernel(b *testing.B) {
 		kernels = append(kernels, struct {
 			name string
 			f    ucbKernelFunc
-		}{"asm", ucbKernel()})
+		}{"asm", ucbScores})
 	}
 	for _, sh := range shapes {
 		for _, kn := range kernels {

@@ -21,13 +21,6 @@ var _ = [1]struct{}{}[unsafe.Sizeof(zigEntry{})-16+unsafe.Offsetof(zigEntry{}.w)
 // It writes zigRejStep{pos, mask, draws} as 40 bytes at offsets 0, 4, 8.
 var _ = [1]struct{}{}[unsafe.Sizeof(zigRejStep{})-40+unsafe.Offsetof(zigRejStep{}.mask)-4+unsafe.Offsetof(zigRejStep{}.draws)-8]
 
-func init() {
-	if useAVX2 {
-		zigFast = zigFastAsm
-		normalize = normalizeAsm
-	}
-}
-
 // zigFastAsm is zigFast by the assembly kernel, after checking the slices
 // the kernel writes (it has no bounds checks of its own): it panics where
 // zigFastGo could write out of range.

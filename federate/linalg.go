@@ -9,6 +9,16 @@ import (
 // Symmetric d x d matrices exchanged with the server are stored packed:
 // the upper triangle row by row, diagonal included (d(d+1)/2 entries).
 
+// addObs adds one observation to a silo's statistics: w += x x^T (packed)
+// and u += y x. learn is the eager learner's per-observation step,
+// addObs(w, u, x, y) then the recursive least-squares step
+// rlsUpdateGo(p, theta, x, y, g). Both are the Go twins below or the AVX2
+// kernels, with the same bits (kernels_amd64.go chooses).
+var (
+	addObs = addObsGo
+	learn  = learnGo
+)
+
 // addObsGo is the portable addObs: it adds x x^T to the packed Gram w
 // and y x to the bias u, entry by entry with fused multiply-adds:
 //

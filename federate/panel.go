@@ -80,8 +80,8 @@ func (s *actionSet) row(dst []float64, a int) {
 // (K d(d+1)/2 multiply-adds per silo-round). ucbScores is the AVX2/FMA
 // assembly kernel where the CPU has it, else ucbScoresGo; both compute
 // exactly the operations above in exactly this order, so results are
-// bit-identical on every machine.
-var ucbScores = ucbKernel()
+// bit-identical on every machine (kernels_amd64.go chooses).
+var ucbScores = ucbScoresGo
 
 // ucbScoresGo is the portable ucbScores, four lanes at a time.
 func ucbScoresGo(dst, x []float64, nb, d int, p, theta []float64, beta float64) {

@@ -2,29 +2,6 @@
 
 package federate
 
-// addObs adds one observation to a silo's statistics: w += x x^T (packed)
-// and u += y x, by the AVX2/FMA kernel where the CPU has it, else
-// addObsGo; both give the same bits (see addObsGo).
-func addObs(w, u, x []float64, y float64) {
-	if useAVX2 {
-		addObsAsm(w, u, x, y)
-		return
-	}
-	addObsGo(w, u, x, y)
-}
-
-// learn is the eager learner's per-observation step, addObs(w, u, x, y)
-// then the recursive least-squares step rlsUpdateGo(p, theta, x, y, g), by
-// the fused AVX2/FMA kernel where the CPU has it, else learnGo; both give
-// the same bits.
-func learn(w, u, p, theta, x []float64, y float64, g []float64) {
-	if useAVX2 {
-		learnAsm(w, u, p, theta, x, y, g)
-		return
-	}
-	learnGo(w, u, p, theta, x, y, g)
-}
-
 // addObsAsm is addObs by the assembly kernel. It checks the slices as
 // addObsGo's slicing does (panicking on the same inputs) before handing
 // their bases to the assembly. The CPU must have AVX2 and FMA.

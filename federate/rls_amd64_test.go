@@ -52,9 +52,9 @@ func TestLearnerKernelsAsmChecksLengths(t *testing.T) {
 }
 
 // TestRunSameWithGoLearner checks end to end that runs are bit-identical
-// (results and every chosen arm) with the assembly learner kernels (learn,
-// addObs; also argmaxFirst) and with their Go versions, for the eager and
-// the lazy learner. Mutation control: a run whose learner skips the RLS
+// (results and every chosen arm) with all assembly kernels (learn, addObs,
+// argmaxFirst, the UCB scores, the contexts) and with all their Go twins,
+// for the eager and the lazy learner. Mutation control: a run whose learner skips the RLS
 // step's theta update differs.
 func TestRunSameWithGoLearner(t *testing.T) {
 	skipWithoutAVX2(t)
@@ -65,11 +65,9 @@ func TestRunSameWithGoLearner(t *testing.T) {
 	noclip := smallSpec(AlgFedLinUCB)
 	noclip.NoClip = true
 	specs["noclip"] = noclip
-	run := func(s Spec, asm bool) ([]uint64, []int) {
-		saved := useAVX2
-		useAVX2 = asm
-		defer func() { useAVX2 = saved }()
-		return runBitsAndArms(t, s)
+	run := func(s Spec, asm bool) (bits []uint64, arms []int) {
+		withKernels(asm, func() { bits, arms = runBitsAndArms(t, s) })
+		return bits, arms
 	}
 	for name, s := range specs {
 		gotBits, gotArms := run(s, true)

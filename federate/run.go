@@ -324,6 +324,11 @@ func (sm *sim) observe(i int, x []float64, y float64) {
 	}
 }
 
+// argmaxFirst returns the index of the first maximum of v (NaN entries
+// are never selected; 0 if v[0] is NaN): argmaxFirstGo, or its SIMD twin
+// (kernels_amd64.go chooses).
+var argmaxFirst = argmaxFirstGo
+
 // argmaxFirstGo returns the index of the first maximum of v (NaN entries
 // are never selected; 0 if v[0] is NaN): the portable argmaxFirst.
 func argmaxFirstGo(v []float64) int {

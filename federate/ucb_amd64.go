@@ -2,22 +2,6 @@
 
 package federate
 
-import "golang.org/x/sys/cpu"
-
-// useAVX2 reports whether the package's AVX2/FMA assembly kernels (UCB
-// scores, synthetic contexts, first maximum) are in use: the CPU has AVX2
-// and FMA (and the OS saves the ymm registers, which cpu checks).
-var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
-
-// ucbKernel returns the UCB kernel for this machine: ucbScoresAsm where
-// the CPU has AVX2 and FMA, else ucbScoresGo.
-func ucbKernel() func(dst, x []float64, nb, d int, p, theta []float64, beta float64) {
-	if useAVX2 {
-		return ucbScoresAsm
-	}
-	return ucbScoresGo
-}
-
 // ucbScoresAsm is ucbScores by the AVX2/FMA assembly kernel (ucb_amd64.s),
 // bit-identical to ucbScoresGo. It checks the slices as ucbScoresGo's
 // slicing does (panicking on the same inputs) before handing their bases

@@ -114,6 +114,11 @@ func gramTile(c []float64, ldc int, a, b []float64, rows int) {
 	gramTileKernel(c, ldc, a, b, rows)
 }
 
+// gramTileKernel is gramTile without the bounds checks: gramTileGo, or
+// its AVX2 twin where the CPU has it (gram_amd64.go); both give the same
+// bits. Tests swap it to compare the two.
+var gramTileKernel = gramTileGo
+
 // gramTileGo is the portable gramTile kernel and the specification of the
 // assembly one: the same tile, the same fused multiply-adds in the same
 // order (products are commutative, so the operand order does not matter).

@@ -2,21 +2,35 @@
 
 package lasso
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // forEachKernel runs f with the assembly gramTile kernel (when this machine
 // has AVX2 and FMA) and with the portable one.
 func forEachKernel(t *testing.T, f func(t *testing.T)) {
-	saved := useAVX2FMA
-	defer func() { useAVX2FMA = saved }()
+	saved := gramTileKernel
+	defer func() { gramTileKernel = saved }()
 	if cpuHasAVX2FMA() {
-		useAVX2FMA = true
+		gramTileKernel = gramTileAVX2
 		t.Run("avx2", f)
 	} else {
 		t.Log("no AVX2+FMA on this machine: only the portable kernel is tested")
 	}
-	useAVX2FMA = false
+	gramTileKernel = gramTileGo
 	t.Run("go", f)
+}
+
+// TestGramDispatch: where the CPU has AVX2 and FMA, init hands
+// gramTileKernel the assembly kernel.
+func TestGramDispatch(t *testing.T) {
+	if !cpuHasAVX2FMA() {
+		t.Skip("no AVX2+FMA on this machine")
+	}
+	if fmt.Sprintf("%p", gramTileKernel) != fmt.Sprintf("%p", gramTileAVX2) {
+		t.Error("gramTileKernel is not the assembly kernel after init")
+	}
 }
 
 // TestGramTileAVX2MatchesGo compares the assembly kernel with the portable
