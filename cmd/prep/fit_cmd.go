@@ -194,7 +194,7 @@ type AllCmd struct {
 	Config string `arg:"" optional:"" name:"CONFIG" type:"existingfile" help:"TOML config (see below). When given, the other flags are ignored."`
 
 	Inputs   []string `name:"input" short:"i" placeholder:"PATH" help:"Input files, directory or zip (as for prep ingest; repeatable)."`
-	Out      string   `short:"o" placeholder:"DATASET_DIR" help:"Dataset directory. An existing prepared dataset is reused unless --force."`
+	Out      string   `short:"o" placeholder:"DATASET_DIR" help:"Dataset directory. An existing prepared dataset is reused if it was made from the same inputs (an error otherwise), unless --force."`
 	Force    bool     `help:"Re-ingest even if DATASET_DIR exists."`
 	Features []string `sep:"," default:"title" placeholder:"SET" help:"Feature sets to fit (default ${default})."`
 	Model    []string `sep:"," default:"reference" placeholder:"MODEL" help:"Reward models to fit (default ${default})."`
