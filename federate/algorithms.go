@@ -36,6 +36,9 @@ type Algorithm struct {
 	// validate checks what is specific to the algorithm on a spec with
 	// defaults filled (nil: nothing beyond the common checks).
 	validate func(s Spec) error
+	// newParts builds the learner, schedule and protocol of one run
+	// (parts.go).
+	newParts func(su runSetup) (parts, error)
 }
 
 // Private reports whether the algorithm's releases carry privacy noise.
@@ -62,22 +65,25 @@ var algorithms = []*Algorithm{
 		Name: AlgFedLinUCB, Display: "FedLinUCB", Model: accountant.ModelNone,
 		Summary:   "non-private FedLinUCB: silos send their exact batch statistics every B rounds",
 		Protocols: []string{ProtocolP, ProtocolPAlt}, Learns: true,
+		newParts: federatedLinUCB,
 	},
 	{
 		Name: AlgLDP, Display: "LDP-FedLinUCB", Model: accountant.ModelLDP,
 		Summary:   "Private-FedLinUCB under silo-level local DP: each silo privatises its statistics (tree mechanism)",
 		Protocols: []string{ProtocolP, ProtocolPAlt}, Learns: true,
+		newParts: federatedLinUCB,
 	},
 	{
 		Name: AlgSDPAmp, Display: "SDP-FedLinUCB", Model: accountant.ModelSDPAmp,
 		Summary: "Private-FedLinUCB under shuffle DP by amplification: protocol P with a shuffler and smaller noise",
 		// Shuffle amplification is defined for protocol P only.
 		Protocols: []string{ProtocolP}, Learns: true,
+		newParts: federatedLinUCB,
 	},
 	{
 		Name: AlgRandom, Display: "Uniform random", Model: accountant.ModelNone,
 		Summary: "plays a uniformly random action every round (learns nothing): the level of no learning",
-		Learns:  false,
+		Learns:  false, newParts: uniformRandom,
 		validate: func(s Spec) error {
 			if s.Lazy {
 				return fmt.Errorf("Lazy with %s: it has no learner", s.Algorithm)

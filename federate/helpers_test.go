@@ -37,6 +37,36 @@ func newTestSim(t testing.TB, s Spec, h hooks) *sim {
 	return sm
 }
 
+// eager returns the eager learner of a test sim.
+func eager(t testing.TB, sm *sim) *eagerLearner {
+	t.Helper()
+	el, ok := sm.learner.(*eagerLearner)
+	if !ok {
+		t.Fatalf("the sim's learner is %T, not the eager learner", sm.learner)
+	}
+	return el
+}
+
+// trees returns the silos' p-sum trees of a test sim's private protocol.
+func trees(t testing.TB, sm *sim) siloTrees {
+	t.Helper()
+	switch p := sm.protocol.(type) {
+	case *treeNodes:
+		return p.siloTrees
+	case *treePrefixes:
+		return p.siloTrees
+	}
+	t.Fatalf("the sim's protocol %T has no trees", sm.protocol)
+	return siloTrees{}
+}
+
+// funcSchedule is a schedule given by its due function (mutation
+// controls).
+type funcSchedule func(t int) bool
+
+func (funcSchedule) observed(int, float64) {}
+func (f funcSchedule) due(t int) bool      { return f(t) }
+
 // runSim plays all rounds of a test sim.
 func runSim(sm *sim) *Result {
 	for t := 1; t <= sm.s.T; t++ {

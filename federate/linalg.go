@@ -88,20 +88,25 @@ func matVec(dst, a, x []float64) {
 // learnGo is the portable learn, the eager learner's step for one
 // observation: addObsGo(w, u, x, y), then rlsUpdateGo(p, theta, x, y, g).
 // The two touch disjoint state, so the fused assembly kernel may
-// interleave them.
-func learnGo(w, u, p, theta, x []float64, y float64, g []float64) {
+// interleave them. It returns x^T V^-1 x for the V before the update (see
+// rlsUpdateGo).
+func learnGo(w, u, p, theta, x []float64, y float64, g []float64) (xVx float64) {
 	d := len(x)
 	w = w[:d*(d+1)/2]
 	u = u[:d]
 	addObsGo(w, u, x, y)
-	rlsUpdateGo(p, theta, x, y, g)
+	return rlsUpdateGo(p, theta, x, y, g)
 }
 
 // rlsUpdateGo is the recursive least-squares step of one observation
 // (x, y), the second half of learn (whose assembly kernel reproduces it):
 // with A = V^-1 held in width form p (see widthForm) and theta = A b, it
 // sets A to (V + x x^T)^-1 and theta to A (b + x y) in O(d^2), using g as
-// scratch (len(g) >= d rounded up to a multiple of 4; g[:d] ends as A x):
+// scratch (len(g) >= d rounded up to a multiple of 4; g[:d] ends as A x).
+// It returns x.g = x^T V^-1 x, the leverage of the observation under the V
+// it was taken with: det(V + x x^T) = det(V) (1 + x^T V^-1 x), so a
+// determinant-triggered schedule adds log1p of it to a log-determinant
+// without another pass over V.
 //
 //	g = A x,  c = 1/(1 + x.g)
 //	A -= c g g^T                    (Sherman-Morrison)
@@ -127,6 +132,8 @@ func learnGo(w, u, p, theta, x []float64, y float64, g []float64) {
 //     (A x)_i (the halving is exact), and the dot products accumulate in
 //     four lanes, lane i mod 4: xg_l = fma(x_i, g_i, xg_l), xt_l =
 //     fma(x_i, theta_i, xt_l).
+//     In the last row block, the lanes of rows past d take fma(0, 0, .)
+//     in xg_l and xt_l.
 //  2. x.g = (xg_0 + xg_2) + (xg_1 + xg_3), x.theta likewise;
 //     c = 1/(1 + x.g), f = c * (y - x.theta).
 //  3. For every row i: theta_i = fma(f, g_i, theta_i); with cg = c * g_i,
@@ -135,7 +142,7 @@ func learnGo(w, u, p, theta, x []float64, y float64, g []float64) {
 //
 // The sums and products of two computed values are written addPinned and
 // mulPinned so that the NaN that propagates when both are NaN is fixed.
-func rlsUpdateGo(p, theta, x []float64, y float64, g []float64) {
+func rlsUpdateGo(p, theta, x []float64, y float64, g []float64) (xVx float64) {
 	d := len(x)
 	nb := (d + 3) / 4
 	p = p[:d*(d+1)/2]
@@ -221,10 +228,18 @@ func rlsUpdateGo(p, theta, x []float64, y float64, g []float64) {
 			xg[k] = math.FMA(x[i], gi, xg[k])
 			xt[k] = math.FMA(x[i], theta[i], xt[k])
 		}
+		// The kernel's lanes past d take x_i = g_i = theta_i = 0:
+		// fma(0, 0, .), which turns a -0 into +0 (it matters only for the
+		// sign of a zero dot product).
+		for k := nr; k < 4; k++ {
+			xg[k] = math.FMA(0, 0, xg[k])
+			xt[k] = math.FMA(0, 0, xt[k])
+		}
 	}
 	clear(g[d:]) // the padding ends as 0
 	// 2.
-	c := 1 / (1 + addPinned(addPinned(xg[0], xg[2]), addPinned(xg[1], xg[3])))
+	xVx = addPinned(addPinned(xg[0], xg[2]), addPinned(xg[1], xg[3]))
+	c := 1 / (1 + xVx)
 	f := mulPinned(c, y-addPinned(addPinned(xt[0], xt[2]), addPinned(xt[1], xt[3])))
 	// 3.
 	idx := 0
@@ -242,6 +257,7 @@ func rlsUpdateGo(p, theta, x []float64, y float64, g []float64) {
 		}
 		idx += d - i
 	}
+	return xVx
 }
 
 // rlsScratchLen is the length of rlsUpdateGo's (and learn's) scratch g

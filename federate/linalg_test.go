@@ -58,12 +58,22 @@ func checkRLS(t *testing.T, kernel string, d int) {
 			x[j] = r.NormFloat64() / math.Sqrt(float64(d))
 		}
 		y := r.NormFloat64()
-		if kernel == "learn" {
-			learn(w, u, p, theta, x, y, g)
-		} else {
-			rlsUpdateGo(p, theta, x, y, g)
-		}
 		xv := mat.NewVecDense(d, append([]float64(nil), x...))
+		// The step returns the leverage x^T V^-1 x under the V before it.
+		var vinv mat.Dense
+		if err := vinv.Inverse(v); err != nil {
+			t.Fatal(err)
+		}
+		wantQ := mat.Inner(xv, &vinv, xv)
+		var q float64
+		if kernel == "learn" {
+			q = learn(w, u, p, theta, x, y, g)
+		} else {
+			q = rlsUpdateGo(p, theta, x, y, g)
+		}
+		if math.Abs(q-wantQ) > 1e-10*(1+wantQ) {
+			t.Fatalf("%s d=%d step %d: returned x^T V^-1 x = %v, want %v", kernel, d, n, q, wantQ)
+		}
 		v.SymRankOne(v, 1, xv)
 		b.AddScaledVec(b, y, xv)
 	}

@@ -79,17 +79,19 @@ func BenchmarkObserveParts(b *testing.B) {
 		}{{"go", learnGo}, {"dispatched", learn}} {
 			b.Run(fmt.Sprintf("learn/%s/d=%d", k.name, d), func(b *testing.B) {
 				sm := newTestSim(b, s, hooks{})
+				el := eager(b, sm)
 				for i := 0; i < b.N; i++ {
-					n, si := i%len(xs), &sm.silos[i%benchSilos]
-					k.f(si.wloc, si.uloc, si.p, si.theta, xs[n], ys[n], sm.g)
+					n, j := i%len(xs), i%benchSilos
+					bs := &sm.silos[j].batch
+					k.f(bs.w, bs.u, el.p[j], el.theta[j], xs[n], ys[n], el.g)
 				}
 			})
 		}
 		b.Run(fmt.Sprintf("addObs/d=%d", d), func(b *testing.B) {
 			sm := newTestSim(b, s, hooks{})
 			for i := 0; i < b.N; i++ {
-				n, si := i%len(xs), &sm.silos[i%benchSilos]
-				addObs(si.wloc, si.uloc, xs[n], ys[n])
+				n, bs := i%len(xs), &sm.silos[i%benchSilos].batch
+				addObs(bs.w, bs.u, xs[n], ys[n])
 			}
 		})
 		b.Run(fmt.Sprintf("clipX/d=%d", d), func(b *testing.B) {

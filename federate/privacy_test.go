@@ -406,8 +406,9 @@ func releasedNodes(t *testing.T, s Spec, batches [][]user, mutate func(*sim)) (g
 		}
 		sm.sync()
 		l := tree.Level(k + 1)
-		gram = append(gram, append([]float64(nil), sm.silos[0].gram.Node(l)...))
-		bias = append(bias, append([]float64(nil), sm.silos[0].bias.Node(l)...))
+		st := trees(t, sm)
+		gram = append(gram, append([]float64(nil), st.gram[0].Node(l)...))
+		bias = append(bias, append([]float64(nil), st.bias[0].Node(l)...))
 	}
 	return gram, bias
 }
@@ -531,17 +532,18 @@ func FuzzObserve(f *testing.F) {
 	f.Add(0.0, 0.0, 0.0, 0.0)
 	s := Spec{Algorithm: AlgLDP, Synthetic: SyntheticSpec{D: 3, K: 2, NoiseVar: 0.25}, Eps: 1, Delta: 0.1, M: 1, T: 4, B: 1}
 	sm := newTestSim(f, s, hooks{noise: zeroNoise})
+	el := eager(f, sm)
 	f.Fuzz(func(t *testing.T, x0, x1, x2, y float64) {
-		si := &sm.silos[0]
-		clear(si.wloc)
-		clear(si.uloc)
+		bs := &sm.silos[0].batch
+		clear(bs.w)
+		clear(bs.u)
 		sm.observe(0, []float64{x0, x1, x2}, y)
-		g := nodeDistance([][]float64{si.wloc}, [][]float64{make([]float64, len(si.wloc))}, 3, true)
-		b := nodeDistance([][]float64{si.uloc}, [][]float64{make([]float64, 3)}, 3, false)
+		g := nodeDistance([][]float64{bs.w}, [][]float64{make([]float64, len(bs.w))}, 3, true)
+		b := nodeDistance([][]float64{bs.u}, [][]float64{make([]float64, 3)}, 3, false)
 		if math.IsNaN(g) || math.IsNaN(b) || g > 1+1e-12 || b > 1+1e-12 {
 			t.Fatalf("x = (%v, %v, %v), y = %v: contribution Gram %v, bias %v", x0, x1, x2, y, g, b)
 		}
-		for _, v := range append(si.p, si.theta...) {
+		for _, v := range append(el.p[0], el.theta[0]...) {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				t.Fatalf("x = (%v, %v, %v), y = %v: learner state became non-finite", x0, x1, x2, y)
 			}
@@ -582,7 +584,9 @@ func recordTranscript(t *testing.T, s Spec, syncDue func(*sim, int) bool) transc
 				tr.draws[name] = *n
 			})
 		},
-		syncDue: syncDue,
+	}
+	if syncDue != nil {
+		h.schedule = funcSchedule(func(t int) bool { return syncDue(sm, t) })
 	}
 	sm = newTestSim(t, s, h)
 	runSim(sm)
@@ -612,7 +616,7 @@ func (a transcript) diff(b transcript) error {
 func detSync(sm *sim, t int) bool {
 	d := sm.d
 	for i := range sm.silos {
-		unpackInto(sm.v, sm.silos[i].wloc, d, 1)
+		unpackInto(sm.v, sm.silos[i].batch.w, d, 1)
 		if !cholesky(sm.l, sm.v, d) {
 			return true
 		}

@@ -17,7 +17,7 @@ func addObsAsm(w, u, x []float64, y float64) {
 
 // learnAsm is learn by the assembly kernel, with the slices checked as
 // learnGo's slicing does. The CPU must have AVX2 and FMA.
-func learnAsm(w, u, p, theta, x []float64, y float64, g []float64) {
+func learnAsm(w, u, p, theta, x []float64, y float64, g []float64) (xVx float64) {
 	d := len(x)
 	w = w[:d*(d+1)/2]
 	u = u[:d]
@@ -25,9 +25,9 @@ func learnAsm(w, u, p, theta, x []float64, y float64, g []float64) {
 	theta = theta[:d]
 	g = g[:rlsScratchLen(d)]
 	if d == 0 {
-		return
+		return 0
 	}
-	learnAVX2(w, u, p, theta, x, y, g)
+	return learnAVX2(w, u, p, theta, x, y, g)
 }
 
 // addObsAVX2 is the assembly kernel (rls_amd64.s). It requires d =
@@ -38,7 +38,7 @@ func addObsAVX2(w, u, x []float64, y float64)
 
 // learnAVX2 is the assembly kernel (rls_amd64.s). It requires d = len(x)
 // >= 1, len(w), len(p) >= d(d+1)/2, len(u), len(theta) >= d and len(g) >=
-// rlsScratchLen(d).
+// rlsScratchLen(d). It returns x^T V^-1 x as learnGo does.
 //
 //go:noescape
-func learnAVX2(w, u, p, theta, x []float64, y float64, g []float64)
+func learnAVX2(w, u, p, theta, x []float64, y float64, g []float64) (xVx float64)

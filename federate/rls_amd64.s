@@ -186,7 +186,7 @@ GLOBL rlsGE<>(SB), RODATA|NOPTR, $128
 //
 // The sums and products of two computed values are fused multiply-adds
 // a*1 + b and a*b + (-0), as addPinned and mulPinned in the Go version.
-TEXT ·learnAVX2(SB), NOSPLIT, $0-152
+TEXT ·learnAVX2(SB), NOSPLIT, $0-160
 	MOVQ p_base+48(FP), DI
 	MOVQ theta_base+72(FP), R9
 	MOVQ x_base+96(FP), BX
@@ -322,6 +322,7 @@ reduce:
 	VPERMILPD    $1, X10, X12
 	VFMADD231SD  X14, X10, X12
 	VMOVAPD      X12, X14
+	VMOVSD       X13, xVx+152(FP)
 	VMOVSD rlsConst<>+16(SB), X4
 	VADDSD X13, X4, X4
 	VMOVSD rlsConst<>+16(SB), X5

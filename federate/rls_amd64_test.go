@@ -80,13 +80,11 @@ func TestRunSameWithGoLearner(t *testing.T) {
 	s := smallSpec(AlgFedLinUCB)
 	want, _ := run(s, true)
 	sm := newTestSim(t, s, hooks{})
-	for i := range sm.silos {
-		sm.silos[i].theta = make([]float64, sm.d) // reset every round below
-	}
+	el := eager(t, sm)
 	for tt := 1; tt <= sm.s.T; tt++ {
 		sm.round(tt)
-		for i := range sm.silos {
-			clear(sm.silos[i].theta)
+		for i := range el.theta {
+			clear(el.theta[i]) // the learner without theta
 		}
 	}
 	if slices.Equal(resultBits(sm.result()), want) {

@@ -132,13 +132,13 @@ func rlsFill(r *rand.Rand, regime, d int) rlsCase {
 
 // learnFunc and addObsFunc are the signatures of the learner kernels.
 type (
-	learnFunc  = func(w, u, p, theta, x []float64, y float64, g []float64)
+	learnFunc  = func(w, u, p, theta, x []float64, y float64, g []float64) float64
 	addObsFunc = func(w, u, x []float64, y float64)
 )
 
 // checkLearnerKernels checks learn and obs against learnGo and addObsGo
 // on every case, bit for bit (NaN payloads included) in every output: p,
-// theta, g, w and u.
+// theta, g, w, u and the returned x^T V^-1 x.
 func checkLearnerKernels(t *testing.T, learn learnFunc, obs addObsFunc) {
 	t.Helper()
 	clone := func(s []float64) []float64 { return append([]float64(nil), s...) }
@@ -146,8 +146,11 @@ func checkLearnerKernels(t *testing.T, learn learnFunc, obs addObsFunc) {
 		d := len(c.x)
 		w1, u1, p1, th1, g1 := clone(c.w), clone(c.u), clone(c.p), clone(c.theta), make([]float64, rlsScratchLen(d))
 		w2, u2, p2, th2, g2 := clone(c.w), clone(c.u), clone(c.p), clone(c.theta), make([]float64, rlsScratchLen(d))
-		learnGo(w1, u1, p1, th1, c.x, c.y, g1)
-		learn(w2, u2, p2, th2, c.x, c.y, g2)
+		q1 := learnGo(w1, u1, p1, th1, c.x, c.y, g1)
+		q2 := learn(w2, u2, p2, th2, c.x, c.y, g2)
+		if !sameBits([]float64{q1}, []float64{q2}) {
+			t.Fatalf("%s: learn returns x^T V^-1 x = %v, learnGo %v", c.name, q2, q1)
+		}
 		if !sameBits(p1, p2) || !sameBits(th1, th2) || !sameBits(g1, g2) || !sameBits(w1, w2) || !sameBits(u1, u2) {
 			t.Fatalf("%s: learn differs from learnGo:\np %v\nwant %v\ntheta %v\nwant %v\ng %v\nwant %v\nw %v\nwant %v\nu %v\nwant %v",
 				c.name, p2, p1, th2, th1, g2, g1, w2, w1, u2, u1)
@@ -171,7 +174,7 @@ func TestLearnerKernelsDispatch(t *testing.T) {
 // plainest way (one block entry at a time, positions computed from (i, j),
 // no row bookkeeping): it pins the operation order that the kernels
 // reproduce.
-func rlsUpdateRef(p, theta, x []float64, y float64) {
+func rlsUpdateRef(p, theta, x []float64, y float64) (xVx float64) {
 	d := len(x)
 	pos := func(i, j int) int { // index of p_ij, i <= j
 		return i*d - i*(i-1)/2 + j - i
@@ -201,14 +204,20 @@ func rlsUpdateRef(p, theta, x []float64, y float64) {
 				}
 			}
 		}
-		for i := 4 * r; i < 4*r+4 && i < d; i++ {
+		for i := 4 * r; i < 4*r+4; i++ {
+			if i >= d { // a lane past d
+				xg[i%4] = math.FMA(0, 0, xg[i%4])
+				xt[i%4] = math.FMA(0, 0, xt[i%4])
+				continue
+			}
 			sl := func(l int) float64 { return s[[2]int{i, l}] }
 			g[i] = 0.5 * addPinned(g[i], addPinned(addPinned(sl(0), sl(2)), addPinned(sl(1), sl(3))))
 			xg[i%4] = math.FMA(x[i], g[i], xg[i%4])
 			xt[i%4] = math.FMA(x[i], theta[i], xt[i%4])
 		}
 	}
-	c := 1 / (1 + addPinned(addPinned(xg[0], xg[2]), addPinned(xg[1], xg[3])))
+	xVx = addPinned(addPinned(xg[0], xg[2]), addPinned(xg[1], xg[3]))
+	c := 1 / (1 + xVx)
 	f := mulPinned(c, y-addPinned(addPinned(xt[0], xt[2]), addPinned(xt[1], xt[3])))
 	for i := 0; i < d; i++ {
 		theta[i] = math.FMA(f, g[i], theta[i])
@@ -218,6 +227,7 @@ func rlsUpdateRef(p, theta, x []float64, y float64) {
 			p[pos(i, j)] = math.FMA(-(2 * cg), g[j], p[pos(i, j)])
 		}
 	}
+	return xVx
 }
 
 // TestRLSUpdateGoOrder pins rlsUpdateGo to the operation order of its doc
@@ -227,9 +237,9 @@ func TestRLSUpdateGoOrder(t *testing.T) {
 		d := len(c.x)
 		p1, th1 := append([]float64(nil), c.p...), append([]float64(nil), c.theta...)
 		p2, th2 := append([]float64(nil), c.p...), append([]float64(nil), c.theta...)
-		rlsUpdateGo(p1, th1, c.x, c.y, make([]float64, rlsScratchLen(d)))
-		rlsUpdateRef(p2, th2, c.x, c.y)
-		if !sameBits(p1, p2) || !sameBits(th1, th2) {
+		q1 := rlsUpdateGo(p1, th1, c.x, c.y, make([]float64, rlsScratchLen(d)))
+		q2 := rlsUpdateRef(p2, th2, c.x, c.y)
+		if !sameBits(p1, p2) || !sameBits(th1, th2) || !sameBits([]float64{q1}, []float64{q2}) {
 			t.Fatalf("%s: rlsUpdateGo differs from its documented order:\np %v\nwant %v\ntheta %v\nwant %v", c.name, p1, p2, th1, th2)
 		}
 	}

@@ -94,9 +94,8 @@ type hooks struct {
 	// sent observes every silo->server message: batch k, silo i, stream
 	// ("gram" or "bias"), number of scalars.
 	sent func(k, i int, stream string, n int)
-	// syncDue replaces the schedule (mutation controls only: production
-	// synchronises exactly when t is a multiple of B).
-	syncDue func(sm *sim, t int) bool
+	// schedule replaces the algorithm's schedule (mutation controls only).
+	schedule schedule
 }
 
 // gaussianNoise is the production noise source of silo i's stream: its
@@ -105,49 +104,36 @@ func gaussianNoise(runKey rng.Key, i int, stream string, std []float64) tree.Noi
 	return &tree.Gaussian{R: rng.New(runKey, "silo", i, stream), Std: std}
 }
 
-// siloState is one silo's learner and protocol state.
+// siloState is one silo's batch statistics and records.
 type siloState struct {
-	// Learner (eager variant only; the lazy variant acts on the shared
-	// synchronised state): p = V^-1 in width form (see widthForm) and
-	// theta = V^-1 (U_syn + U_i), both updated after every local
-	// observation (see learn and rlsUpdateGo).
-	p, theta []float64
-	// Local statistics since the last synchronisation.
-	wloc []float64 // packed Gram
-	uloc []float64 // bias
-	// p-sum trees (private algorithms).
-	gram, bias *tree.Tree
-	reward     *rand.Rand
-	// pick chooses the actions of a policy that does not learn
-	// (Algorithm.Learns false); nil otherwise.
-	pick     *rand.Rand
+	batch    batchStats // local statistics since the last synchronisation
+	reward   *rand.Rand
 	pseudo   float64
 	realised float64
 }
 
-// sim is the state of one run.
+// sim is the state of one run: the instance, the silos, and the
+// algorithm's parts (learner, schedule, protocol; see parts.go), which
+// the simulator drives round by round without knowing which algorithm
+// they make.
 type sim struct {
 	s      Spec
 	cal    *accountant.Calibration
 	d, np  int // dimension, packed length d(d+1)/2
 	lambda float64
-	lazy   bool
-	learns bool // false: a policy that chooses without learning (no statistics, no synchronisation)
 	inst   instance
 	silos  []siloState
+	parts
+	batches []*batchStats // &silos[i].batch, the protocol's view
 
 	// Published (synchronised) statistics and the learner state derived
-	// from them, shared by all silos right after a synchronisation.
+	// from them.
 	wsyn, usyn          []float64
 	asyn, psyn, thetSyn []float64
-	gramSrv, biasSrv    *tree.Server
-	shuffle             *rand.Rand
 
 	// Scratch.
-	v, l, g, e, xa, tmp []float64
-	xrow, scores        []float64
-	gnodes, bnodes      [][]float64
-	order               []int
+	v, l, e, xa  []float64
+	xrow, scores []float64
 
 	// Records.
 	curve            []Checkpoint
@@ -171,12 +157,12 @@ func newSim(s Spec, cal *accountant.Calibration, h hooks) (*sim, error) {
 	d := s.Dim()
 	np := tree.PackedLen(d)
 	sm := &sim{
-		s: s, cal: cal, d: d, np: np, lambda: cal.Lambda, lazy: s.Lazy, learns: alg.Learns,
-		silos: make([]siloState, s.M),
-		wsyn:  make([]float64, np), usyn: make([]float64, d),
+		s: s, cal: cal, d: d, np: np, lambda: cal.Lambda,
+		silos: make([]siloState, s.M), batches: make([]*batchStats, s.M),
+		wsyn: make([]float64, np), usyn: make([]float64, d),
 		asyn: make([]float64, d*d), psyn: make([]float64, np), thetSyn: make([]float64, d),
-		v: make([]float64, d*d), l: make([]float64, d*d), g: make([]float64, rlsScratchLen(d)), e: make([]float64, d),
-		xa: make([]float64, d), tmp: make([]float64, np), xrow: make([]float64, d),
+		v: make([]float64, d*d), l: make([]float64, d*d), e: make([]float64, d),
+		xa: make([]float64, d), xrow: make([]float64, d),
 		lo: s.RewardLo, hi: s.RewardHi, clampY: !s.NoClip,
 		h: h,
 	}
@@ -187,42 +173,24 @@ func newSim(s Spec, cal *accountant.Calibration, h hooks) (*sim, error) {
 		sm.inst = newLTR(s, runKey)
 	}
 	sm.noiseStd = sm.inst.noiseStd()
-	if s.Private() {
-		nf := h.noise
-		if nf == nil {
-			nf = func(i int, stream string, std []float64) tree.Noise {
-				return gaussianNoise(runKey, i, stream, std)
-			}
+	nf := h.noise
+	if nf == nil {
+		nf = func(i int, stream string, std []float64) tree.Noise {
+			return gaussianNoise(runKey, i, stream, std)
 		}
-		gstd, err := tree.GramStd(d, cal.Sigma, s.GramNoise)
-		if err != nil {
-			return nil, err
-		}
-		bstd := make([]float64, d)
-		for j := range bstd {
-			bstd[j] = cal.Sigma
-		}
-		for i := range sm.silos {
-			sm.silos[i].gram = tree.New(np, nf(i, "gram", gstd))
-			sm.silos[i].bias = tree.New(d, nf(i, "bias", bstd))
-		}
-		sm.gramSrv, sm.biasSrv = tree.NewServer(np), tree.NewServer(d)
-		sm.gnodes, sm.bnodes = make([][]float64, s.M), make([][]float64, s.M)
-		sm.order = make([]int, s.M)
-		if alg.Model == accountant.ModelSDPAmp {
-			sm.shuffle = rng.New(runKey, "shuffle")
-		}
+	}
+	sm.parts, err = alg.newParts(runSetup{spec: s, alg: alg, cal: cal, runKey: runKey, d: d, noise: nf})
+	if err != nil {
+		return nil, err
+	}
+	if h.schedule != nil {
+		sm.schedule = h.schedule
 	}
 	for i := range sm.silos {
 		si := &sm.silos[i]
-		si.wloc, si.uloc = make([]float64, np), make([]float64, d)
+		si.batch = batchStats{w: make([]float64, np), u: make([]float64, d)}
 		si.reward = rng.New(runKey, "silo", i, "reward")
-		if !alg.Learns {
-			si.pick = rng.New(runKey, "silo", i, "policy")
-		}
-		if !sm.lazy {
-			si.p, si.theta = make([]float64, np), make([]float64, d)
-		}
+		sm.batches[i] = &si.batch
 	}
 	// Before the first synchronisation V = Lambda I.
 	sm.refresh()
@@ -230,7 +198,7 @@ func newSim(s Spec, cal *accountant.Calibration, h hooks) (*sim, error) {
 }
 
 // round plays round t (1-indexed) for every silo in order, synchronises if
-// t is a multiple of B and records a checkpoint if due.
+// the schedule says so and records a checkpoint if due.
 func (sm *sim) round(t int) {
 	sm.t = t
 	sm.beta = sm.cal.Beta(t)
@@ -242,11 +210,7 @@ func (sm *sim) round(t int) {
 	}
 	sm.pseudo += pseudo
 	sm.realised += realised
-	due := sm.learns && t%sm.s.B == 0
-	if sm.h.syncDue != nil {
-		due = sm.h.syncDue(sm, t)
-	}
-	if due {
+	if sm.schedule.due(t) {
 		sm.sync()
 	}
 	if t%sm.s.Every == 0 || t == sm.s.T {
@@ -258,22 +222,12 @@ func (sm *sim) round(t int) {
 // instantaneous pseudo- and realised regret.
 func (sm *sim) play(i int) (pseudo, realised float64) {
 	si := &sm.silos[i]
-	d := sm.d
 	set := sm.inst.next(i)
 	mu := set.mu
-	p, theta := sm.psyn, sm.thetSyn
-	if !sm.lazy {
-		p, theta = si.p, si.theta
-	}
 	if need := set.n + panelLanes*len(set.panels); len(sm.scores) < need {
 		sm.scores = make([]float64, need)
 	}
-	var arm int
-	if si.pick != nil {
-		arm = si.pick.IntN(set.n)
-	} else {
-		arm = argmaxUCB(set, d, theta, p, sm.beta, sm.scores)
-	}
+	arm := sm.learner.choose(i, set, sm.beta, sm.scores)
 	best := argmaxFirst(mu[:set.n])
 	if sm.h.played != nil {
 		sm.h.played(sm.t, i, arm)
@@ -293,10 +247,8 @@ func (sm *sim) play(i int) (pseudo, realised float64) {
 	pseudo = mu[best] - mu[arm]
 	realised = mu[best] + eBest - y
 
-	if sm.learns {
-		set.row(sm.xrow, arm)
-		sm.observe(i, sm.xrow, y)
-	}
+	set.row(sm.xrow, arm)
+	sm.observe(i, sm.xrow, y)
 	si.pseudo += pseudo
 	si.realised += realised
 	return pseudo, realised
@@ -305,11 +257,10 @@ func (sm *sim) play(i int) (pseudo, realised float64) {
 // observe feeds one user's (x, y) into silo i's statistics: x is
 // projected to ||x|| <= 1 and y clamped to [RewardLo, RewardHi] (unless
 // NoClip) BEFORE aggregation, so that every user's contribution to the
-// released sums is bounded whatever the data; then W_i += x x^T, U_i += x
-// y, and the eager learner's V^-1 and theta are updated (learn,
-// rlsUpdateGo).
+// released sums is bounded whatever the data; then the learner adds it
+// to the batch statistics (W_i += x x^T, U_i += x y) and the schedule
+// sees its leverage.
 func (sm *sim) observe(i int, x []float64, y float64) {
-	si := &sm.silos[i]
 	xa := sm.xa
 	ClipX(xa, x)
 	if sm.clampY {
@@ -317,11 +268,8 @@ func (sm *sim) observe(i int, x []float64, y float64) {
 	} else if math.IsNaN(y) || math.IsInf(y, 0) {
 		y = 0
 	}
-	if sm.lazy {
-		addObs(si.wloc, si.uloc, xa, y)
-	} else {
-		learn(si.wloc, si.uloc, si.p, si.theta, xa, y, sm.g)
-	}
+	q := sm.learner.observe(i, &sm.silos[i].batch, xa, y)
+	sm.schedule.observed(i, q)
 }
 
 // argmaxFirst returns the index of the first maximum of v (NaN entries
@@ -341,67 +289,15 @@ func argmaxFirstGo(v []float64) int {
 	return best
 }
 
-// sync is synchronisation k = syncs+1: every silo sends its batch
-// statistics through the protocol, the server publishes W_syn, U_syn and
+// sync is synchronisation k = syncs+1: the protocol carries every silo's
+// batch statistics to the server, which publishes W_syn and U_syn, and
 // every silo restarts from them.
 func (sm *sim) sync() {
 	sm.syncs++
-	switch {
-	case !sm.s.Private():
-		// FedLinUCB: the server adds the exact batch statistics.
-		for i := range sm.silos {
-			si := &sm.silos[i]
-			sm.send(i, "gram", si.wloc)
-			sm.send(i, "bias", si.uloc)
-			addTo(sm.wsyn, si.wloc)
-			addTo(sm.usyn, si.uloc)
-		}
-	case sm.s.Protocol == ProtocolPAlt:
-		// Algorithm 4: each silo publishes its own noisy prefix sum; the
-		// server adds the M prefixes.
-		clear(sm.wsyn)
-		clear(sm.usyn)
-		ub := sm.tmp[:sm.d]
-		for i := range sm.silos {
-			si := &sm.silos[i]
-			si.gram.Add(si.wloc)
-			si.bias.Add(si.uloc)
-			si.gram.Prefix(sm.tmp)
-			sm.send(i, "gram", sm.tmp)
-			addTo(sm.wsyn, sm.tmp)
-			si.bias.Prefix(ub)
-			sm.send(i, "bias", ub)
-			addTo(sm.usyn, ub)
-		}
-	default:
-		// Algorithm 2: each silo sends its new noisy p-sum node; the
-		// server adds the M nodes of the level and publishes the prefix.
-		// Under SDP-amp a shuffler delivers the messages in a random order
-		// (the server sees the multiset, not the senders).
-		sm.gramSrv.Begin()
-		sm.biasSrv.Begin()
-		for i := range sm.silos {
-			si := &sm.silos[i]
-			_, sm.gnodes[i] = si.gram.Add(si.wloc)
-			_, sm.bnodes[i] = si.bias.Add(si.uloc)
-			sm.send(i, "gram", sm.gnodes[i])
-			sm.send(i, "bias", sm.bnodes[i])
-			sm.order[i] = i
-		}
-		if sm.shuffle != nil {
-			sm.shuffle.Shuffle(len(sm.order), func(a, b int) { sm.order[a], sm.order[b] = sm.order[b], sm.order[a] })
-		}
-		for _, i := range sm.order {
-			sm.gramSrv.Receive(sm.gnodes[i])
-			sm.biasSrv.Receive(sm.bnodes[i])
-		}
-		sm.gramSrv.Publish(sm.wsyn)
-		sm.biasSrv.Publish(sm.usyn)
-	}
-
-	for i := range sm.silos {
-		clear(sm.silos[i].wloc)
-		clear(sm.silos[i].uloc)
+	sm.protocol.publish(sm.batches, sm.wsyn, sm.usyn, sm.send)
+	for _, b := range sm.batches {
+		clear(b.w)
+		clear(b.u)
 	}
 	sm.refresh()
 }
@@ -439,14 +335,7 @@ func (sm *sim) refresh() {
 	cholInverse(sm.asyn, sm.l, sm.e, d)
 	widthForm(sm.psyn, sm.asyn, d)
 	matVec(sm.thetSyn, sm.asyn, sm.usyn)
-	if sm.lazy {
-		return
-	}
-	for i := range sm.silos {
-		si := &sm.silos[i]
-		copy(si.p, sm.psyn)
-		copy(si.theta, sm.thetSyn)
-	}
+	sm.learner.restart(sm.psyn, sm.thetSyn)
 }
 
 // send accounts for one silo->server message of the current

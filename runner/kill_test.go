@@ -45,7 +45,8 @@ func TestSIGKILLResume(t *testing.T) {
 	for _, k := range []int{0, 1, 4, 9} {
 		dir := t.TempDir()
 		cmd := exec.Command(os.Args[0], "-test.run=^TestSIGKILLChild$", "-test.count=1")
-		cmd.Env = append(os.Environ(), childEnv+"="+dir)
+		// The child dies by SIGKILL, so its own temp dirs go under ours.
+		cmd.Env = append(os.Environ(), childEnv+"="+dir, "TMPDIR="+t.TempDir())
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}

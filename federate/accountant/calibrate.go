@@ -34,10 +34,9 @@ func (r Request) Validate() (Request, error) {
 	default:
 		return bad("preset %q, want %q, %q or %q", r.Preset, PresetPaper, PresetReferenceCode, PresetExact)
 	}
-	switch r.Model {
-	case ModelNone, ModelLDP, ModelSDPAmp:
-	default:
-		return bad("model %q, want %q, %q or %q", r.Model, ModelNone, ModelLDP, ModelSDPAmp)
+	mech, err := lookupMechanism(r.Model)
+	if err != nil {
+		return r, err
 	}
 	if r.Relation == "" {
 		r.Relation = AddRemove
@@ -45,7 +44,7 @@ func (r Request) Validate() (Request, error) {
 	if r.Relation != AddRemove && r.Relation != ReplaceOne {
 		return bad("relation %q, want %q or %q", r.Relation, AddRemove, ReplaceOne)
 	}
-	if r.Model != ModelNone {
+	if mech.private() {
 		if !finite(r.Eps) || r.Eps <= 0 {
 			return bad("eps = %v, want a finite value > 0", r.Eps)
 		}
@@ -118,7 +117,7 @@ func Calibrate(req Request) (*Calibration, error) {
 			r.Preset, r.Model, ErrInvalid, c.Sigma, c.Lambda, c.BetaT, r.Eps, r.Delta)
 	}
 
-	if r.Model == ModelNone {
+	if !mechanisms[r.Model].private() {
 		c.DeliveredEps, c.DeliveredDelta = math.Inf(1), 0
 		c.Note = join(c.Note, "no privacy: non-private FedLinUCB adds no noise")
 		return c, nil
@@ -204,12 +203,7 @@ func referenceWidth(r Request, lambda float64) Width {
 // with its node count N = CodeN.
 func (c *Calibration) referenceCode() error {
 	r := c.Request
-	switch r.Model {
-	case ModelLDP:
-		c.Sigma = ReferenceLDPSigma(r.Eps, r.Delta, c.CodeN)
-	case ModelSDPAmp:
-		c.Sigma = ReferenceSDPSigma(r.Eps, r.Delta, c.CodeN, r.M, r.T)
-	}
+	c.Sigma = mechanisms[r.Model].referenceSigma(r, c.CodeN)
 	c.Lambda = ReferenceLambda(c.Sigma, c.CodeN, r.M, r.D, r.Alpha)
 	c.Width = referenceWidth(r, c.Lambda)
 	if c.CodeN != c.Kappa {
@@ -268,19 +262,13 @@ func PaperWidth(r Request, sigma0 float64, kappa, k int) (lambda float64, w Widt
 // Lemma C.4.
 func (c *Calibration) paper() error {
 	r := c.Request
-	switch r.Model {
-	case ModelLDP:
-		c.Sigma = PaperLDPSigma(r.Eps, r.Delta, c.Kappa)
-	case ModelSDPAmp:
-		s, err := PaperSDPSigma(r.Eps, r.Delta, c.Kappa, r.M, r.T)
-		if err != nil {
-			return err
-		}
-		c.Sigma = s
-		c.Note = "paper Theorem 5.3 sigma with its O(.) constant taken as 1"
+	mech := mechanisms[r.Model]
+	var err error
+	if c.Sigma, c.Note, err = mech.paperSigma(r, c.Kappa); err != nil {
+		return err
 	}
 	c.Lambda, c.Width = PaperWidth(r, c.Sigma, c.Kappa, c.K)
-	if r.Relation == ReplaceOne && r.Model != ModelNone {
+	if r.Relation == ReplaceOne && mech.private() {
 		c.Note = join(c.Note, "the paper's sigma assumes add/remove sensitivity 1 per stream; under replace-one the delivered guarantee is weaker")
 	}
 	return nil
@@ -322,22 +310,9 @@ func ExactLDPSigma(eps, delta float64, kappa int, relation string) (float64, err
 // reference-code Lambda and beta_t at it (with N = Kappa).
 func (c *Calibration) exact() error {
 	r := c.Request
-	switch r.Model {
-	case ModelLDP:
-		s, err := ExactLDPSigma(r.Eps, r.Delta, c.Kappa, r.Relation)
-		if err != nil {
-			return err
-		}
-		c.Sigma = s
-	case ModelSDPAmp:
-		s, amp, note, err := ExactSDPSigma(r.Eps, r.Delta, c.Kappa, r.M, r.B, r.Relation)
-		if err != nil {
-			return err
-		}
-		c.Sigma = s
-		if !amp {
-			c.Note = note
-		}
+	var err error
+	if c.Sigma, c.Note, err = mechanisms[r.Model].exactSigma(r, c.Kappa); err != nil {
+		return err
 	}
 	c.Lambda = ReferenceLambda(c.Sigma, c.Kappa, r.M, r.D, r.Alpha)
 	c.Width = referenceWidth(r, c.Lambda)

@@ -235,40 +235,21 @@ func ShuffleTree(sigma float64, kappa, m, b int, delta float64, relation string)
 //     explains why not when it did not (typically too few silos).
 //   - ModelNone: +Inf with the note "no privacy" (sigma is ignored).
 func Delivered(model string, sigma float64, kappa, m, b int, delta float64, relation string) (eps float64, amplified bool, note string, err error) {
-	switch model {
-	case ModelNone:
-		return math.Inf(1), false, "no privacy", nil
-	case ModelLDP, ModelSDPAmp:
-	default:
-		return 0, false, "", fmt.Errorf("delivered: %w: model %q", ErrInvalid, model)
+	mech, err := lookupMechanism(model)
+	if err != nil {
+		return 0, false, "", fmt.Errorf("delivered: %w", err)
+	}
+	if !mech.private() {
+		return mech.delivered(sigma, kappa, m, b, delta, relation)
 	}
 	if err := checkDelta("delta", delta); err != nil {
 		return 0, false, "", fmt.Errorf("delivered: %w", err)
 	}
-	mu, err := TreeMu(sigma, kappa, relation)
+	eps, amplified, note, err = mech.delivered(sigma, kappa, m, b, delta, relation)
 	if err != nil {
 		return 0, false, "", fmt.Errorf("delivered: %w", err)
 	}
-	ldp := gdpEps(mu, delta)
-	if model == ModelLDP {
-		return ldp, false, "", nil
-	}
-	amp, err := ShuffleTree(sigma, kappa, m, b, delta, relation)
-	if err != nil {
-		return 0, false, "", fmt.Errorf("delivered: %w", err)
-	}
-	if amp.Eps < ldp {
-		note := ""
-		if amp.Releases < 2*kappa {
-			note = fmt.Sprintf("shuffle amplification applied to %d of %d releases: %s", amp.Releases, 2*kappa, amp.Reason)
-		}
-		return amp.Eps, true, note, nil
-	}
-	reason := amp.Reason
-	if reason == "" {
-		reason = fmt.Sprintf("amplified bound %.4g is no better than the silo-level LDP bound", amp.Eps)
-	}
-	return ldp, false, "shuffle amplification does not apply, delivered guarantee is the unamplified silo-level LDP one: " + reason, nil
+	return eps, amplified, note, nil
 }
 
 // Certifies reports whether noise sigma certifies (eps, delta) under the
@@ -276,7 +257,9 @@ func Delivered(model string, sigma float64, kappa, m, b int, delta float64, rela
 // eps directly (delta(eps) <= delta), free of the bisection tolerance of an
 // eps search.
 func Certifies(model string, sigma float64, kappa, m, b int, eps, delta float64, relation string) (bool, error) {
-	if model == ModelNone {
+	if mech, err := lookupMechanism(model); err != nil {
+		return false, fmt.Errorf("certifies: %w", err)
+	} else if !mech.private() {
 		return false, nil
 	}
 	if err := checkPos("eps", eps); err != nil {

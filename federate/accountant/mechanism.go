@@ -1,0 +1,144 @@
+package accountant
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// A mechanism is the accounting of one privacy model: the noise each
+// calibration preset chooses for it and the guarantee that a noise level
+// delivers. Calibrate, Delivered and Certifies look the model up in
+// mechanisms; a new privacy model is one more implementation.
+type mechanism interface {
+	// private is false for the model without noise.
+	private() bool
+	// referenceSigma is the published code's noise with its node count n.
+	referenceSigma(r Request, n int) float64
+	// paperSigma is the paper's theorem for the model, and a note on the
+	// constants it had to assume.
+	paperSigma(r Request, kappa int) (sigma float64, note string, err error)
+	// exactSigma is the smallest noise the accountant certifies at (r.Eps,
+	// r.Delta), and a note when it is not what the model promises (e.g.
+	// amplification that does not apply).
+	exactSigma(r Request, kappa int) (sigma float64, note string, err error)
+	// delivered is the eps at delta that per-entry noise sigma on every
+	// node of a kappa-level tree certifies, for m silos and batch b.
+	delivered(sigma float64, kappa, m, b int, delta float64, relation string) (eps float64, amplified bool, note string, err error)
+}
+
+// mechanisms maps each privacy model to its accounting.
+var mechanisms = map[string]mechanism{
+	ModelNone:   noPrivacy{},
+	ModelLDP:    siloLDP{},
+	ModelSDPAmp: shuffleAmplified{},
+}
+
+// lookupMechanism returns the accounting of model, or an error naming the
+// known models.
+func lookupMechanism(model string) (mechanism, error) {
+	if m, ok := mechanisms[model]; ok {
+		return m, nil
+	}
+	names := make([]string, 0, len(mechanisms))
+	for k := range mechanisms {
+		names = append(names, fmt.Sprintf("%q", k))
+	}
+	slices.Sort(names)
+	return nil, fmt.Errorf("%w: model %q, want one of %s", ErrInvalid, model, strings.Join(names, ", "))
+}
+
+// noPrivacy is ModelNone: no noise, no guarantee.
+type noPrivacy struct{}
+
+func (noPrivacy) private() bool                       { return false }
+func (noPrivacy) referenceSigma(Request, int) float64 { return 0 }
+func (noPrivacy) paperSigma(Request, int) (float64, string, error) {
+	return 0, "", nil
+}
+func (noPrivacy) exactSigma(Request, int) (float64, string, error) {
+	return 0, "", nil
+}
+func (noPrivacy) delivered(float64, int, int, int, float64, string) (float64, bool, string, error) {
+	return math.Inf(1), false, "no privacy", nil
+}
+
+// siloLDP is ModelLDP, silo-level local DP: every silo's releases are
+// private on their own (protocol P or P_alt), accounted exactly as one
+// Gaussian-DP mechanism over both streams of the whole tree.
+type siloLDP struct{}
+
+func (siloLDP) private() bool { return true }
+
+func (siloLDP) referenceSigma(r Request, n int) float64 {
+	return ReferenceLDPSigma(r.Eps, r.Delta, n)
+}
+
+func (siloLDP) paperSigma(r Request, kappa int) (float64, string, error) {
+	return PaperLDPSigma(r.Eps, r.Delta, kappa), "", nil
+}
+
+func (siloLDP) exactSigma(r Request, kappa int) (float64, string, error) {
+	s, err := ExactLDPSigma(r.Eps, r.Delta, kappa, r.Relation)
+	return s, "", err
+}
+
+func (siloLDP) delivered(sigma float64, kappa, _, _ int, delta float64, relation string) (float64, bool, string, error) {
+	mu, err := TreeMu(sigma, kappa, relation)
+	if err != nil {
+		return 0, false, "", err
+	}
+	return gdpEps(mu, delta), false, "", nil
+}
+
+// shuffleAmplified is ModelSDPAmp, shuffle DP by amplification: protocol
+// P with a shuffler, whose guarantee is the better of the silo-level LDP
+// one (shuffling is post-processing) and the amplification accountant
+// ShuffleTree.
+type shuffleAmplified struct{}
+
+func (shuffleAmplified) private() bool { return true }
+
+func (shuffleAmplified) referenceSigma(r Request, n int) float64 {
+	return ReferenceSDPSigma(r.Eps, r.Delta, n, r.M, r.T)
+}
+
+func (shuffleAmplified) paperSigma(r Request, kappa int) (float64, string, error) {
+	s, err := PaperSDPSigma(r.Eps, r.Delta, kappa, r.M, r.T)
+	if err != nil {
+		return 0, "", err
+	}
+	return s, "paper Theorem 5.3 sigma with its O(.) constant taken as 1", nil
+}
+
+func (shuffleAmplified) exactSigma(r Request, kappa int) (float64, string, error) {
+	s, amp, note, err := ExactSDPSigma(r.Eps, r.Delta, kappa, r.M, r.B, r.Relation)
+	if err != nil || amp {
+		note = ""
+	}
+	return s, note, err
+}
+
+func (shuffleAmplified) delivered(sigma float64, kappa, m, b int, delta float64, relation string) (float64, bool, string, error) {
+	ldp, _, _, err := siloLDP{}.delivered(sigma, kappa, m, b, delta, relation)
+	if err != nil {
+		return 0, false, "", err
+	}
+	amp, err := ShuffleTree(sigma, kappa, m, b, delta, relation)
+	if err != nil {
+		return 0, false, "", err
+	}
+	if amp.Eps < ldp {
+		note := ""
+		if amp.Releases < 2*kappa {
+			note = fmt.Sprintf("shuffle amplification applied to %d of %d releases: %s", amp.Releases, 2*kappa, amp.Reason)
+		}
+		return amp.Eps, true, note, nil
+	}
+	reason := amp.Reason
+	if reason == "" {
+		reason = fmt.Sprintf("amplified bound %.4g is no better than the silo-level LDP bound", amp.Eps)
+	}
+	return ldp, false, "shuffle amplification does not apply, delivered guarantee is the unamplified silo-level LDP one: " + reason, nil
+}

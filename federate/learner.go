@@ -1,0 +1,116 @@
+package federate
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/fedbandit/fedbandit/internal/rng"
+)
+
+// A learner chooses each silo's actions and folds its users' observations
+// into the silo's batch statistics. The simulator asks it for an action,
+// hands it the user's clipped observation, and after every
+// synchronisation restarts it from the published statistics.
+type learner interface {
+	// choose returns the action silo i plays from set at confidence
+	// width beta; scores is scratch of at least set.n + 4*len(set.panels)
+	// values.
+	choose(i int, set *actionSet, beta float64, scores []float64) int
+	// observe adds one user's observation (x projected to ||x|| <= 1, y
+	// clamped) to silo i's batch statistics b and updates whatever the
+	// learner keeps. It returns the leverage x^T V^-1 x under the V silo i
+	// acted on (NaN if the learner keeps no per-silo V).
+	observe(i int, b *batchStats, x []float64, y float64) float64
+	// restart is called after every synchronisation (and once before the
+	// first round) with the published V^-1 in width form and theta =
+	// V^-1 U_syn; the learner must copy what it keeps.
+	restart(p, theta []float64)
+}
+
+// batchStats are a silo's local statistics since its last
+// synchronisation: packed Gram w = sum x x^T and bias u = sum x y.
+type batchStats struct {
+	w, u []float64
+}
+
+// eagerLearner is Algorithm 1's learner: each silo acts on V = Lambda I +
+// W_syn + W_i, updated after every local observation by the
+// recursive least-squares step (learn).
+type eagerLearner struct {
+	d        int
+	p, theta [][]float64 // per silo: V^-1 in width form, theta = V^-1 (U_syn + U_i)
+	g        []float64   // scratch of learn
+}
+
+func newEagerLearner(m, d int) *eagerLearner {
+	l := &eagerLearner{d: d, p: make([][]float64, m), theta: make([][]float64, m), g: make([]float64, rlsScratchLen(d))}
+	for i := range l.p {
+		l.p[i], l.theta[i] = make([]float64, d*(d+1)/2), make([]float64, d)
+	}
+	return l
+}
+
+func (l *eagerLearner) choose(i int, set *actionSet, beta float64, scores []float64) int {
+	return argmaxUCB(set, l.d, l.theta[i], l.p[i], beta, scores)
+}
+
+func (l *eagerLearner) observe(i int, b *batchStats, x []float64, y float64) float64 {
+	return learn(b.w, b.u, l.p[i], l.theta[i], x, y, l.g)
+}
+
+func (l *eagerLearner) restart(p, theta []float64) {
+	for i := range l.p {
+		copy(l.p[i], p)
+		copy(l.theta[i], theta)
+	}
+}
+
+// lazyLearner is Algorithm 8's learner: every silo acts on the
+// synchronised statistics only, so that a user's data reaches other users'
+// actions only through the privatised release; local observations just
+// accumulate.
+type lazyLearner struct {
+	d        int
+	p, theta []float64 // the published state
+}
+
+func newLazyLearner(d int) *lazyLearner {
+	return &lazyLearner{d: d, p: make([]float64, d*(d+1)/2), theta: make([]float64, d)}
+}
+
+func (l *lazyLearner) choose(_ int, set *actionSet, beta float64, scores []float64) int {
+	return argmaxUCB(set, l.d, l.theta, l.p, beta, scores)
+}
+
+func (l *lazyLearner) observe(_ int, b *batchStats, x []float64, y float64) float64 {
+	addObs(b.w, b.u, x, y)
+	return math.NaN()
+}
+
+func (l *lazyLearner) restart(p, theta []float64) {
+	copy(l.p, p)
+	copy(l.theta, theta)
+}
+
+// uniformPolicy plays a uniformly random action and learns nothing; silo
+// i's choices come from its own stream rng.New(runKey, "silo", i,
+// "policy").
+type uniformPolicy struct {
+	picks []*rand.Rand
+}
+
+func newUniformPolicy(runKey rng.Key, m int) *uniformPolicy {
+	u := &uniformPolicy{picks: make([]*rand.Rand, m)}
+	for i := range u.picks {
+		u.picks[i] = rng.New(runKey, "silo", i, "policy")
+	}
+	return u
+}
+
+func (u *uniformPolicy) choose(i int, set *actionSet, _ float64, _ []float64) int {
+	return u.picks[i].IntN(set.n)
+}
+
+func (u *uniformPolicy) observe(int, *batchStats, []float64, float64) float64 { return math.NaN() }
+
+func (u *uniformPolicy) restart(_, _ []float64) {}

@@ -1,0 +1,68 @@
+package federate
+
+import (
+	"github.com/fedbandit/fedbandit/federate/accountant"
+	"github.com/fedbandit/fedbandit/internal/rng"
+)
+
+// parts are what an algorithm plugs into the simulator: who chooses the
+// actions and learns (learner), when silos synchronise (schedule), and
+// how their statistics reach the server (protocol).
+type parts struct {
+	learner  learner
+	schedule schedule
+	protocol protocol
+}
+
+// runSetup is what an algorithm's constructor (Algorithm.newParts) may use:
+// the validated spec with defaults, the run's calibration, the root key of
+// its streams and the source of privacy noise.
+type runSetup struct {
+	spec   Spec
+	alg    *Algorithm
+	cal    *accountant.Calibration
+	runKey rng.Key
+	d      int
+	noise  noiseFactory
+}
+
+// federatedLinUCB builds the paper's algorithms (FedLinUCB,
+// Private-FedLinUCB under LDP and SDP-amp): the eager (Algorithm 1) or
+// lazy (Algorithm 8) learner, a synchronisation every B rounds, and the
+// exact sum for the non-private algorithm, otherwise protocol P or P_alt
+// over each silo's tree mechanism, shuffled under ModelSDPAmp.
+func federatedLinUCB(su runSetup) (parts, error) {
+	s := su.spec
+	var p parts
+	if s.Lazy {
+		p.learner = newLazyLearner(su.d)
+	} else {
+		p.learner = newEagerLearner(s.M, su.d)
+	}
+	p.schedule = everyB{b: s.B}
+	if !su.alg.Private() {
+		p.protocol = exactSum{}
+		return p, nil
+	}
+	st, err := newSiloTrees(s.M, su.d, su.cal.Sigma, s.GramNoise, su.noise)
+	if err != nil {
+		return parts{}, err
+	}
+	switch s.Protocol {
+	case ProtocolPAlt:
+		p.protocol = newTreePrefixes(st, su.d)
+	default:
+		tn := newTreeNodes(st, su.d, nil)
+		if su.alg.Model == accountant.ModelSDPAmp {
+			tn.shuffle = rng.New(su.runKey, "shuffle")
+		}
+		p.protocol = tn
+	}
+	return p, nil
+}
+
+// uniformRandom builds the random policy: it never learns, so it never
+// synchronises.
+func uniformRandom(su runSetup) (parts, error) {
+	return parts{learner: newUniformPolicy(su.runKey, su.spec.M), schedule: never{}, protocol: exactSum{}}, nil
+}
