@@ -34,7 +34,8 @@ type Algorithm struct {
 	// not apply to it.
 	Learns bool
 	// validate checks what is specific to the algorithm on a spec with
-	// defaults filled (nil: nothing beyond the common checks).
+	// defaults filled (nil: nothing beyond the common checks); a
+	// *FieldError names the field at fault.
 	validate func(s Spec) error
 	// newParts builds the learner, schedule and protocol of one run
 	// (parts.go).
@@ -86,7 +87,7 @@ var algorithms = []*Algorithm{
 		Learns:  false, newParts: uniformRandom,
 		validate: func(s Spec) error {
 			if s.Lazy {
-				return fmt.Errorf("Lazy with %s: it has no learner", s.Algorithm)
+				return &FieldError{Field: "Lazy", Msg: fmt.Sprintf("Lazy with %s: it has no learner", s.Algorithm)}
 			}
 			return nil
 		},

@@ -146,96 +146,135 @@ func (s Spec) Request() accountant.Request {
 	}
 }
 
+// FieldError is an error of Spec.Validate: the field at fault and why.
+// It wraps ErrInvalidSpec. A caller that builds specs from its own input
+// (the runner's sweep files) maps Field back to what the user wrote.
+type FieldError struct {
+	// Field is the Spec field, dotted for nested ones: "Eps", "T",
+	// "Synthetic.D", "LTR", ...
+	Field string
+	// Msg says what is wrong; it names the field, e.g. "Eps = 0, want a
+	// finite value > 0".
+	Msg string
+}
+
+func (e *FieldError) Error() string { return ErrInvalidSpec.Error() + ": " + e.Msg }
+
+// Unwrap returns ErrInvalidSpec.
+func (e *FieldError) Unwrap() error { return ErrInvalidSpec }
+
 // Validate checks a spec after filling its defaults (s.WithDefaults();
-// empty fields are therefore not errors). Every error wraps ErrInvalidSpec
-// and names the offending field. It checks the shape of an LTR instance
-// (silos, query sizes) but not the finiteness of its values, which the
-// instance builder guarantees (and which clipping makes harmless anyway).
+// empty fields are therefore not errors): ValidateSettings, then the
+// shape of an LTR instance (silos, query sizes) but not the finiteness of
+// its values, which the instance builder guarantees (and which clipping
+// makes harmless anyway). Every error is a *FieldError.
 func (s Spec) Validate() error {
 	s = s.WithDefaults()
-	bad := func(format string, a ...any) error {
-		return fmt.Errorf("%w: %s", ErrInvalidSpec, fmt.Sprintf(format, a...))
+	if err := s.ValidateSettings(); err != nil {
+		return err
+	}
+	if s.Instance == InstanceLTR {
+		if err := s.LTR.check(s.M); err != nil {
+			return &FieldError{Field: "LTR", Msg: "LTR: " + err.Error()}
+		}
+	}
+	return nil
+}
+
+// ValidateSettings checks everything of a spec (after filling its
+// defaults) except the data of an LTR instance, which may not be built
+// yet: the algorithm and its own rules, the protocol, the reward clamp,
+// the synthetic instance's parameters, and through the accountant's
+// Request.Validate every parameter of the calibration (M, T, B, eps,
+// delta, relation, alpha, R, crs, preset). It is the one set of rules
+// for a run; the runner maps its errors to sweep-file keys. Every error
+// is a *FieldError.
+func (s Spec) ValidateSettings() error {
+	s = s.WithDefaults()
+	bad := func(field, format string, a ...any) error {
+		return &FieldError{Field: field, Msg: fmt.Sprintf(format, a...)}
 	}
 	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 	alg, err := LookupAlgorithm(s.Algorithm)
 	if err != nil {
-		return bad("Algorithm: %v", err)
+		return bad("Algorithm", "Algorithm: %v", err)
 	}
 	switch s.Protocol {
 	case ProtocolP, ProtocolPAlt:
 	default:
-		return bad("Protocol %q, want %q or %q", s.Protocol, ProtocolP, ProtocolPAlt)
+		return bad("Protocol", "Protocol %q, want %q or %q", s.Protocol, ProtocolP, ProtocolPAlt)
 	}
 	if len(alg.Protocols) > 0 && !slices.Contains(alg.Protocols, s.Protocol) {
-		return bad("Protocol %q with %s, want one of %s", s.Protocol, s.Algorithm, quoteList(alg.Protocols))
+		return bad("Protocol", "Protocol %q with %s, want one of %s", s.Protocol, s.Algorithm, quoteList(alg.Protocols))
 	}
 	if alg.validate != nil {
 		if err := alg.validate(s); err != nil {
-			return bad("%v", err)
+			var fe *FieldError
+			if errors.As(err, &fe) {
+				return fe
+			}
+			return bad("Algorithm", "%v", err)
 		}
 	}
-	if s.M < 1 {
-		return bad("M = %d silos, want >= 1", s.M)
-	}
-	if s.B < 1 {
-		return bad("B = %d, want batch size >= 1", s.B)
-	}
-	if s.T < s.B {
-		return bad("T = %d < B = %d: no synchronisation would ever happen", s.T, s.B)
-	}
-	if s.Every < 1 {
-		return bad("Every = %d, want checkpoint spacing >= 1", s.Every)
-	}
-	if !finite(s.Alpha) || s.Alpha <= 0 || s.Alpha >= 1 {
-		return bad("Alpha = %v, want 0 < alpha < 1", s.Alpha)
-	}
-	if s.Private() {
-		if !finite(s.Eps) || s.Eps <= 0 {
-			return bad("Eps = %v, want a finite value > 0", s.Eps)
-		}
-		if !finite(s.Delta) || s.Delta <= 0 || s.Delta >= 1 {
-			return bad("Delta = %v, want 0 < delta < 1", s.Delta)
-		}
+	if alg.Private() {
 		if s.NoClip {
-			return bad("NoClip with %s: a private algorithm must clamp rewards (its sensitivity depends on it)", s.Algorithm)
+			return bad("NoClip", "NoClip with %s: a private algorithm must clamp rewards (its sensitivity depends on it)", s.Algorithm)
 		}
 		if math.Max(math.Abs(s.RewardLo), math.Abs(s.RewardHi)) > 1 {
-			return bad("reward clamp [%v, %v] with %s: the bias-stream sensitivity 1 needs |y| <= 1", s.RewardLo, s.RewardHi, s.Algorithm)
+			return bad("RewardLo", "reward clamp [%v, %v] with %s: the bias-stream sensitivity 1 needs |y| <= 1", s.RewardLo, s.RewardHi, s.Algorithm)
 		}
 	}
 	if !finite(s.RewardLo) || !finite(s.RewardHi) || s.RewardLo >= s.RewardHi {
-		return bad("reward clamp [%v, %v], want finite RewardLo < RewardHi", s.RewardLo, s.RewardHi)
+		return bad("RewardLo", "reward clamp [%v, %v], want finite RewardLo < RewardHi", s.RewardLo, s.RewardHi)
 	}
 	if s.GramNoise != tree.Symmetrised && s.GramNoise != tree.UpperIID {
-		return bad("GramNoise %q, want %q or %q", s.GramNoise, tree.Symmetrised, tree.UpperIID)
-	}
-	if !finite(s.R) || s.R <= 0 {
-		return bad("R = %v, want a finite reward-noise scale > 0 (set it explicitly for a noiseless synthetic instance)", s.R)
-	}
-	if !finite(s.Crs) || s.Crs <= 0 {
-		return bad("Crs = %v, want a finite multiplier > 0", s.Crs)
+		return bad("GramNoise", "GramNoise %q, want %q or %q", s.GramNoise, tree.Symmetrised, tree.UpperIID)
 	}
 	switch s.Instance {
 	case InstanceSynthetic:
 		y := s.Synthetic
 		if y.D < 2 {
-			return bad("Synthetic.D = %d, want >= 2 (d-1 random coordinates plus the constant one)", y.D)
+			return bad("Synthetic.D", "Synthetic.D = %d, want >= 2 (d-1 random coordinates plus the constant one)", y.D)
 		}
 		if y.K < 1 {
-			return bad("Synthetic.K = %d actions, want >= 1", y.K)
+			return bad("Synthetic.K", "Synthetic.K = %d actions, want >= 1", y.K)
 		}
 		if y.ContextGen != ContextsFast && y.ContextGen != ContextsChaCha8 {
-			return bad("Synthetic.ContextGen %q, want %q or %q", y.ContextGen, ContextsFast, ContextsChaCha8)
+			return bad("Synthetic.ContextGen", "Synthetic.ContextGen %q, want %q or %q", y.ContextGen, ContextsFast, ContextsChaCha8)
 		}
 		if !finite(y.NoiseVar) || y.NoiseVar < 0 {
-			return bad("Synthetic.NoiseVar = %v, want a finite variance >= 0", y.NoiseVar)
+			return bad("Synthetic.NoiseVar", "Synthetic.NoiseVar = %v, want a finite variance >= 0", y.NoiseVar)
+		}
+		if y.NoiseVar == 0 && s.R == 0 {
+			return bad("Synthetic.NoiseVar", "Synthetic.NoiseVar = 0 (noiseless) makes beta_t's noise scale R = sqrt(NoiseVar) = 0: give NoiseVar > 0 (the paper's is 0.25) or set R > 0")
 		}
 	case InstanceLTR:
-		if err := s.LTR.check(s.M); err != nil {
-			return fmt.Errorf("%w: LTR: %w", ErrInvalidSpec, err)
-		}
 	default:
-		return bad("Instance %q, want %q or %q", s.Instance, InstanceSynthetic, InstanceLTR)
+		return bad("Instance", "Instance %q, want %q or %q", s.Instance, InstanceSynthetic, InstanceLTR)
+	}
+	req := s.Request()
+	if s.Instance == InstanceLTR && s.LTR == nil {
+		req.D = 1 // the data's dimension is checked with the data (Validate)
+	}
+	if _, err := req.Validate(); err != nil {
+		var fe *accountant.FieldError
+		if !errors.As(err, &fe) {
+			return bad("Algorithm", "%v", err)
+		}
+		field := fe.Field
+		switch field {
+		case "Model":
+			field = "Algorithm"
+		case "D":
+			field = "Synthetic.D"
+			if s.Instance == InstanceLTR {
+				field = "LTR"
+			}
+		}
+		return bad(field, "%s", fe.Msg)
+	}
+	if s.Every < 1 {
+		return bad("Every", "Every = %d, want checkpoint spacing >= 1", s.Every)
 	}
 	return nil
 }

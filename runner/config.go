@@ -14,7 +14,6 @@ import (
 
 	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/federate/accountant"
-	"github.com/fedbandit/fedbandit/federate/tree"
 	"github.com/fedbandit/fedbandit/ingest"
 	"github.com/fedbandit/fedbandit/lasso"
 	"github.com/fedbandit/fedbandit/partition"
@@ -317,57 +316,11 @@ func (c *Config) Validate() error {
 			return bad(l.key, "missing: give a list of values, e.g. %s = [25]", strings.TrimPrefix(l.key, "grid."))
 		}
 	}
-	for i, m := range g.M {
-		if m < 1 {
-			return bad(fmt.Sprintf("grid.M[%d]", i), "M = %d silos, want >= 1", m)
-		}
-	}
-	for i, b := range g.B {
-		if b < 1 {
-			return bad(fmt.Sprintf("grid.B[%d]", i), "B = %d, want a batch size >= 1", b)
-		}
-	}
-	for i, t := range g.T {
-		for j, b := range g.B {
-			if t < b {
-				return bad(fmt.Sprintf("grid.T[%d]", i), "T = %d < B = %d (grid.B[%d]): no synchronisation would happen", t, b, j)
-			}
-		}
-	}
-	for i, a := range g.Alpha {
-		if !finite(a) || a <= 0 || a >= 1 {
-			return bad(fmt.Sprintf("grid.alpha[%d]", i), "%v, want 0 < alpha < 1", a)
-		}
-	}
-	for i, r := range g.Relation {
-		if r != accountant.AddRemove && r != accountant.ReplaceOne {
-			return bad(fmt.Sprintf("grid.relation[%d]", i), "%q, want %q or %q", r, accountant.AddRemove, accountant.ReplaceOne)
-		}
-	}
-	if err := checkEps("grid.eps", g.Eps); err != nil {
-		return err
-	}
-	if err := checkDelta("grid.delta", g.Delta); err != nil {
-		return err
-	}
 	for i, a := range c.Algorithms {
 		key := fmt.Sprintf("algorithm[%d]", i)
 		alg, err := federate.LookupAlgorithm(a.Name)
 		if err != nil {
 			return bad(key+".name", "%v", err)
-		}
-		switch a.Preset {
-		case accountant.PresetPaper, accountant.PresetReferenceCode, accountant.PresetExact:
-		default:
-			return bad(key+".preset", "unknown preset %q, want %q, %q or %q", a.Preset, accountant.PresetPaper, accountant.PresetReferenceCode, accountant.PresetExact)
-		}
-		switch a.Protocol {
-		case federate.ProtocolP, federate.ProtocolPAlt:
-		default:
-			return bad(key+".protocol", "unknown protocol %q, want %q or %q", a.Protocol, federate.ProtocolP, federate.ProtocolPAlt)
-		}
-		if len(alg.Protocols) > 0 && !slices.Contains(alg.Protocols, a.Protocol) {
-			return bad(key+".protocol", "%q with %s, want one of %q", a.Protocol, a.Name, alg.Protocols)
 		}
 		if !alg.Learns && (c.isSet("algorithm", i, "protocol") || a.Lazy || c.isSet("algorithm", i, "preset")) {
 			return bad(key+".name", "%s has no learner: remove protocol, lazy and preset from this algorithm", a.Name)
@@ -375,12 +328,6 @@ func (c *Config) Validate() error {
 		private := alg.Private()
 		if !private && (len(a.Eps) > 0 || len(a.Delta) > 0) {
 			return bad(key+".eps", "%s is not private: remove eps and delta from this algorithm", a.Name)
-		}
-		if err := checkEps(key+".eps", a.Eps); err != nil {
-			return err
-		}
-		if err := checkDelta(key+".delta", a.Delta); err != nil {
-			return err
 		}
 		if private {
 			if len(a.Eps) == 0 && len(g.Eps) == 0 {
@@ -398,18 +345,8 @@ func (c *Config) Validate() error {
 	if !finite(adv.Crs) || adv.Crs < 0 || (adv.Crs == 0 && c.isSet("advanced", "crs")) {
 		return bad("advanced.crs", "%v, want a finite value > 0 (or leave it out for the instance default)", adv.Crs)
 	}
-	if adv.GramNoise != "" && adv.GramNoise != tree.Symmetrised && adv.GramNoise != tree.UpperIID {
-		return bad("advanced.gram_noise", "%q, want %q or %q", adv.GramNoise, tree.Symmetrised, tree.UpperIID)
-	}
-	if len(adv.Reward) != 0 && (len(adv.Reward) != 2 || !finite(adv.Reward[0]) || !finite(adv.Reward[1]) || adv.Reward[0] >= adv.Reward[1]) {
-		return bad("advanced.reward", "%v, want [lo, hi] with lo < hi", adv.Reward)
-	}
-	if adv.NoClip {
-		for i, a := range c.Algorithms {
-			if alg, _ := federate.LookupAlgorithm(a.Name); alg.Private() {
-				return bad("advanced.no_clip", "not allowed with private algorithm[%d] (%s): its sensitivity needs clamped rewards", i, a.Name)
-			}
-		}
+	if len(adv.Reward) != 0 && len(adv.Reward) != 2 {
+		return bad("advanced.reward", "%v, want [lo, hi]", adv.Reward)
 	}
 	names := map[string]int{}
 	for i, in := range c.Instances {
@@ -422,15 +359,16 @@ func (c *Config) Validate() error {
 			return err
 		}
 	}
-	return nil
+	// The rules of a run (values, ranges, combinations) are the spec's:
+	// every configuration of the grid is checked by them.
+	return c.validatePoints()
 }
 
 func (c *Config) validateInstance(key string, in InstanceConfig) error {
 	bad := func(k, format string, a ...any) error {
 		return &KeyError{Key: key + "." + k, Msg: fmt.Sprintf(format, a...)}
 	}
-	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
-	if !finite(in.NoiseVar) || in.NoiseVar < 0 {
+	if math.IsNaN(in.NoiseVar) || math.IsInf(in.NoiseVar, 0) || in.NoiseVar < 0 {
 		return bad("noise_var", "%v, want a finite variance >= 0", in.NoiseVar)
 	}
 	ltrOnly := map[string]bool{"dataset": in.Dataset != "", "features": in.Features != "", "strategy": in.Strategy != "", "partition_seed": in.PartitionSeed != 0}
@@ -445,17 +383,13 @@ func (c *Config) validateInstance(key string, in InstanceConfig) error {
 		if in.Model != "" {
 			return bad("model", "only for kind = \"ltr\"")
 		}
-		if in.D < 2 {
-			return bad("d", "%d, want >= 2", in.D)
+		// The spec reads 0 as "default"; in a sweep file a key set to 0 is
+		// an error (its other values are the spec's to check).
+		if in.D == 0 {
+			return bad("d", "0, want >= 2 (or leave it out for %d)", federate.DefaultD)
 		}
-		if in.NoiseVar == 0 && c.Advanced.R == 0 {
-			return bad("noise_var", "0 (noiseless) makes beta_t's noise scale R = sqrt(noise_var) = 0: give noise_var > 0 (the paper's is 0.25) or set advanced.R > 0")
-		}
-		if in.K < 1 {
-			return bad("k", "%d actions, want >= 1", in.K)
-		}
-		if in.ContextGen != federate.ContextsFast && in.ContextGen != federate.ContextsChaCha8 {
-			return bad("context_gen", "unknown generator %q, want %q or %q", in.ContextGen, federate.ContextsFast, federate.ContextsChaCha8)
+		if in.K == 0 {
+			return bad("k", "0 actions, want >= 1 (or leave it out for %d)", federate.DefaultK)
 		}
 	case federate.InstanceLTR:
 		for _, k := range []string{"d", "k", "fixed_basis", "seed", "shared_contexts", "context_gen"} {
@@ -515,22 +449,4 @@ func (c *Config) DatasetDir(in InstanceConfig) (string, error) {
 		return "", fmt.Errorf("%s is not a directory", d)
 	}
 	return d, nil
-}
-
-func checkEps(key string, v []float64) error {
-	for i, e := range v {
-		if math.IsNaN(e) || math.IsInf(e, 0) || e <= 0 {
-			return &KeyError{Key: fmt.Sprintf("%s[%d]", key, i), Msg: fmt.Sprintf("eps = %v, want a finite value > 0", e)}
-		}
-	}
-	return nil
-}
-
-func checkDelta(key string, v []float64) error {
-	for i, d := range v {
-		if !(d > 0 && d < 1) {
-			return &KeyError{Key: fmt.Sprintf("%s[%d]", key, i), Msg: fmt.Sprintf("delta = %v, want 0 < delta < 1", d)}
-		}
-	}
-	return nil
 }

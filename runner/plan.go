@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -102,9 +103,10 @@ func NewPlan(c *Config, build BuildLTRFunc) (*Plan, error) {
 	seen := map[string]bool{}
 	calibrated := map[string]bool{}          // group ids whose noise calibration succeeded
 	shared := map[string]*federate.LTRData{} // by dataset, features, model, noise: see shareQueries
+	instFor := make([]func(m int) (*Instance, error), len(c.Instances))
 	for ii, ic := range c.Instances {
 		insts := map[int]*Instance{} // by M
-		instFor := func(m int) (*Instance, error) {
+		instFor[ii] = func(m int) (*Instance, error) {
 			if ic.Kind == federate.InstanceSynthetic {
 				m = 0
 			}
@@ -127,65 +129,44 @@ func NewPlan(c *Config, build BuildLTRFunc) (*Plan, error) {
 			p.Instances = append(p.Instances, in)
 			return in, nil
 		}
-		for ai, ac := range c.Algorithms {
-			alg, err := federate.LookupAlgorithm(ac.Name)
+	}
+	err := c.points(func(pt *point) error {
+		ic := c.Instances[pt.inst]
+		in, err := instFor[pt.inst](pt.spec.M)
+		if err != nil {
+			return err
+		}
+		for s := 0; s < c.Seeds; s++ {
+			spec := pt.spec
+			spec.Seed = c.FirstSeed + uint64(s)
+			r, err := NewRun(spec, in)
 			if err != nil {
-				return nil, err
+				return pt.keyError(err)
 			}
-			epss, deltas := []float64{0}, []float64{0}
-			if alg.Private() {
-				epss, deltas = or(ac.Eps, c.Grid.Eps), or(ac.Delta, c.Grid.Delta)
+			// Calibrate every configuration now, so that a sweep whose
+			// noise cannot be calibrated fails here, not run by run at
+			// execution.
+			if !calibrated[r.GroupID] {
+				if _, err := accountant.Calibrate(r.Spec.Request()); err != nil {
+					return &KeyError{File: c.path, Key: fmt.Sprintf("algorithm[%d]", pt.alg),
+						Msg: fmt.Sprintf("%s cannot be calibrated at eps = %g, delta = %g, M = %d, B = %d, T = %d (instance %s): %v",
+							spec.Algorithm, spec.Eps, spec.Delta, spec.M, spec.B, spec.T, ic.Name, err)}
+				}
+				calibrated[r.GroupID] = true
 			}
-			for _, m := range c.Grid.M {
-				in, err := instFor(m)
-				if err != nil {
-					return nil, err
-				}
-				for _, b := range c.Grid.B {
-					for _, t := range c.Grid.T {
-						for _, alpha := range c.Grid.Alpha {
-							for _, rel := range c.Grid.Relation {
-								for _, eps := range epss {
-									for _, delta := range deltas {
-										for s := 0; s < c.Seeds; s++ {
-											spec := federate.Spec{
-												Algorithm: ac.Name, Protocol: ac.Protocol, Lazy: ac.Lazy, Preset: ac.Preset,
-												Eps: eps, Delta: delta, Relation: rel,
-												M: m, T: t, B: b, Alpha: alpha, Every: c.CheckpointEvery,
-												Seed: c.FirstSeed + uint64(s),
-												R:    c.Advanced.R, Crs: c.Advanced.Crs, GramNoise: c.Advanced.GramNoise,
-												NoClip: c.Advanced.NoClip,
-											}
-											if len(c.Advanced.Reward) == 2 {
-												spec.RewardLo, spec.RewardHi = c.Advanced.Reward[0], c.Advanced.Reward[1]
-											}
-											r, err := NewRun(spec, in)
-											if err != nil {
-												return nil, err
-											}
-											// Calibrate every configuration now, so that a sweep
-											// whose noise cannot be calibrated fails here, not
-											// run by run at execution.
-											if !calibrated[r.GroupID] {
-												if _, err := accountant.Calibrate(r.Spec.Request()); err != nil {
-													return nil, &KeyError{File: c.path, Key: fmt.Sprintf("algorithm[%d]", ai),
-														Msg: fmt.Sprintf("%s cannot be calibrated at eps = %g, delta = %g, M = %d, B = %d, T = %d: %v", ac.Name, eps, delta, m, b, t, err)}
-												}
-												calibrated[r.GroupID] = true
-											}
-											if !seen[r.ID] {
-												seen[r.ID] = true
-												p.Runs = append(p.Runs, r)
-											}
-										}
-									}
-								}
-							}
-						}
-					}
-				}
+			if !seen[r.ID] {
+				seen[r.ID] = true
+				p.Runs = append(p.Runs, r)
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		var ke *KeyError
+		if errors.As(err, &ke) && ke.File == "" {
+			ke.File = c.path
+		}
+		return nil, err
 	}
 	sort.Slice(p.Runs, func(i, j int) bool { return p.Runs[i].ID < p.Runs[j].ID })
 	return p, nil
@@ -290,17 +271,7 @@ func NewRun(spec federate.Spec, in *Instance) (Run, error) {
 	if err != nil {
 		return Run{}, err
 	}
-	// Keys the algorithm ignores take one canonical value (their
-	// default), so that a grid over them yields the run once.
-	if alg.Ignores("eps") {
-		spec.Eps, spec.Delta, spec.Relation = 0, 0, ""
-	}
-	if alg.Ignores("protocol") {
-		// R and Crs are single values (never a grid) that Validate needs
-		// finite and positive: they are kept.
-		spec.Protocol, spec.Lazy, spec.Preset, spec.Alpha, spec.GramNoise = "", false, "", 0, ""
-	}
-	spec = spec.WithDefaults()
+	spec = canonical(spec, alg).WithDefaults()
 	if err := spec.Validate(); err != nil {
 		return Run{}, fmt.Errorf("run %s: %w", describe(spec, in), err)
 	}

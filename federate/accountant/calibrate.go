@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"strings"
 )
 
 // DefaultAlpha is the UCB confidence level used when Request.Alpha is 0.
@@ -22,65 +23,76 @@ func Kappa(k int) int {
 	return bits.Len(uint(k))
 }
 
+// FieldError is an error of Request.Validate: the field at fault and
+// why. It wraps ErrInvalid.
+type FieldError struct {
+	Field string // the Request field, e.g. "Eps"
+	Msg   string // the message, which names the field, e.g. "eps = 0, want a finite value > 0"
+}
+
+func (e *FieldError) Error() string { return ErrInvalid.Error() + ": " + e.Msg }
+
+// Unwrap returns ErrInvalid.
+func (e *FieldError) Unwrap() error { return ErrInvalid }
+
 // Validate checks a request and returns it with defaults filled in (empty
-// Relation = AddRemove, Alpha 0 = DefaultAlpha). Every error wraps
-// ErrInvalid and names the offending field.
+// Relation = AddRemove, Alpha 0 = DefaultAlpha). Every error is a
+// *FieldError (wrapping ErrInvalid) naming the offending field. These are
+// the rules of every parameter the accountant reads; federate.Spec's
+// validation relies on them rather than repeating them.
 func (r Request) Validate() (Request, error) {
-	bad := func(format string, a ...any) (Request, error) {
-		return r, fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, a...))
+	bad := func(field, format string, a ...any) (Request, error) {
+		return r, &FieldError{Field: field, Msg: fmt.Sprintf(format, a...)}
 	}
 	switch r.Preset {
 	case PresetPaper, PresetReferenceCode, PresetExact:
 	default:
-		return bad("preset %q, want %q, %q or %q", r.Preset, PresetPaper, PresetReferenceCode, PresetExact)
+		return bad("Preset", "preset %q, want %q, %q or %q", r.Preset, PresetPaper, PresetReferenceCode, PresetExact)
 	}
 	mech, err := lookupMechanism(r.Model)
 	if err != nil {
-		return r, err
+		return bad("Model", "%s", strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": "))
 	}
 	if r.Relation == "" {
 		r.Relation = AddRemove
 	}
 	if r.Relation != AddRemove && r.Relation != ReplaceOne {
-		return bad("relation %q, want %q or %q", r.Relation, AddRemove, ReplaceOne)
+		return bad("Relation", "relation %q, want %q or %q", r.Relation, AddRemove, ReplaceOne)
 	}
 	if mech.private() {
 		if !finite(r.Eps) || r.Eps <= 0 {
-			return bad("eps = %v, want a finite value > 0", r.Eps)
+			return bad("Eps", "eps = %v, want a finite value > 0", r.Eps)
 		}
 		if !finite(r.Delta) || r.Delta <= 0 || r.Delta >= 1 {
-			return bad("delta = %v, want 0 < delta < 1", r.Delta)
+			return bad("Delta", "delta = %v, want 0 < delta < 1", r.Delta)
 		}
 	}
 	if r.M < 1 {
-		return bad("M = %d silos, want >= 1", r.M)
-	}
-	if r.T < 1 {
-		return bad("T = %d rounds, want >= 1", r.T)
+		return bad("M", "M = %d silos, want >= 1", r.M)
 	}
 	if r.B < 1 {
-		return bad("B = %d, want batch size >= 1", r.B)
+		return bad("B", "B = %d, want batch size >= 1", r.B)
 	}
 	if r.T < r.B {
-		return bad("T = %d < B = %d: no synchronisation would happen", r.T, r.B)
+		return bad("T", "T = %d < B = %d: no synchronisation would happen", r.T, r.B)
 	}
 	if r.D < 1 {
-		return bad("D = %d, want feature dimension >= 1", r.D)
+		return bad("D", "D = %d, want feature dimension >= 1", r.D)
 	}
 	if r.Alpha == 0 {
 		r.Alpha = DefaultAlpha
 	}
 	if !finite(r.Alpha) || r.Alpha <= 0 || r.Alpha >= 1 {
-		return bad("alpha = %v, want 0 < alpha < 1", r.Alpha)
+		return bad("Alpha", "alpha = %v, want 0 < alpha < 1", r.Alpha)
 	}
 	if !finite(r.R) || r.R <= 0 {
-		return bad("R = %v, want a finite reward-noise scale > 0", r.R)
+		return bad("R", "R = %v, want a finite reward-noise scale > 0", r.R)
 	}
 	if !finite(r.Crs) || r.Crs <= 0 {
-		return bad("Crs = %v, want a finite multiplier > 0", r.Crs)
+		return bad("Crs", "Crs = %v, want a finite multiplier > 0", r.Crs)
 	}
 	if !finite(r.S) || r.S < 0 {
-		return bad("S = %v, want a finite bound >= 0 (0 = preset default)", r.S)
+		return bad("S", "S = %v, want a finite bound >= 0 (0 = preset default)", r.S)
 	}
 	return r, nil
 }
