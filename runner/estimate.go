@@ -22,11 +22,17 @@ type Estimate struct {
 	// Madds is the total number of multiply-adds of the pending runs,
 	// sum over runs of M T K d^2 (K: actions per round).
 	Madds float64
-	// CPUSeconds is Madds / rate: single-core CPU time of the pending runs.
+	// CPUSeconds is the single-core CPU time of the pending runs: from
+	// the measured Rates where given, else Madds / rate.
 	CPUSeconds float64
-	// WallSeconds is CPUSeconds spread over the workers (a lower bound:
-	// the longest run bounds it from below too).
+	// Measured counts the pending runs whose time comes from measured
+	// rates (the others from the multiply-add model).
+	Measured int
+	// WallSeconds is the time the runs take on the workers, scheduled as
+	// a sweep does: in plan order, each to the first free worker.
 	WallSeconds float64
+	// LongestRunSeconds is the CPU time of the longest pending run.
+	LongestRunSeconds float64
 	// PeakBytes estimates the peak memory: the shared instances plus one
 	// run's state per worker (O(M d^2) each).
 	PeakBytes int64
@@ -57,9 +63,11 @@ func RunBytes(r *Run) int64 {
 }
 
 // Estimate computes the plan's cost; scan (may be nil) is the content of
-// the output directory, workers the number of concurrent runs and rate the
-// multiply-adds per second of one core (0: DefaultMaddsPerSecond).
-func (p *Plan) Estimate(scan *outputs.Scan, workers int, rate float64) Estimate {
+// the output directory, workers the number of concurrent runs, rates the
+// measured speeds (nil: none) and rate the multiply-adds per second of one
+// core for runs whose class has no measured speed (0:
+// DefaultMaddsPerSecond).
+func (p *Plan) Estimate(scan *outputs.Scan, workers int, rates *Rates, rate float64) Estimate {
 	if rate <= 0 {
 		rate = DefaultMaddsPerSecond
 	}
@@ -72,6 +80,7 @@ func (p *Plan) Estimate(scan *outputs.Scan, workers int, rate float64) Estimate 
 	}
 	e := Estimate{Runs: len(p.Runs)}
 	var maxRun int64
+	free := make([]float64, workers) // when each worker is next free
 	for i := range p.Runs {
 		r := &p.Runs[i]
 		switch status[r.ID] {
@@ -83,13 +92,29 @@ func (p *Plan) Estimate(scan *outputs.Scan, workers int, rate float64) Estimate 
 		}
 		e.Pending++
 		e.Madds += RunMadds(r)
+		sec, ok := rates.RunSeconds(r)
+		if ok {
+			e.Measured++
+		} else {
+			sec = RunMadds(r) / rate
+		}
+		e.CPUSeconds += sec
+		e.LongestRunSeconds = max(e.LongestRunSeconds, sec)
+		w := 0
+		for j := range free {
+			if free[j] < free[w] {
+				w = j
+			}
+		}
+		free[w] += sec
 		maxRun = max(maxRun, RunBytes(r))
 	}
 	for _, in := range p.Instances {
 		e.SharedBytes += in.Bytes
 	}
-	e.CPUSeconds = e.Madds / rate
-	e.WallSeconds = e.CPUSeconds / float64(min(workers, max(e.Pending, 1)))
+	for _, f := range free {
+		e.WallSeconds = max(e.WallSeconds, f)
+	}
 	e.PeakBytes = e.SharedBytes + int64(min(workers, max(e.Pending, 1)))*maxRun
 	return e
 }

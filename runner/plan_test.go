@@ -163,7 +163,7 @@ T = [20]
 	if &p.Instances[0].Data.Queries[0] != &p.Instances[1].Data.Queries[0] {
 		t.Error("identical documents held twice")
 	}
-	e := p.Estimate(nil, 2, 1e9)
+	e := p.Estimate(nil, 2, nil, 1e9)
 	// 8 queries of 2 documents, d = 2: X (4) and Mu (2), plus X's panel
 	// copy (one block of 4 lanes x 2 coordinates).
 	if e.Runs != 12 || e.Pending != 12 || e.SharedBytes != 8*8*(6+8) {
@@ -195,7 +195,7 @@ func TestEstimateCountsDone(t *testing.T) {
 		t.Fatal("no abort")
 	}
 	scan, _ := outputs.ScanRuns(dir)
-	e := plan.Estimate(scan, 2, 0)
+	e := plan.Estimate(scan, 2, nil, 0)
 	if n := e.Done + e.Failed; n < 8 || n > 9 || e.Pending != tinyRuns-e.Done || e.Runs != tinyRuns {
 		t.Errorf("estimate %+v", e)
 	}

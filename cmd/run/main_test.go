@@ -130,6 +130,7 @@ func TestCLIErrorsNameTheKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	kctx.BindTo(context.Background(), (*context.Context)(nil))
 	err = kctx.Run()
 	if err == nil || !strings.Contains(err.Error(), p+": ") {
 		t.Errorf("err = %v", err)

@@ -20,18 +20,47 @@ type PlanCmd struct {
 	Config  string  `arg:"" type:"existingfile" help:"Sweep file (TOML)."`
 	Out     string  `help:"Output directory of the sweep: count the runs already done there." type:"path"`
 	Workers int     `help:"Workers to assume for the wall-time and memory estimates (default: one per core)."`
-	Rate    float64 `help:"Multiply-adds per second of one core on the UCB-width kernel (> 0; see docs/bench/runner.md)." default:"4e9"`
 	List    bool    `help:"Also print every run: id, then its configuration and seed, in run order."`
+	speedFlags
 }
 
 // Validate rejects a rate that cannot be a speed.
-func (c *PlanCmd) Validate() error { return checkRate(c.Rate) }
+func (c *PlanCmd) Validate() error { return c.speedFlags.validate() }
 
-func checkRate(rate float64) error {
-	if !(rate > 0) || math.IsInf(rate, 0) {
-		return fmt.Errorf("--rate %v: want the multiply-adds per second of one core, > 0 (default 4e9)", rate)
+// speedFlags choose how run times are estimated: measured by default.
+type speedFlags struct {
+	Rate      *float64 `help:"Skip the timing pilots and assume this many multiply-adds per second of one core (> 0), in the cost model M T K d^2 per run (see docs/bench/runner.md)."`
+	Remeasure bool     `help:"Time the pilots again even if this machine's rates are cached."`
+}
+
+func (f *speedFlags) validate() error {
+	if f.Rate == nil {
+		return nil
+	}
+	if r := *f.Rate; !(r > 0) || math.IsInf(r, 0) {
+		return fmt.Errorf("--rate %v: want the multiply-adds per second of one core, > 0", r)
 	}
 	return nil
+}
+
+// estimate is the plan's estimate: from the speeds measured on this
+// machine (a short timed pilot of each cost class, cached in
+// runner.DefaultRateCache), or with --rate from the multiply-add model.
+// It says which on w.
+func (f *speedFlags) estimate(ctx context.Context, w io.Writer, plan *runner.Plan, scan *outputs.Scan, workers int) (runner.Estimate, error) {
+	if f.Rate != nil {
+		e := plan.Estimate(scan, workers, nil, *f.Rate)
+		fmt.Fprintf(w, "  times from the cost model at %.3g multiply-adds/s per core (--rate)\n", *f.Rate)
+		return e, nil
+	}
+	rates, err := plan.MeasureRates(ctx, runner.DefaultRateCache(), f.Remeasure, nil)
+	if err != nil {
+		return runner.Estimate{}, err
+	}
+	e := plan.Estimate(scan, workers, rates, 0)
+	fmt.Fprintf(w, "  times measured on this machine: %d cost classes (%d timed now in %s, %d cached in %s)\n",
+		rates.Measured+rates.Cached, rates.Measured, rates.Pilot.Round(time.Millisecond), rates.Cached, runner.DefaultRateCache())
+	return e, nil
 }
 
 // hugeCPUHours is the estimate above which `run sweep` warns before it
@@ -40,7 +69,7 @@ func checkRate(rate float64) error {
 const hugeCPUHours = 1000
 
 // Run prints the plan.
-func (c *PlanCmd) Run() error {
+func (c *PlanCmd) Run(ctx context.Context) error {
 	cfg, err := runner.LoadConfig(c.Config)
 	if err != nil {
 		return err
@@ -59,8 +88,12 @@ func (c *PlanCmd) Run() error {
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
-	e := plan.Estimate(scan, workers, c.Rate)
-	printPlan(os.Stdout, plan, e, workers, c.Rate)
+	printPlanHead(os.Stdout, plan)
+	e, err := c.estimate(ctx, os.Stdout, plan, scan, workers)
+	if err != nil {
+		return err
+	}
+	printEstimate(os.Stdout, e, workers)
 	if c.List {
 		for _, r := range plan.Runs {
 			fmt.Printf("%s  seed=%d  %s\n", r.ID, r.Spec.Seed, r.Group)
@@ -69,12 +102,14 @@ func (c *PlanCmd) Run() error {
 	return nil
 }
 
-func printPlan(w io.Writer, plan *runner.Plan, e runner.Estimate, workers int, rate float64) {
+// printPlanHead prints what the plan runs: its size, instances and the
+// keys its algorithms ignore.
+func printPlanHead(w io.Writer, plan *runner.Plan) {
 	groups := map[string]bool{}
 	for _, r := range plan.Runs {
 		groups[r.GroupID] = true
 	}
-	fmt.Fprintf(w, "sweep %q: %d runs (%d configurations x %d seeds; run ids of format v%d)\n", plan.Config.Name, e.Runs, len(groups), plan.Config.Seeds, outputs.FormatVersion)
+	fmt.Fprintf(w, "sweep %q: %d runs (%d configurations x %d seeds; run ids of format v%d)\n", plan.Config.Name, len(plan.Runs), len(groups), plan.Config.Seeds, outputs.FormatVersion)
 	for _, in := range plan.Instances {
 		fmt.Fprintf(w, "  instance %s: %s (hash %.12s, d=%d, %.1f actions/round, %s shared)\n",
 			in.Config.Name, in.Name, in.Hash, in.Dim, in.Actions, bytesText(in.Bytes))
@@ -85,9 +120,13 @@ func printPlan(w io.Writer, plan *runner.Plan, e runner.Estimate, workers int, r
 			fmt.Fprintf(w, "  algorithm[%d] %s ignores %s (planned once whatever their values)\n", i, a.Name, strings.Join(keys, ", "))
 		}
 	}
+}
+
+// printEstimate prints what the pending runs cost.
+func printEstimate(w io.Writer, e runner.Estimate, workers int) {
 	fmt.Fprintf(w, "  already done: %d; failed before (retried): %d; to run: %d\n", e.Done, e.Failed, e.Pending)
-	fmt.Fprintf(w, "  cost: %.3g multiply-adds (sum of M T K d^2) = %s CPU at %.3g/s per core, about %s wall with %d workers\n",
-		e.Madds, durText(e.CPUSeconds), rate, durText(e.WallSeconds), workers)
+	fmt.Fprintf(w, "  cost: %s CPU (longest run %s), about %s wall with %d workers; %.3g multiply-adds (sum of M T K d^2)\n",
+		durText(e.CPUSeconds), durText(e.LongestRunSeconds), durText(e.WallSeconds), workers, e.Madds)
 	fmt.Fprintf(w, "  peak memory: about %s (shared instances %s + one run state per worker)\n", bytesText(e.PeakBytes), bytesText(e.SharedBytes))
 }
 
@@ -114,11 +153,11 @@ type SweepCmd struct {
 	Workers  int           `help:"Concurrent runs (default: one per core)."`
 	LogEvery time.Duration `help:"Interval of progress log lines when stderr is not a terminal." default:"30s"`
 	NoPlot   bool          `help:"Do not draw regret.png/regret.svg at the end."`
-	Rate     float64       `help:"Multiply-adds per second of one core, for the estimate printed before the sweep starts (> 0; see run plan)." default:"4e9"`
+	speedFlags
 }
 
 // Validate rejects a rate that cannot be a speed.
-func (c *SweepCmd) Validate() error { return checkRate(c.Rate) }
+func (c *SweepCmd) Validate() error { return c.speedFlags.validate() }
 
 // Run executes the sweep.
 func (c *SweepCmd) Run(ctx context.Context) error {
@@ -140,7 +179,11 @@ func (c *SweepCmd) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	warnEstimate(os.Stderr, plan.Estimate(scan, workers, c.Rate), workers)
+	e, err := c.estimate(ctx, os.Stderr, plan, scan, workers)
+	if err != nil {
+		return err
+	}
+	warnEstimate(os.Stderr, e, workers)
 	return runSweep(ctx, plan, c.Out, c.Workers, c.LogEvery, !c.NoPlot)
 }
 

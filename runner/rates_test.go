@@ -1,0 +1,102 @@
+package runner
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/fedbandit/fedbandit/federate"
+)
+
+// TestMeasureRates: one pilot class per algorithm here (the grid over eps
+// and the seeds share a class), each timed twice on a shortened spec of
+// the real run; the figures land in the cache, and a second plan reads
+// them without timing anything; remeasure times them again; a damaged
+// cache is only a cache.
+func TestMeasureRates(t *testing.T) {
+	plan := mustPlan(t, tinyTOML)
+	classes := map[string]bool{}
+	for i := range plan.Runs {
+		classes[CostClass(&plan.Runs[i])] = true
+	}
+	if len(classes) != 3 {
+		t.Fatalf("%d cost classes, want 3 (one per algorithm)", len(classes))
+	}
+	var calls atomic.Int64
+	sim := func(ctx context.Context, s federate.Spec) (*federate.Result, error) {
+		calls.Add(1)
+		if s.T > plan.Runs[0].Spec.T || s.B > s.T || s.Every != s.T {
+			t.Errorf("pilot spec T=%d B=%d every=%d", s.T, s.B, s.Every)
+		}
+		return federate.Run(ctx, s)
+	}
+	cache := filepath.Join(t.TempDir(), "sub", "rates.json")
+	rt, err := plan.MeasureRates(context.Background(), cache, false, sim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rt.Measured != 3 || rt.Cached != 0 || calls.Load() != 6 {
+		t.Errorf("measured %d, cached %d, %d pilot runs; want 3, 0, 6", rt.Measured, rt.Cached, calls.Load())
+	}
+	for i := range plan.Runs {
+		r := &plan.Runs[i]
+		sec, ok := rt.RunSeconds(r)
+		if !ok || !(sec > 0) {
+			t.Fatalf("run %s: %v s (measured %v)", r.ID, sec, ok)
+		}
+		if want := rt.PerSiloRound[CostClass(r)] * float64(r.Spec.M) * float64(r.Spec.T); sec != want {
+			t.Errorf("RunSeconds %v, want M T x rate = %v", sec, want)
+		}
+	}
+	e := plan.Estimate(nil, 2, rt, 0)
+	if e.Measured != len(plan.Runs) || !(e.WallSeconds >= e.CPUSeconds/2) || !(e.WallSeconds >= e.LongestRunSeconds) || e.WallSeconds > e.CPUSeconds {
+		t.Errorf("estimate %+v", e)
+	}
+
+	calls.Store(0)
+	rt2, err := mustPlan(t, tinyTOML).MeasureRates(context.Background(), cache, false, sim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rt2.Cached != 3 || rt2.Measured != 0 || calls.Load() != 0 {
+		t.Errorf("second plan: measured %d, cached %d, %d pilot runs; want 0, 3, 0", rt2.Measured, rt2.Cached, calls.Load())
+	}
+	for k, v := range rt.PerSiloRound {
+		if rt2.PerSiloRound[k] != v {
+			t.Errorf("class %s: cached %v, measured %v", k, rt2.PerSiloRound[k], v)
+		}
+	}
+	if rt3, _ := plan.MeasureRates(context.Background(), cache, true, sim); rt3.Measured != 3 || calls.Load() != 6 {
+		t.Errorf("remeasure: measured %d with %d pilot runs", rt3.Measured, calls.Load())
+	}
+	os.WriteFile(cache, []byte("{not json"), 0o644)
+	if rt4, err := plan.MeasureRates(context.Background(), cache, false, sim); err != nil || rt4.Measured != 3 {
+		t.Errorf("damaged cache: %v, measured %d", err, rt4.Measured)
+	}
+}
+
+// TestEstimateSchedulesLikeASweep: the wall time is the list schedule of
+// the pending runs in plan order on the workers; without measured rates
+// the multiply-add model at the given rate applies.
+func TestEstimateSchedulesLikeASweep(t *testing.T) {
+	plan := mustPlan(t, tinyTOML)
+	rt := &Rates{PerSiloRound: map[string]float64{}}
+	for i := range plan.Runs {
+		rt.PerSiloRound[CostClass(&plan.Runs[i])] = 1e-3
+	}
+	one := 1e-3 * float64(plan.Runs[0].Spec.M*plan.Runs[0].Spec.T)
+	n := float64(len(plan.Runs))
+	for _, w := range []int{1, 2, 4, 100} {
+		e := plan.Estimate(nil, w, rt, 0)
+		want := one * float64((len(plan.Runs)+w-1)/w)
+		if d := e.WallSeconds - want; d > 1e-9 || d < -1e-9 || e.CPUSeconds-one*n > 1e-9 {
+			t.Errorf("%d workers: wall %v cpu %v, want %v and %v", w, e.WallSeconds, e.CPUSeconds, want, one*n)
+		}
+	}
+	e := plan.Estimate(nil, 1, nil, 2e9)
+	if e.Measured != 0 || e.CPUSeconds != e.Madds/2e9 {
+		t.Errorf("model estimate %+v", e)
+	}
+}
