@@ -3,10 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"image/png"
+	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -197,5 +202,39 @@ func TestHugeSweepWarns(t *testing.T) {
 	warnEstimate(&b, runner.Estimate{Runs: 10, Pending: 4, CPUSeconds: 20, WallSeconds: 10}, 2)
 	if strings.Contains(b.String(), "WARNING") || !strings.Contains(b.String(), "4 of 10 runs to do: about 20s CPU, 10s wall") {
 		t.Errorf("small sweep:\n%s", b.String())
+	}
+}
+
+// TestQuickstartIDsPinned pins the run ids of the main job (full and CI
+// size): the SHA-256 of its sorted run ids. The ids hash the spec, the
+// instance content (the embedded MQ2008, its lasso theta* and partition)
+// and the format version, so a change here orphans every user's finished
+// main job: bump outputs.FormatVersion deliberately or keep them.
+func TestQuickstartIDsPinned(t *testing.T) {
+	dataset, err := PrepareMQ2008(context.Background(), t.TempDir(), quickstartSilos, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		quick bool
+		runs  int
+		want  string
+	}{
+		{true, 10, "4f5d87bb6d390f88345d63c35c64741aa83bbc3ddcb106f895353be40078d8f3"},
+		{false, 25, "7eae9e24eea98a16e9bfd9672bf7b9446f3e749dc40bd50197d448ad32da9cdc"},
+	} {
+		plan, err := quickstartPlan(dataset, c.quick)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := make([]string, len(plan.Runs))
+		for i, r := range plan.Runs {
+			ids[i] = r.ID
+		}
+		slices.Sort(ids)
+		sum := sha256.Sum256([]byte(strings.Join(ids, "\n")))
+		if got := hex.EncodeToString(sum[:]); got != c.want || len(ids) != c.runs {
+			t.Errorf("quick=%v: %d runs, ids digest %s, want %s", c.quick, len(ids), got, c.want)
+		}
 	}
 }

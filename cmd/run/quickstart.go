@@ -58,22 +58,7 @@ func (c *QuickstartCmd) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	rounds, seeds := fullRounds, fullSeeds
-	if c.Quick {
-		rounds, seeds = quickRounds, quickSeeds
-	}
-	cfgText := strings.NewReplacer(
-		"{{DATASET}}", strconv.Quote(dataset),
-		"{{T}}", strconv.Itoa(rounds),
-		"{{SEEDS}}", strconv.Itoa(seeds),
-		"{{M}}", strconv.Itoa(quickstartSilos),
-		"{{FEATURES}}", strconv.Quote(quickstartFeatures),
-	).Replace(quickstartTOML)
-	cfg, err := runner.ParseConfig([]byte(cfgText), dataset)
-	if err != nil {
-		return fmt.Errorf("quickstart sweep: %w", err)
-	}
-	plan, err := runner.NewPlan(cfg, nil)
+	plan, err := quickstartPlan(dataset, c.Quick)
 	if err != nil {
 		return err
 	}
@@ -85,6 +70,27 @@ func (c *QuickstartCmd) Run(ctx context.Context) error {
 		time.Since(start).Round(time.Second), filepath.Join(c.Out, runner.ConfigFile),
 		filepath.Join(c.Out, runner.ConfigFile), c.Out, filepath.Join(c.Out, "curves.arrow"))
 	return nil
+}
+
+// quickstartPlan is the main job's plan on the prepared dataset: the
+// embedded sweep file at full size, or at CI size when quick.
+func quickstartPlan(dataset string, quick bool) (*runner.Plan, error) {
+	rounds, seeds := fullRounds, fullSeeds
+	if quick {
+		rounds, seeds = quickRounds, quickSeeds
+	}
+	cfgText := strings.NewReplacer(
+		"{{DATASET}}", strconv.Quote(dataset),
+		"{{T}}", strconv.Itoa(rounds),
+		"{{SEEDS}}", strconv.Itoa(seeds),
+		"{{M}}", strconv.Itoa(quickstartSilos),
+		"{{FEATURES}}", strconv.Quote(quickstartFeatures),
+	).Replace(quickstartTOML)
+	cfg, err := runner.ParseConfig([]byte(cfgText), dataset)
+	if err != nil {
+		return nil, fmt.Errorf("quickstart sweep: %w", err)
+	}
+	return runner.NewPlan(cfg, nil)
 }
 
 // PrepareMQ2008 prepares the embedded MQ2008 dataset under cache, keyed by
