@@ -1,11 +1,6 @@
 package federate
 
-import (
-	"math"
-	"math/rand/v2"
-
-	"github.com/fedbandit/fedbandit/internal/rng"
-)
+import "math"
 
 // A learner chooses each silo's actions and folds its users' observations
 // into the silo's batch statistics. The simulator asks it for an action,
@@ -91,26 +86,3 @@ func (l *lazyLearner) restart(p, theta []float64) {
 	copy(l.p, p)
 	copy(l.theta, theta)
 }
-
-// uniformPolicy plays a uniformly random action and learns nothing; silo
-// i's choices come from its own stream rng.New(runKey, "silo", i,
-// "policy").
-type uniformPolicy struct {
-	picks []*rand.Rand
-}
-
-func newUniformPolicy(runKey rng.Key, m int) *uniformPolicy {
-	u := &uniformPolicy{picks: make([]*rand.Rand, m)}
-	for i := range u.picks {
-		u.picks[i] = rng.New(runKey, "silo", i, "policy")
-	}
-	return u
-}
-
-func (u *uniformPolicy) choose(i int, set *actionSet, _ float64, _ []float64) int {
-	return u.picks[i].IntN(set.n)
-}
-
-func (u *uniformPolicy) observe(int, *batchStats, []float64, float64) float64 { return math.NaN() }
-
-func (u *uniformPolicy) restart(_, _ []float64) {}

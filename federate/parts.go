@@ -60,9 +60,3 @@ func federatedLinUCB(su runSetup) (parts, error) {
 	}
 	return p, nil
 }
-
-// uniformRandom builds the random policy: it never learns, so it never
-// synchronises.
-func uniformRandom(su runSetup) (parts, error) {
-	return parts{learner: newUniformPolicy(su.runKey, su.spec.M), schedule: never{}, protocol: exactSum{}}, nil
-}

@@ -18,9 +18,6 @@ const (
 	AlgLDP = "ldp"
 	// AlgSDPAmp is Private-FedLinUCB under shuffle DP by amplification.
 	AlgSDPAmp = "sdp-amp"
-	// AlgRandom plays a uniformly random action (non-private, learns
-	// nothing).
-	AlgRandom = "random"
 )
 
 // Protocol names (how noisy tree nodes reach the server).
