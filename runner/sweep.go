@@ -98,6 +98,12 @@ type Sweep struct {
 	LogEvery time.Duration
 	// NoCollect skips writing runs.arrow and curves.arrow at the end.
 	NoCollect bool
+	// Task, when set, executes only that task's runs (Plan.TaskRuns), as
+	// one task of an array job: several tasks run at once into Out (they
+	// share its lock), so a task neither collects nor writes
+	// manifest.json (`run collect` does both once the array is done), and
+	// moves aside only invalid files of its own runs.
+	Task *Task
 	// AfterPublish is a test hook called after each per-run file is
 	// published (n counts the files published by this execution). A
 	// non-nil error aborts the sweep the way a crash would: no other run
@@ -166,7 +172,19 @@ func (s *Sweep) Execute(ctx context.Context) (*Report, error) {
 	if err := os.MkdirAll(filepath.Join(s.Out, outputs.RunsDir), 0o755); err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
-	unlock, err := lockDir(s.Out)
+	runs := make([]*Run, len(s.Plan.Runs))
+	for i := range s.Plan.Runs {
+		runs[i] = &s.Plan.Runs[i]
+	}
+	lock := lockDir
+	if s.Task != nil {
+		if err := s.Task.Validate(len(s.Plan.Runs)); err != nil {
+			return nil, fmt.Errorf("sweep: %w", err)
+		}
+		runs = s.Plan.TaskRuns(*s.Task)
+		lock = lockDirShared
+	}
+	unlock, err := lock(s.Out)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +196,21 @@ func (s *Sweep) Execute(ctx context.Context) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Runs: len(s.Plan.Runs), Redone: scan.Invalid}
+	if s.Task != nil {
+		// Other tasks' files are theirs to deal with.
+		mine := map[string]bool{}
+		for _, r := range runs {
+			mine[r.ID] = true
+		}
+		var own []outputs.InvalidFile
+		for _, f := range scan.Invalid {
+			if id, ok := outputs.RunIDFromName(filepath.Base(f.Path)); ok && mine[id] {
+				own = append(own, f)
+			}
+		}
+		scan.Invalid = own
+	}
+	rep := &Report{Runs: len(runs), Redone: scan.Invalid}
 	if len(scan.Invalid) > 0 {
 		rej := filepath.Join(s.Out, outputs.RunsDir, RejectedDir)
 		if err := os.MkdirAll(rej, 0o755); err != nil {
@@ -197,8 +229,7 @@ func (s *Sweep) Execute(ctx context.Context) (*Report, error) {
 		entries[f.Record.RunID] = manifestEntry{f.Record.RunID, f.Record.Status, f.Record.Group, f.Record.Error}
 	}
 	var pending []*Run
-	for i := range s.Plan.Runs {
-		r := &s.Plan.Runs[i]
+	for _, r := range runs {
 		if entries[r.ID].Status == outputs.StatusDone {
 			rep.Skipped++
 			continue
@@ -257,7 +288,7 @@ func (s *Sweep) Execute(ctx context.Context) (*Report, error) {
 			}
 			entries[r.ID] = manifestEntry{r.ID, rec.Status, r.Group, rec.Error}
 			prog.finished(rec.Status == outputs.StatusDone)
-			if time.Since(lastMan) > 5*time.Second {
+			if s.Task == nil && time.Since(lastMan) > 5*time.Second {
 				lastMan = time.Now()
 				if err := s.writeManifest(entries); err != nil {
 					log.Warn("manifest not updated", "err", err)
@@ -287,7 +318,7 @@ func (s *Sweep) Execute(ctx context.Context) (*Report, error) {
 			"done_now", rep.Executed, "out", s.Out)
 		return rep, &interruptedError{executed: rep.Executed, cause: context.Cause(ctx), ctxErr: ctx.Err()}
 	}
-	if !s.NoCollect {
+	if !s.NoCollect && s.Task == nil {
 		sum, err := outputs.Collect(s.Out)
 		if err != nil {
 			return rep, err
@@ -399,8 +430,17 @@ func (s *Sweep) saveConfig() error {
 	return write(filepath.Join(s.Out, ConfigFile))
 }
 
-// writeManifest publishes DIR/manifest.json (entries sorted by id).
+// writeManifest publishes DIR/manifest.json (entries sorted by id); a
+// task leaves it to the collect.
 func (s *Sweep) writeManifest(entries map[string]manifestEntry) error {
+	if s.Task != nil {
+		return nil
+	}
+	return writeManifest(s.Out, entries)
+}
+
+// writeManifest publishes dir/manifest.json (entries sorted by id).
+func writeManifest(dir string, entries map[string]manifestEntry) error {
 	m := manifest{FormatVersion: outputs.FormatVersion, Entries: make([]manifestEntry, 0, len(entries))}
 	for _, e := range entries {
 		m.Entries = append(m.Entries, e)
@@ -417,21 +457,34 @@ func (s *Sweep) writeManifest(entries map[string]manifestEntry) error {
 		return fmt.Errorf("manifest: %w", err)
 	}
 	b = append(b, '\n')
-	return outputs.WriteFileAtomic(filepath.Join(s.Out, ManifestFile), func(w io.Writer) error { _, err := w.Write(b); return err })
+	return outputs.WriteFileAtomic(filepath.Join(dir, ManifestFile), func(w io.Writer) error { _, err := w.Write(b); return err })
 }
 
 // Collect writes DIR/runs.arrow and DIR/curves.arrow (outputs.Collect)
-// while holding the directory's lock, so that it never reads run files a
-// sweep is still writing: with a sweep running it fails at once, saying
-// so (the sweep collects by itself when it finishes).
+// and DIR/manifest.json while holding the directory's lock, so that it
+// never reads run files a sweep is still writing: with a sweep or an
+// array task running it fails at once, saying so (a sweep collects by
+// itself when it finishes; an array's collect job runs after its tasks).
 func Collect(dir string) (*outputs.CollectSummary, error) {
 	if st, err := os.Stat(filepath.Join(dir, outputs.RunsDir)); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("collect %s: no %s/ directory: not a sweep output directory (`run sweep SWEEP --out %s` writes one)", dir, outputs.RunsDir, dir)
 	}
 	unlock, err := lockDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("collect: %w (it collects the tables itself when it finishes)", err)
+		return nil, fmt.Errorf("collect: %w (a sweep collects the tables itself when it finishes; an array's collect job runs after its tasks)", err)
 	}
 	defer unlock()
-	return outputs.Collect(dir)
+	sum, err := outputs.Collect(dir)
+	if err != nil {
+		return nil, err
+	}
+	scan, err := outputs.ScanRuns(dir)
+	if err != nil {
+		return nil, err
+	}
+	entries := map[string]manifestEntry{}
+	for _, f := range scan.Runs {
+		entries[f.Record.RunID] = manifestEntry{f.Record.RunID, f.Record.Status, f.Record.Group, f.Record.Error}
+	}
+	return sum, writeManifest(dir, entries)
 }

@@ -7,6 +7,9 @@
 //	run sweep SWEEP.toml --out DIR   execute it (resumable; Ctrl-C stops cleanly)
 //	run collect DIR              (re)write DIR/runs.arrow and DIR/curves.arrow
 //	run plot DIR                 draw DIR/regret.png and .svg
+//	run slurm SWEEP.toml --out DIR   a Slurm job array for a cluster (docs/cluster.md)
+//	run task SWEEP.toml --out DIR --tasks N   one task of such an array
+//	run status DIR               an array's progress per task; rerun the incomplete ones
 //
 // Run `run COMMAND --help` for details; sweeps/README.md documents the
 // sweep file and outputs/README.md every output column.
@@ -35,6 +38,9 @@ type cli struct {
 	Sweep      SweepCmd      `cmd:"" help:"Run a sweep: every run not already done in --out, concurrently, each published atomically; then collect the tables. Rerun the same command to resume."`
 	Collect    CollectCmd    `cmd:"" help:"Write DIR/runs.arrow (one row per run) and DIR/curves.arrow (one row per run and checkpoint) from DIR/runs/."`
 	Plot       PlotCmd       `cmd:"" help:"Draw time-average regret vs round (mean and standard-error band per configuration) as DIR/regret.png and DIR/regret.svg."`
+	Slurm      SlurmCmd      `cmd:"" help:"Write (and with --submit submit) a Slurm job array that runs a sweep on a cluster, one share of the plan per task, and a collect job after it. Same sweep file, same bytes as run sweep. See docs/cluster.md."`
+	Task       TaskCmd       `cmd:"" help:"Execute task I of N of a sweep's plan into a shared output directory (what each array task runs; the index comes from --index, $SLURM_ARRAY_TASK_ID or $JOB_COMPLETION_INDEX)."`
+	Status     StatusCmd     `cmd:"" help:"Show an array job's progress per task from its published runs, and the command that reruns only the incomplete tasks."`
 }
 
 // signalCause is the cancellation cause of the command's context: the

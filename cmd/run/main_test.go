@@ -238,3 +238,44 @@ func TestQuickstartIDsPinned(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskIndexAndArrayList: the task index comes from the flag, else
+// Slurm's or Kubernetes' variable, else a clear error; incomplete tasks
+// are listed in Slurm's array syntax.
+func TestTaskIndexAndArrayList(t *testing.T) {
+	t.Setenv("SLURM_ARRAY_TASK_ID", "")
+	t.Setenv("JOB_COMPLETION_INDEX", "")
+	if _, err := taskIndex(nil); err == nil || !strings.Contains(err.Error(), "SLURM_ARRAY_TASK_ID") {
+		t.Errorf("no index: %v", err)
+	}
+	t.Setenv("JOB_COMPLETION_INDEX", "4")
+	if i, err := taskIndex(nil); i != 4 || err != nil {
+		t.Errorf("Kubernetes index: %d, %v", i, err)
+	}
+	t.Setenv("SLURM_ARRAY_TASK_ID", "7")
+	if i, err := taskIndex(nil); i != 7 || err != nil {
+		t.Errorf("Slurm index: %d, %v", i, err)
+	}
+	two := 2
+	if i, _ := taskIndex(&two); i != 2 {
+		t.Errorf("flag index: %d", i)
+	}
+	t.Setenv("SLURM_ARRAY_TASK_ID", "x")
+	if _, err := taskIndex(nil); err == nil {
+		t.Error("index x accepted")
+	}
+	for _, c := range []struct {
+		in   []int
+		want string
+	}{{[]int{3}, "3"}, {[]int{0, 1, 2, 3, 7, 9, 10}, "0-3,7,9-10"}, {[]int{1, 3, 5}, "1,3,5"}} {
+		if got := indexList(c.in); got != c.want {
+			t.Errorf("indexList(%v) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	if got := slurmMinutes(3601); got != "0-01:01:00" {
+		t.Errorf("slurmMinutes(3601) = %q", got)
+	}
+	if got := slurmMinutes(2*86400 + 59); got != "2-00:01:00" {
+		t.Errorf("slurmMinutes = %q", got)
+	}
+}

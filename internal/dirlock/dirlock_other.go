@@ -9,4 +9,4 @@ var ErrLocked = errors.New("locked by another process")
 
 // lock is a no-op where advisory file locks are not available: do not
 // run two writers on the same output there.
-func lock(path string, wait bool) (func(), error) { return func() {}, nil }
+func lock(path string, wait, shared bool) (func(), error) { return func() {}, nil }

@@ -63,3 +63,35 @@ func TestLockAcrossProcesses(t *testing.T) {
 		t.Errorf("waiting Lock returned after %v, before the holder released it", time.Since(start))
 	}
 }
+
+// TestSharedLock: shared holders coexist (flock locks of separate open
+// files behave as separate processes' do), the exclusive lock fails while
+// one remains and succeeds once all are gone, and a shared lock fails
+// while the exclusive one is held.
+func TestSharedLock(t *testing.T) {
+	p := filepath.Join(t.TempDir(), ".lock")
+	u1, err := LockShared(p, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u2, err := LockShared(p, false)
+	if err != nil {
+		t.Fatalf("second shared lock: %v", err)
+	}
+	if _, err := Lock(p, false); !errors.Is(err, ErrLocked) {
+		t.Fatalf("exclusive lock beside shared ones: err = %v, want ErrLocked", err)
+	}
+	u1()
+	if _, err := Lock(p, false); !errors.Is(err, ErrLocked) {
+		t.Fatalf("exclusive lock beside one shared: err = %v, want ErrLocked", err)
+	}
+	u2()
+	ux, err := Lock(p, false)
+	if err != nil {
+		t.Fatalf("exclusive lock after the shared ones: %v", err)
+	}
+	if _, err := LockShared(p, false); !errors.Is(err, ErrLocked) {
+		t.Fatalf("shared lock beside the exclusive one: err = %v, want ErrLocked", err)
+	}
+	ux()
+}

@@ -13,12 +13,15 @@ import (
 // and wait is false.
 var ErrLocked = errors.New("locked by another process")
 
-func lock(path string, wait bool) (func(), error) {
+func lock(path string, wait, shared bool) (func(), error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	how := syscall.LOCK_EX
+	if shared {
+		how = syscall.LOCK_SH
+	}
 	if !wait {
 		how |= syscall.LOCK_NB
 	}

@@ -1,0 +1,456 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/template"
+	"time"
+
+	"github.com/fedbandit/fedbandit/internal/atomicfile"
+	"github.com/fedbandit/fedbandit/runner"
+)
+
+// The array-job files of a sweep directory, under DIR/slurm/.
+const (
+	clusterDir   = "slurm"
+	jobFile      = "job.json"       // what the array executes (arrayJob)
+	arrayScript  = "array.sbatch"   // the task array
+	collectJob   = "collect.sbatch" // the collect, after the array
+	clusterBin   = "run"            // the private copy of this program
+	clusterLogs  = "logs"           // %A_%a.out of every task
+	indexEnvList = "SLURM_ARRAY_TASK_ID, JOB_COMPLETION_INDEX"
+)
+
+// arrayJob is DIR/slurm/job.json: what every task of the array needs to
+// find its runs, and what `run status` reads.
+type arrayJob struct {
+	// Sweep is the absolute path of the sweep file.
+	Sweep string `json:"sweep"`
+	// Tasks is the number of tasks the plan is split into.
+	Tasks int `json:"tasks"`
+	// Runs and PlanDigest identify the plan (runner.Plan.Digest): a task
+	// refuses to run another plan.
+	Runs       int    `json:"runs"`
+	PlanDigest string `json:"plan_digest"`
+	// Binary is the copy of the run program the tasks execute.
+	Binary string `json:"binary"`
+	// Parallel is the array's limit of tasks running at once.
+	Parallel int `json:"parallel"`
+}
+
+// TaskCmd is `run task`.
+type TaskCmd struct {
+	Config     string `arg:"" type:"existingfile" help:"Sweep file (TOML)."`
+	Out        string `required:"" type:"path" help:"Output directory shared by all tasks."`
+	Tasks      int    `required:"" help:"Number of tasks the plan is split into (the array's size; at most 1001)."`
+	Index      *int   `help:"Task index, 0..tasks-1 (default: $SLURM_ARRAY_TASK_ID, else $JOB_COMPLETION_INDEX)."`
+	Workers    int    `help:"Concurrent runs (default: $SLURM_CPUS_PER_TASK, else 1)."`
+	PlanDigest string `help:"Refuse to run unless the plan's digest is this (run slurm sets it, so that a sweep file edited after submission is not executed with another split)."`
+}
+
+// Run executes one task.
+func (c *TaskCmd) Run(ctx context.Context) error {
+	index, err := taskIndex(c.Index)
+	if err != nil {
+		return err
+	}
+	cfg, err := runner.LoadConfig(c.Config)
+	if err != nil {
+		return err
+	}
+	plan, err := runner.NewPlan(cfg, nil)
+	if err != nil {
+		return err
+	}
+	if c.PlanDigest != "" && plan.Digest() != c.PlanDigest {
+		return fmt.Errorf("task %d: the plan of %s (%d runs, digest %.12s) is not the one this array was made for (digest %.12s): the sweep file or the data changed after `run slurm`; make the array again", index, c.Config, len(plan.Runs), plan.Digest(), c.PlanDigest)
+	}
+	workers := c.Workers
+	if workers <= 0 {
+		workers = 1
+		if n, err := strconv.Atoi(os.Getenv("SLURM_CPUS_PER_TASK")); err == nil && n > 0 {
+			workers = n
+		}
+	}
+	t := runner.Task{Index: index, Of: c.Tasks}
+	s := &runner.Sweep{Plan: plan, Out: c.Out, Workers: workers, Task: &t, LogEvery: 30 * time.Second, Log: slog.Default()}
+	rep, err := s.Execute(ctx)
+	if rep != nil {
+		fmt.Printf("task %d of %d: %d runs, %d done before, %d executed now (%d done, %d failed) in %s\n",
+			index, c.Tasks, rep.Runs, rep.Skipped, rep.Executed, rep.Done, len(rep.Failed), rep.Elapsed.Round(time.Millisecond))
+	}
+	return err
+}
+
+// taskIndex is the flag's index, else the array index from the
+// environment.
+func taskIndex(flag *int) (int, error) {
+	if flag != nil {
+		return *flag, nil
+	}
+	for _, name := range []string{"SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX"} {
+		if v := os.Getenv(name); v != "" {
+			i, err := strconv.Atoi(v)
+			if err != nil {
+				return 0, fmt.Errorf("$%s = %q: not a task index", name, v)
+			}
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("no task index: give --index, or run inside an array job (%s)", indexEnvList)
+}
+
+// SlurmCmd is `run slurm`.
+type SlurmCmd struct {
+	Config    string   `arg:"" type:"existingfile" help:"Sweep file (TOML)."`
+	Out       string   `required:"" type:"path" help:"Output directory, on a filesystem every node sees."`
+	Tasks     int      `help:"Number of array tasks (default: one per run, at most 1001, Slurm's default MaxArraySize)."`
+	Parallel  int      `help:"Tasks running at once (the %P of --array; default 100)." default:"100"`
+	CPUs      int      `name:"cpus-per-task" help:"CPUs per task: its runs go concurrently on them." default:"1"`
+	Partition string   `help:"Slurm partition (default: the cluster's default)."`
+	Account   string   `help:"Slurm account to charge (default: yours)."`
+	Time      string   `help:"Time limit per task, in Slurm's format (default: twice the largest task's estimate plus 10 minutes)."`
+	Mem       string   `help:"Memory per task, in Slurm's format (default: from the plan's memory estimate, at least 1G)."`
+	Sbatch    []string `name:"sbatch" sep:"none" help:"An extra #SBATCH line for both jobs, e.g. --sbatch=--qos=short (repeatable)."`
+	Submit    bool     `help:"Submit the array and the collect job (sbatch) instead of only writing the scripts."`
+	speedFlags
+}
+
+// Validate checks the options.
+func (c *SlurmCmd) Validate() error {
+	if c.Tasks < 0 || c.Tasks > runner.MaxTasks {
+		return fmt.Errorf("--tasks %d: want 1..%d (or leave it out)", c.Tasks, runner.MaxTasks)
+	}
+	if c.Parallel < 1 {
+		return fmt.Errorf("--parallel %d: want >= 1", c.Parallel)
+	}
+	if c.CPUs < 1 {
+		return fmt.Errorf("--cpus-per-task %d: want >= 1", c.CPUs)
+	}
+	return c.speedFlags.validate()
+}
+
+// Run writes (and submits) the scripts.
+func (c *SlurmCmd) Run(ctx context.Context) error {
+	sweep, err := filepath.Abs(c.Config)
+	if err != nil {
+		return err
+	}
+	out, err := filepath.Abs(c.Out)
+	if err != nil {
+		return err
+	}
+	cfg, err := runner.LoadConfig(sweep)
+	if err != nil {
+		return err
+	}
+	plan, err := runner.NewPlan(cfg, nil)
+	if err != nil {
+		return err
+	}
+	if len(plan.Runs) == 0 {
+		return errors.New("the plan has no runs")
+	}
+	tasks := c.Tasks
+	if tasks == 0 {
+		tasks = runner.DefaultTasks(len(plan.Runs))
+	}
+	if err := (runner.Task{Index: 0, Of: tasks}).Validate(len(plan.Runs)); err != nil {
+		return fmt.Errorf("--tasks: %w", err)
+	}
+	dir := filepath.Join(out, clusterDir)
+	if err := os.MkdirAll(filepath.Join(dir, clusterLogs), 0o755); err != nil {
+		return err
+	}
+	var est strings.Builder
+	e, err := c.estimate(ctx, &est, plan, nil, c.CPUs)
+	if err != nil {
+		return err
+	}
+	limit, mem := c.Time, c.Mem
+	if limit == "" {
+		limit = slurmMinutes(2*taskSeconds(plan, tasks, e, c.CPUs) + 600)
+	}
+	if mem == "" {
+		mem = fmt.Sprintf("%dM", max(1024, (e.PeakBytes+(256<<20))>>20))
+	}
+	bin := filepath.Join(dir, clusterBin)
+	if err := copyExecutable(bin); err != nil {
+		return err
+	}
+	job := arrayJob{Sweep: sweep, Tasks: tasks, Runs: len(plan.Runs), PlanDigest: plan.Digest(), Binary: bin, Parallel: c.Parallel}
+	b, _ := json.MarshalIndent(job, "", "  ")
+	if err := atomicfile.WriteFile(filepath.Join(dir, jobFile), append(b, '\n')); err != nil {
+		return err
+	}
+	data := scriptData{
+		Name: "fedbandit-" + cfg.Name, Out: out, Dir: dir, Bin: bin, Sweep: sweep, Job: job,
+		Last: tasks - 1, Parallel: c.Parallel, CPUs: c.CPUs, Time: limit, Mem: mem,
+		Partition: c.Partition, Account: c.Account, Extra: c.Sbatch,
+	}
+	for _, s := range []struct {
+		file string
+		tmpl *template.Template
+	}{{arrayScript, arrayTmpl}, {collectJob, collectTmpl}} {
+		var buf bytes.Buffer
+		if err := s.tmpl.Execute(&buf, data); err != nil {
+			return err
+		}
+		if err := atomicfile.WriteFile(filepath.Join(dir, s.file), buf.Bytes()); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("%d runs in %d tasks (up to %d at once, %d CPU(s), %s and %s each)\n", len(plan.Runs), tasks, min(c.Parallel, tasks), c.CPUs, limit, mem)
+	fmt.Print(est.String())
+	fmt.Printf("wrote %s\n      %s\n", filepath.Join(dir, arrayScript), filepath.Join(dir, collectJob))
+	if !c.Submit {
+		fmt.Printf("submit with\n  %s\n", submitCommand(dir))
+		return nil
+	}
+	arrayID, err := sbatch(filepath.Join(dir, arrayScript))
+	if err != nil {
+		return err
+	}
+	collectID, err := sbatch("--dependency=afterok:"+arrayID, filepath.Join(dir, collectJob))
+	if err != nil {
+		return fmt.Errorf("array job %s submitted, but the collect job was not (run `run collect %s` when the array is done): %w", arrayID, out, err)
+	}
+	fmt.Printf("submitted array job %s (%d tasks) and collect job %s (after the array succeeds)\n", arrayID, tasks, collectID)
+	fmt.Printf("watch with\n  squeue -j %s,%s\n  run status %s\n", arrayID, collectID, out)
+	return nil
+}
+
+// submitCommand is the shell command that submits the array and its
+// collect job.
+func submitCommand(dir string) string {
+	return fmt.Sprintf("jid=$(sbatch --parsable %s) && sbatch --dependency=afterok:${jid%%;*} %s",
+		filepath.Join(dir, arrayScript), filepath.Join(dir, collectJob))
+}
+
+// sbatch submits a script and returns the job id.
+func sbatch(args ...string) (string, error) {
+	cmd := exec.Command("sbatch", append([]string{"--parsable"}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	outb, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("sbatch %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	id, _, _ := strings.Cut(strings.TrimSpace(string(outb)), ";") // "jobid;cluster"
+	if id == "" {
+		return "", fmt.Errorf("sbatch %s printed no job id", strings.Join(args, " "))
+	}
+	return id, nil
+}
+
+// taskSeconds is the estimated wall time of the largest task on cpus
+// CPUs: its runs' CPU time over the CPUs, or its longest run.
+func taskSeconds(plan *runner.Plan, tasks int, e runner.Estimate, cpus int) float64 {
+	perRun := e.CPUSeconds / float64(max(e.Pending, 1))
+	most := (len(plan.Runs) + tasks - 1) / tasks
+	return math.Max(perRun*float64(most)/float64(cpus), e.LongestRunSeconds)
+}
+
+// slurmMinutes formats seconds as a Slurm time limit, rounded up to whole
+// minutes ("D-HH:MM:00").
+func slurmMinutes(sec float64) string {
+	m := int(math.Ceil(sec / 60))
+	return fmt.Sprintf("%d-%02d:%02d:00", m/1440, m%1440/60, m%60)
+}
+
+// copyExecutable copies this program to dst, so that the array runs the
+// build that planned it (and not a `go run` binary that is deleted on
+// exit).
+func copyExecutable(dst string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find this program: %w", err)
+	}
+	src, err := os.Open(self)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	tmp := dst + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, src); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, dst)
+}
+
+// scriptData fills the sbatch templates.
+type scriptData struct {
+	Name, Out, Dir, Bin, Sweep string
+	Job                        arrayJob
+	Last, Parallel, CPUs       int
+	Time, Mem                  string
+	Partition, Account         string
+	Extra                      []string
+}
+
+var funcs = template.FuncMap{"q": shellQuote}
+
+var arrayTmpl = template.Must(template.New("array").Funcs(funcs).Parse(`#!/bin/bash
+# fedbandit array job: written by run slurm. Task I executes the runs of
+# share I of {{.Job.Tasks}} of the plan of {{.Sweep}} ({{.Job.Runs}} runs) into
+# {{.Out}}, each run published atomically; a task that is requeued or
+# submitted again redoes nothing already published.
+#SBATCH --job-name={{.Name}}
+#SBATCH --array=0-{{.Last}}%{{.Parallel}}
+#SBATCH --cpus-per-task={{.CPUs}}
+#SBATCH --mem={{.Mem}}
+#SBATCH --time={{.Time}}
+#SBATCH --output={{.Dir}}/logs/%A_%a.out
+#SBATCH --requeue
+{{- if .Partition}}
+#SBATCH --partition={{.Partition}}{{end}}
+{{- if .Account}}
+#SBATCH --account={{.Account}}{{end}}
+{{- range .Extra}}
+#SBATCH {{.}}{{end}}
+exec {{q .Bin}} task {{q .Sweep}} --out {{q .Out}} --tasks {{.Job.Tasks}} --plan-digest {{.Job.PlanDigest}}
+`))
+
+var collectTmpl = template.Must(template.New("collect").Funcs(funcs).Parse(`#!/bin/bash
+# fedbandit collect job: written by run slurm, submitted to start after the
+# array succeeds (--dependency=afterok). Writes runs.arrow and curves.arrow.
+#SBATCH --job-name={{.Name}}-collect
+#SBATCH --cpus-per-task=1
+#SBATCH --mem={{.Mem}}
+#SBATCH --time=0-01:00:00
+#SBATCH --output={{.Dir}}/logs/collect_%j.out
+{{- if .Partition}}
+#SBATCH --partition={{.Partition}}{{end}}
+{{- if .Account}}
+#SBATCH --account={{.Account}}{{end}}
+{{- range .Extra}}
+#SBATCH {{.}}{{end}}
+exec {{q .Bin}} collect {{q .Out}}
+`))
+
+// shellQuote quotes s for bash.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// StatusCmd is `run status`.
+type StatusCmd struct {
+	Dir string `arg:"" type:"existingdir" help:"Output directory of an array job (run slurm)."`
+	All bool   `help:"List every task, not only the incomplete ones."`
+}
+
+// Run prints the progress per task.
+func (c *StatusCmd) Run() error {
+	b, err := os.ReadFile(filepath.Join(c.Dir, clusterDir, jobFile))
+	if err != nil {
+		return fmt.Errorf("%s is not the output directory of an array job (run slurm writes %s): %w", c.Dir, filepath.Join(clusterDir, jobFile), err)
+	}
+	var job arrayJob
+	if err := json.Unmarshal(b, &job); err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(c.Dir, clusterDir, jobFile), err)
+	}
+	cfg, err := runner.LoadConfig(job.Sweep)
+	if err != nil {
+		return err
+	}
+	plan, err := runner.NewPlan(cfg, nil)
+	if err != nil {
+		return err
+	}
+	if plan.Digest() != job.PlanDigest {
+		return fmt.Errorf("the plan of %s changed since the array was made (digest %.12s, array %.12s): its tasks will refuse to run; make the array again with run slurm", job.Sweep, plan.Digest(), job.PlanDigest)
+	}
+	st, err := plan.Status(c.Dir, job.Tasks)
+	if err != nil {
+		return err
+	}
+	printStatus(os.Stdout, c.Dir, st, job.Parallel, c.All)
+	return nil
+}
+
+// printStatus prints the tasks' progress and the command that reruns the
+// incomplete ones.
+func printStatus(w io.Writer, dir string, st []runner.TaskStatus, parallel int, all bool) {
+	var runs, done, failed, missing, complete int
+	var rerun []int
+	for _, s := range st {
+		runs += s.Runs
+		done += s.Done
+		failed += s.Failed
+		missing += s.Missing
+		if s.Complete() {
+			complete++
+		} else {
+			rerun = append(rerun, s.Task.Index)
+		}
+	}
+	fmt.Fprintf(w, "%d tasks: %d complete, %d not; %d runs: %d done, %d failed, %d missing\n", len(st), complete, len(st)-complete, runs, done, failed, missing)
+	for _, s := range st {
+		if all || !s.Complete() {
+			fmt.Fprintf(w, "  task %4d: %d runs, %d done, %d failed, %d missing\n", s.Task.Index, s.Runs, s.Done, s.Failed, s.Missing)
+		}
+	}
+	if len(rerun) == 0 {
+		if _, err := os.Stat(filepath.Join(dir, "runs.arrow")); err != nil {
+			fmt.Fprintf(w, "every run is done; collect the tables with\n  run collect %s\n", dir)
+		}
+		return
+	}
+	fmt.Fprintf(w, "if no task is still queued or running (squeue), rerun the incomplete ones (finished runs are kept) with\n  %s\n"+
+		"and cancel the first collect job if it waits for an array that failed (squeue shows it as DependencyNeverSatisfied).\n",
+		rerunCommand(filepath.Join(dir, clusterDir), rerun, parallel))
+}
+
+// rerunCommand submits the given tasks of the array again, then the
+// collect after them.
+func rerunCommand(dir string, tasks []int, parallel int) string {
+	limit := ""
+	if parallel > 0 {
+		limit = fmt.Sprintf("%%%d", parallel)
+	}
+	return fmt.Sprintf("jid=$(sbatch --parsable --array=%s%s %s) && sbatch --dependency=afterok:${jid%%;*} %s",
+		indexList(tasks), limit, filepath.Join(dir, arrayScript), filepath.Join(dir, collectJob))
+}
+
+// indexList writes sorted indices in Slurm's array syntax: "0-3,7,9-10".
+func indexList(ix []int) string {
+	var b strings.Builder
+	for i := 0; i < len(ix); {
+		j := i
+		for j+1 < len(ix) && ix[j+1] == ix[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		if j > i {
+			fmt.Fprintf(&b, "%d-%d", ix[i], ix[j])
+		} else {
+			fmt.Fprintf(&b, "%d", ix[i])
+		}
+		i = j + 1
+	}
+	return b.String()
+}
