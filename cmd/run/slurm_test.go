@@ -64,7 +64,7 @@ type cluster struct {
 }
 
 // startCluster starts munged, slurmctld and slurmd for the test.
-func startCluster(t *testing.T) *cluster {
+func startCluster(t testing.TB) *cluster {
 	t.Helper()
 	skip := t.Skipf
 	if os.Getenv("FEDBANDIT_REQUIRE_SLURM") == "1" { // CI: a skip would hide the test
@@ -191,7 +191,7 @@ func (c *cluster) run(name string, args ...string) (string, error) {
 }
 
 // waitIdle polls squeue until no job is left, or fails after d.
-func (c *cluster) waitIdle(t *testing.T, d time.Duration) {
+func (c *cluster) waitIdle(t testing.TB, d time.Duration) {
 	t.Helper()
 	waitFor(t, d, "the queue to empty", func() bool {
 		out, _ := c.run("squeue", "-h")
@@ -199,7 +199,7 @@ func (c *cluster) waitIdle(t *testing.T, d time.Duration) {
 	})
 }
 
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -208,7 +208,7 @@ func freePort(t *testing.T) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-func waitFor(t *testing.T, d time.Duration, what string, ok func() bool) {
+func waitFor(t testing.TB, d time.Duration, what string, ok func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for !ok() {
@@ -227,7 +227,7 @@ func tail(s string, n int) string {
 }
 
 // buildRun builds this command into dir and returns the binary's path.
-func buildRun(t *testing.T, dir string) string {
+func buildRun(t testing.TB, dir string) string {
 	t.Helper()
 	bin := filepath.Join(dir, "run")
 	cmd := exec.Command("go", "build", "-o", bin, ".")
@@ -238,7 +238,7 @@ func buildRun(t *testing.T, dir string) string {
 }
 
 // runBin runs the built program with the cluster's environment.
-func runBin(t *testing.T, env []string, bin string, args ...string) string {
+func runBin(t testing.TB, env []string, bin string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = env
@@ -373,6 +373,62 @@ func TestSlurmArray(t *testing.T) {
 		files, _ := filepath.Glob(filepath.Join(out, outputs.RunsDir, "*"))
 		if len(files) != 16 {
 			t.Errorf("%d files in runs/, want the 16 runs once each: %v", len(files), files)
+		}
+	})
+}
+
+// benchSweep is the throughput benchmark's sweep: 16 runs of about half a
+// second each (synthetic, M = 20, K = 100, d = 10, T = 10,000).
+const benchSweep = `name = "slurm-bench"
+seeds = 8
+
+[[instance]]
+name = "syn"
+kind = "synthetic"
+seed = 3
+
+[[algorithm]]
+name = "fedlinucb"
+
+[[algorithm]]
+name = "ldp"
+eps = [1]
+
+[grid]
+delta = [0.1]
+M = [20]
+B = [25]
+T = [10000]
+`
+
+// BenchmarkSlurmArray compares the throughput of the same sweep as an
+// 8-task array (2 at once, one CPU each, collect job included) on the
+// private cluster with run sweep --workers 2 on the same 2 cores: the
+// difference is Slurm's overhead (scheduling passes, job launch, one
+// process and plan per task). docs/cluster.md and BENCHMARKS.md quote it.
+//
+//	go test ./cmd/run/ -run XXX -bench SlurmArray -benchtime 3x
+func BenchmarkSlurmArray(b *testing.B) {
+	c := startCluster(b)
+	work := b.TempDir()
+	bin := buildRun(b, work)
+	sweep := filepath.Join(work, "sweep.toml")
+	os.WriteFile(sweep, []byte(benchSweep), 0o644)
+	env := append(c.env, "XDG_CACHE_HOME="+filepath.Join(work, "cache"))
+	runBin(b, env, bin, "plan", sweep) // time the pilots once, outside the loops
+	b.Run("sweep-workers-2", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			runBin(b, env, bin, "sweep", sweep, "--out", filepath.Join(work, fmt.Sprintf("sweep%d", i)), "--workers", "2", "--no-plot")
+		}
+	})
+	b.Run("array-8-tasks", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			out := filepath.Join(work, fmt.Sprintf("array%d", i))
+			runBin(b, env, bin, "slurm", sweep, "--out", out, "--tasks", "8", "--parallel", "2", "--submit")
+			c.waitIdle(b, 10*time.Minute)
+			if _, err := os.Stat(filepath.Join(out, outputs.CurvesFile)); err != nil {
+				b.Fatal(err)
+			}
 		}
 	})
 }
