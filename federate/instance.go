@@ -60,10 +60,23 @@ func SyntheticTheta(d int, seed uint64) []float64 {
 	return theta
 }
 
+// syntheticTheta is theta* of a synthetic spec: Synthetic.Theta if given,
+// the published code's under ContextsNumPy, else SyntheticTheta.
+func syntheticTheta(s Spec) []float64 {
+	y := s.Synthetic
+	switch {
+	case len(y.Theta) > 0:
+		return append([]float64(nil), y.Theta...)
+	case y.ContextGen == ContextsNumPy:
+		return publishedTheta(uint32(y.Seed), s.T, s.M, y.K, y.D)
+	}
+	return SyntheticTheta(y.D, y.Seed)
+}
+
 func newSynthetic(s Spec, runKey rng.Key) *synthetic {
 	y := s.Synthetic
 	d := y.D
-	in := &synthetic{d: d, k: y.K, theta: SyntheticTheta(d, y.Seed), std: math.Sqrt(y.NoiseVar)}
+	in := &synthetic{d: d, k: y.K, theta: syntheticTheta(s), std: math.Sqrt(y.NoiseVar)}
 	if y.FixedBasis {
 		in.nFixed = min(d, y.K)
 	}
@@ -98,8 +111,14 @@ func newSynthetic(s Spec, runKey rng.Key) *synthetic {
 	}
 	in.ctx = make([]contextSource, s.M)
 	scratch := &ctxScratch{} // shared: silos fill one at a time
+	var numpy *numpyContexts // one stream for all silos, in play order
+	if y.ContextGen == ContextsNumPy {
+		numpy = &numpyContexts{r: newNumpyMT(uint32(y.Seed)), k: y.K, skip: in.nFixed, z: make([]float64, d-1)}
+	}
 	for i := range in.ctx {
-		if y.ContextGen == ContextsChaCha8 {
+		if numpy != nil {
+			in.ctx[i] = numpy
+		} else if y.ContextGen == ContextsChaCha8 {
 			in.ctx[i] = &chachaContexts{r: rng.New(ctxKey, "silo", i, "contexts"), scratch: scratch}
 		} else {
 			in.ctx[i] = newZigContexts(rng.Derive(ctxKey, "silo", i, "contexts"), scratch)

@@ -21,6 +21,14 @@ const (
 	// ChaCha8 stream rng.New(key, "silo", i, "contexts"): the slow,
 	// trusted reference.
 	ContextsChaCha8 = "chacha8"
+	// ContextsNumPy is the published code's instance, exactly: numpy's
+	// legacy MT19937 stream seeded with the instance seed
+	// (np.random.seed), every silo-round's randn(K, d-1) drawn in the
+	// published order (round by round, silo by silo) and theta* drawn
+	// after the contexts of all T rounds (numpy.go). It needs the fixed
+	// basis and shared contexts, K > d and a seed below 2^32; the paper's
+	// instance is seed 2.
+	ContextsNumPy = "numpy-mt19937"
 )
 
 // contextSource fills one silo-round's random synthetic actions.

@@ -50,8 +50,12 @@ type SyntheticSpec struct {
 	// for all runs, as the published code did) instead of the run seed.
 	SharedContexts bool `json:"SharedContexts"`
 	// ContextGen chooses the generator of the contexts' Gaussian
-	// coordinates: ContextsFast (default when empty) or ContextsChaCha8.
+	// coordinates: ContextsFast (default when empty), ContextsChaCha8 or
+	// ContextsNumPy (the published code's instance, theta* included).
 	ContextGen string `json:"ContextGen"`
+	// Theta, when given, is theta* itself (length D) instead of the one
+	// the instance seed draws.
+	Theta []float64 `json:"Theta,omitempty"`
 }
 
 // Spec fully specifies one simulation run. Together with the content

@@ -239,8 +239,30 @@ func (s Spec) ValidateSettings() error {
 		if y.K < 1 {
 			return bad("Synthetic.K", "Synthetic.K = %d actions, want >= 1", y.K)
 		}
-		if y.ContextGen != ContextsFast && y.ContextGen != ContextsChaCha8 {
-			return bad("Synthetic.ContextGen", "Synthetic.ContextGen %q, want %q or %q", y.ContextGen, ContextsFast, ContextsChaCha8)
+		switch y.ContextGen {
+		case ContextsFast, ContextsChaCha8:
+		case ContextsNumPy:
+			if !y.FixedBasis || !y.SharedContexts {
+				return bad("Synthetic.ContextGen", "Synthetic.ContextGen %q is the published instance: it needs FixedBasis and SharedContexts (fixed_basis = true, shared_contexts = true)", y.ContextGen)
+			}
+			if y.K <= y.D {
+				return bad("Synthetic.K", "Synthetic.K = %d with ContextGen %q: want K > D = %d (the first D actions are the fixed basis)", y.K, y.ContextGen, y.D)
+			}
+			if y.Seed > math.MaxUint32 {
+				return bad("Synthetic.Seed", "Synthetic.Seed = %d with ContextGen %q: numpy seeds are below 2^32", y.Seed, y.ContextGen)
+			}
+		default:
+			return bad("Synthetic.ContextGen", "Synthetic.ContextGen %q, want %q, %q or %q", y.ContextGen, ContextsFast, ContextsChaCha8, ContextsNumPy)
+		}
+		if len(y.Theta) > 0 {
+			if len(y.Theta) != y.D {
+				return bad("Synthetic.Theta", "Synthetic.Theta has %d values, want D = %d", len(y.Theta), y.D)
+			}
+			for j, v := range y.Theta {
+				if !finite(v) {
+					return bad("Synthetic.Theta", "Synthetic.Theta[%d] = %v, want finite values", j, v)
+				}
+			}
 		}
 		if !finite(y.NoiseVar) || y.NoiseVar < 0 {
 			return bad("Synthetic.NoiseVar", "Synthetic.NoiseVar = %v, want a finite variance >= 0", y.NoiseVar)

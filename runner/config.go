@@ -107,8 +107,14 @@ type InstanceConfig struct {
 	// runs differ only in reward and privacy noise (the published code).
 	SharedContexts bool `toml:"shared_contexts"`
 	// ContextGen (synthetic) is the generator of the contexts' Gaussian
-	// coordinates: "xoshiro-ziggurat" (default, fast) or "chacha8".
+	// coordinates: "xoshiro-ziggurat" (default, fast), "chacha8", or
+	// "numpy-mt19937": the published code's instance exactly (numpy's
+	// legacy stream seeded with seed; needs fixed_basis and
+	// shared_contexts; seed = 2 is the paper's).
 	ContextGen string `toml:"context_gen"`
+	// Theta (synthetic) gives theta* itself (d values) instead of the one
+	// the seed draws.
+	Theta []float64 `toml:"theta"`
 
 	// Dataset (ltr) is a dataset directory prepared with `prep` (ingest,
 	// fit, partition). Relative paths are relative to the sweep file;
@@ -372,7 +378,7 @@ func (c *Config) validateInstance(key string, in InstanceConfig) error {
 		return bad("noise_var", "%v, want a finite variance >= 0", in.NoiseVar)
 	}
 	ltrOnly := map[string]bool{"dataset": in.Dataset != "", "features": in.Features != "", "strategy": in.Strategy != "", "partition_seed": in.PartitionSeed != 0}
-	synOnly := map[string]bool{"d": in.D != 0, "k": in.K != 0, "fixed_basis": in.FixedBasis, "seed": in.Seed != 0, "shared_contexts": in.SharedContexts, "context_gen": in.ContextGen != ""}
+	synOnly := map[string]bool{"d": in.D != 0, "k": in.K != 0, "fixed_basis": in.FixedBasis, "seed": in.Seed != 0, "shared_contexts": in.SharedContexts, "context_gen": in.ContextGen != "", "theta": len(in.Theta) > 0}
 	switch in.Kind {
 	case federate.InstanceSynthetic:
 		for _, k := range []string{"dataset", "features", "strategy", "partition_seed"} {
@@ -392,7 +398,7 @@ func (c *Config) validateInstance(key string, in InstanceConfig) error {
 			return bad("k", "0 actions, want >= 1 (or leave it out for %d)", federate.DefaultK)
 		}
 	case federate.InstanceLTR:
-		for _, k := range []string{"d", "k", "fixed_basis", "seed", "shared_contexts", "context_gen"} {
+		for _, k := range []string{"d", "k", "fixed_basis", "seed", "shared_contexts", "context_gen", "theta"} {
 			if synOnly[k] {
 				return bad(k, "only for kind = \"synthetic\"")
 			}

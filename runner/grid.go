@@ -63,7 +63,7 @@ func (c *Config) points(f func(p *point) error) error {
 				"GramNoise": "advanced.gram_noise", "RewardLo": "advanced.reward", "RewardHi": "advanced.reward",
 				"NoClip": "advanced.no_clip", "Instance": in("kind"), "LTR": in("dataset"),
 				"Synthetic.D": in("d"), "Synthetic.K": in("k"), "Synthetic.NoiseVar": in("noise_var"),
-				"Synthetic.ContextGen": in("context_gen"),
+				"Synthetic.ContextGen": in("context_gen"), "Synthetic.Theta": in("theta"), "Synthetic.Seed": in("seed"),
 			}
 			for im, m := range g.M {
 				for ib, b := range g.B {

@@ -216,6 +216,9 @@ func (c *Config) buildInstance(ic InstanceConfig, m int, build BuildLTRFunc) (*I
 		if s.ContextGen != federate.ContextsFast {
 			in.Name += " contexts=" + s.ContextGen
 		}
+		if len(s.Theta) > 0 {
+			in.Name += " theta=given"
+		}
 		in.Actions, in.Dim = float64(s.K), s.D
 	case federate.InstanceLTR:
 		dir, err := c.DatasetDir(ic)
@@ -251,7 +254,7 @@ func (c *Config) buildInstance(ic InstanceConfig, m int, build BuildLTRFunc) (*I
 func syntheticSpec(ic InstanceConfig) federate.SyntheticSpec {
 	return federate.SyntheticSpec{
 		D: ic.D, K: ic.K, NoiseVar: ic.NoiseVar, FixedBasis: ic.FixedBasis,
-		Seed: ic.Seed, SharedContexts: ic.SharedContexts, ContextGen: ic.ContextGen,
+		Seed: ic.Seed, SharedContexts: ic.SharedContexts, ContextGen: ic.ContextGen, Theta: ic.Theta,
 	}
 }
 

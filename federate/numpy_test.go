@@ -1,0 +1,244 @@
+package federate
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"slices"
+	"strconv"
+	"testing"
+)
+
+// publishedGolden is testdata/published_instance.json, written by
+// testdata/published_instance.py with Debian's python3-numpy from the
+// published code's synth_env (floats as hex, exact).
+type publishedGolden struct {
+	NumPy  string `json:"numpy"`
+	Stream struct {
+		Randn        []string `json:"randn"`
+		RandomSample []string `json:"random_sample"`
+	} `json:"stream_seed2"`
+	Cases []struct {
+		Name     string   `json:"name"`
+		T        int      `json:"T"`
+		M        int      `json:"M"`
+		K        int      `json:"K"`
+		D        int      `json:"d"`
+		Theta    []string `json:"theta"`
+		Contexts []struct {
+			T    int `json:"t"`
+			I    int `json:"i"`
+			Rows []struct {
+				X  []string `json:"x"`
+				Mu string   `json:"mu"`
+			} `json:"rows"`
+		} `json:"contexts"`
+	} `json:"cases"`
+}
+
+func readPublishedGolden(t *testing.T) *publishedGolden {
+	t.Helper()
+	b, err := os.ReadFile("testdata/published_instance.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g publishedGolden
+	if err := json.Unmarshal(b, &g); err != nil {
+		t.Fatal(err)
+	}
+	return &g
+}
+
+func hexFloat(t *testing.T, s string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatalf("golden value %q: %v", s, err)
+	}
+	return v
+}
+
+// sameFloat compares bits (a NaN never appears here).
+func sameFloat(a, b float64) bool { return a == b }
+
+// TestNumpyStream: np.random.seed(2); randn(1001); random_sample(10),
+// bit for bit.
+func TestNumpyStream(t *testing.T) {
+	g := readPublishedGolden(t)
+	r := newNumpyMT(2)
+	for i, s := range g.Stream.Randn {
+		if got, want := r.gauss(), hexFloat(t, s); !sameFloat(got, want) {
+			t.Fatalf("randn[%d] = %v, numpy %v", i, got, want)
+		}
+	}
+	for i, s := range g.Stream.RandomSample {
+		if got, want := r.double(), hexFloat(t, s); !sameFloat(got, want) {
+			t.Fatalf("random_sample[%d] = %v, numpy %v", i, got, want)
+		}
+	}
+}
+
+// TestPublishedInstance: the published code's synthetic instance, theta*
+// and contexts (the learner's view and mean of every random action), bit
+// for bit against numpy: the small case everywhere, and the paper's
+// instance (M = 100, K = 100, d = 10, T = 10,000, seed 2) at its first and
+// last silo-rounds and its theta*, which follows 9e8 normals.
+func TestPublishedInstance(t *testing.T) {
+	g := readPublishedGolden(t)
+	for _, c := range g.Cases {
+		if c.Name == "paper" && testing.Short() {
+			t.Log("paper-size case skipped under -short")
+			continue
+		}
+		theta := make([]float64, c.D)
+		for j, s := range c.Theta {
+			theta[j] = hexFloat(t, s)
+		}
+		want := map[[2]int]int{}
+		for n, ctx := range c.Contexts {
+			want[[2]int{ctx.T, ctx.I}] = n
+		}
+		nFixed := c.D
+		nRand := c.K - nFixed
+		cs := &numpyContexts{r: newNumpyMT(2), k: c.K, skip: nFixed, z: make([]float64, c.D-1)}
+		x := make([]float64, panelLen(nRand, c.D))
+		mu := make([]float64, panelLen(nRand, 1))
+		nb := (nRand + panelLanes - 1) / panelLanes
+		checked := 0
+		for tt := 0; tt < c.T; tt++ {
+			for i := 0; i < c.M; i++ {
+				n, ok := want[[2]int{tt, i}]
+				if !ok {
+					// Not compared: just advance the stream.
+					for k := c.K * (c.D - 1); k > 0; k-- {
+						cs.r.gauss()
+					}
+					continue
+				}
+				cs.fill(x, mu, nb, theta)
+				for a, row := range c.Contexts[n].Rows {
+					base := a/panelLanes*panelLanes*c.D + a%panelLanes
+					for j, s := range row.X {
+						if got, w := x[base+j*panelLanes], hexFloat(t, s); !sameFloat(got, w) {
+							t.Fatalf("%s t=%d silo %d action %d coordinate %d: %v, numpy %v", c.Name, tt, i, nFixed+a, j, got, w)
+						}
+					}
+					if got, w := mu[a], hexFloat(t, row.Mu); !sameFloat(got, w) {
+						t.Fatalf("%s t=%d silo %d action %d: mean %v, numpy %v", c.Name, tt, i, nFixed+a, got, w)
+					}
+				}
+				checked++
+			}
+		}
+		if checked != len(c.Contexts) {
+			t.Fatalf("%s: compared %d silo-rounds of %d", c.Name, checked, len(c.Contexts))
+		}
+		// theta* follows the contexts in the same stream: publishedTheta
+		// (its own pass, cached) must match numpy's, and so must the
+		// stream drawn on from here.
+		if c.Name == "small" {
+			got := publishedTheta(2, c.T, c.M, c.K, c.D)
+			for j := range theta {
+				if !sameFloat(got[j], theta[j]) {
+					t.Fatalf("%s: publishedTheta[%d] = %v, numpy %v", c.Name, j, got[j], theta[j])
+				}
+			}
+		}
+		raw := make([]float64, c.D-1)
+		for j := range raw {
+			raw[j] = cs.r.gauss()
+		}
+		scale := 0.5 / numpyRowNorm(raw)
+		for j, v := range raw {
+			if got := v * scale; !sameFloat(got, theta[j]) {
+				t.Fatalf("%s: theta[%d] = %v, numpy %v", c.Name, j, got, theta[j])
+			}
+		}
+	}
+}
+
+// BenchmarkNumpyGauss: one normal of the published instance's stream
+// (MT19937, polar method, the double-double log).
+func BenchmarkNumpyGauss(b *testing.B) {
+	r := newNumpyMT(2)
+	var s float64
+	for i := 0; i < b.N; i++ {
+		s += r.gauss()
+	}
+	_ = s
+}
+
+// BenchmarkNumpyLog and BenchmarkNumpyUint32 time the parts.
+func BenchmarkNumpyLog(b *testing.B) {
+	x := 0.3
+	var s float64
+	for i := 0; i < b.N; i++ {
+		s += numpyLog(x)
+		x += 1e-9
+	}
+	_ = s
+}
+
+func BenchmarkNumpyUint32(b *testing.B) {
+	r := newNumpyMT(2)
+	var s uint32
+	for i := 0; i < b.N; i++ {
+		s += r.uint32()
+	}
+	_ = s
+}
+
+// TestGivenTheta: a run given theta* explicitly is the run whose instance
+// seed draws that theta*, bit for bit; a different theta* changes it.
+func TestGivenTheta(t *testing.T) {
+	s := smallSpec(AlgLDP)
+	want := resultBits(mustRun(t, s))
+	s.Synthetic.Theta = SyntheticTheta(s.Synthetic.D, s.Synthetic.Seed)
+	if got := resultBits(mustRun(t, s)); !slices.Equal(got, want) {
+		t.Error("theta given explicitly: a different run")
+	}
+	s.Synthetic.Theta[0] += 0.01
+	if got := resultBits(mustRun(t, s)); slices.Equal(got, want) {
+		t.Error("another theta*: the same run")
+	}
+}
+
+// TestPublishedInstanceRun: a run on the published instance plays the
+// published theta* and contexts (its random actions' means are the golden
+// ones), and is deterministic.
+func TestPublishedInstanceRun(t *testing.T) {
+	g := readPublishedGolden(t)
+	c := g.Cases[0] // small: T = 3, M = 2, K = 12, d = 5
+	s := Spec{Algorithm: AlgFedLinUCB, M: c.M, T: c.T, B: 1, Seed: 1,
+		Synthetic: SyntheticSpec{D: c.D, K: c.K, NoiseVar: 0.25, Seed: 2, FixedBasis: true, SharedContexts: true, ContextGen: ContextsNumPy}}
+	sm := newTestSim(t, s, hooks{})
+	in := sm.inst.(*synthetic)
+	for j, h := range c.Theta {
+		if in.theta[j] != hexFloat(t, h) {
+			t.Fatalf("theta[%d] = %v, numpy %v", j, in.theta[j], hexFloat(t, h))
+		}
+	}
+	for n, ctx := range c.Contexts {
+		set := in.next(ctx.I)
+		if n != ctx.T*c.M+ctx.I {
+			t.Fatalf("golden contexts out of order")
+		}
+		for a, row := range ctx.Rows {
+			if got, want := set.mu[c.D+a], hexFloat(t, row.Mu); got != want {
+				t.Fatalf("t=%d silo %d action %d: mean %v, numpy %v", ctx.T, ctx.I, c.D+a, got, want)
+			}
+		}
+	}
+	if a, b := resultBits(mustRun(t, s)), resultBits(mustRun(t, s)); !slices.Equal(a, b) {
+		t.Error("two runs differ")
+	}
+}
+
+func mustRun(t *testing.T, s Spec) *Result {
+	t.Helper()
+	r, err := Run(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
