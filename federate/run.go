@@ -51,8 +51,10 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	return res, nil
 }
 
-// calibration returns spec.Calib if set (after checking that it matches
-// the spec) or calibrates the spec with the accountant.
+// calibration returns spec.Calib if set (after checking that it was made
+// for this spec, and with its delivered guarantee recomputed from its own
+// sigma, so that an edited sigma never keeps the old claim) or calibrates
+// the spec with the accountant.
 func calibration(s Spec) (*accountant.Calibration, error) {
 	req := s.Request()
 	if s.Calib == nil {
@@ -62,11 +64,19 @@ func calibration(s Spec) (*accountant.Calibration, error) {
 		}
 		return c, nil
 	}
-	c := s.Calib
+	c := *s.Calib
 	r := c.Request
 	if r.Model != req.Model || r.M != req.M || r.T != req.T || r.B != req.B || r.D != req.D {
 		return nil, fmt.Errorf("%w: Calib was made for model %q, M=%d, T=%d, B=%d, d=%d; the spec has %q, M=%d, T=%d, B=%d, d=%d",
 			ErrInvalidSpec, r.Model, r.M, r.T, r.B, r.D, req.Model, req.M, req.T, req.B, req.D)
+	}
+	private := req.Model != accountant.ModelNone
+	if private && (r.Eps != req.Eps || r.Delta != req.Delta || r.Relation != req.Relation) {
+		return nil, fmt.Errorf("%w: Calib was made for eps %v, delta %v, relation %q; the spec has eps %v, delta %v, relation %q",
+			ErrInvalidSpec, r.Eps, r.Delta, r.Relation, req.Eps, req.Delta, req.Relation)
+	}
+	if want := accountant.Kappa(accountant.NumBatches(req.T, req.B)); c.Kappa != want {
+		return nil, fmt.Errorf("%w: Calib has kappa = %d, the spec's tree has %d levels", ErrInvalidSpec, c.Kappa, want)
 	}
 	if !(c.Lambda > 0) || math.IsInf(c.Lambda, 0) || !(c.Sigma >= 0) || math.IsInf(c.Sigma, 0) {
 		return nil, fmt.Errorf("%w: Calib has Lambda = %v, Sigma = %v", ErrInvalidSpec, c.Lambda, c.Sigma)
@@ -74,10 +84,28 @@ func calibration(s Spec) (*accountant.Calibration, error) {
 	if b := c.Beta(req.T); !(b > 0) || math.IsInf(b, 0) {
 		return nil, fmt.Errorf("%w: Calib has beta_T = %v (is its Width set?)", ErrInvalidSpec, b)
 	}
-	if req.Model != accountant.ModelNone && c.Sigma == 0 {
+	if private && c.Sigma == 0 {
 		return nil, fmt.Errorf("%w: Calib has Sigma = 0 for private model %q", ErrInvalidSpec, req.Model)
 	}
-	return c, nil
+	if private {
+		mu, err := accountant.TreeMu(c.Sigma, c.Kappa, req.Relation)
+		if err != nil {
+			return nil, fmt.Errorf("%w: Calib: %w", ErrInvalidSpec, err)
+		}
+		eps, amp, note, err := accountant.Delivered(req.Model, c.Sigma, c.Kappa, req.M, req.B, req.Delta, req.Relation)
+		if err != nil {
+			return nil, fmt.Errorf("%w: Calib: %w", ErrInvalidSpec, err)
+		}
+		if ok, err := accountant.Certifies(req.Model, c.Sigma, c.Kappa, req.M, req.B, req.Eps, req.Delta, req.Relation); err == nil && ok && eps > req.Eps {
+			eps = req.Eps // the bisection's last ulps, as Calibrate
+		}
+		c.Mu, c.DeliveredEps, c.DeliveredDelta, c.Amplified = mu, eps, req.Delta, amp
+		c.Note = "calibration given by the caller (Spec.Calib); delivered guarantee recomputed from its sigma"
+		if note != "" {
+			c.Note += "; " + note
+		}
+	}
+	return &c, nil
 }
 
 // noiseFactory returns the noise source of silo i's stream ("gram" or

@@ -292,10 +292,46 @@ func TestCalibOverrideMismatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.M++
+	for name, change := range map[string]func(*Spec){
+		"M":        func(s *Spec) { s.M++ },
+		"eps":      func(s *Spec) { s.Eps *= 2 },
+		"delta":    func(s *Spec) { s.Delta /= 2 },
+		"relation": func(s *Spec) { s.Relation = accountant.ReplaceOne },
+	} {
+		s2 := s
+		change(&s2)
+		s2.Calib = c
+		if _, err := Run(context.Background(), s2); !errors.Is(err, ErrInvalidSpec) {
+			t.Errorf("Calib made for another %s accepted: %v", name, err)
+		}
+	}
+}
+
+// TestCalibOverrideRecertifies: a caller's Calib with a smaller sigma
+// records the guarantee of that sigma, not the one the calibration was
+// made with (issue 11, finding 4: sigma/100 kept the old delivered eps).
+func TestCalibOverrideRecertifies(t *testing.T) {
+	s := smallSpec(AlgLDP).WithDefaults()
+	c, err := calibration(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	weak := *c
+	weak.Sigma /= 100
+	s.Calib = &weak
+	r, err := Run(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := r.Calibration
+	want, _, _, _ := accountant.Delivered(accountant.ModelLDP, weak.Sigma, weak.Kappa, s.M, s.B, s.Delta, s.Relation)
+	if got.DeliveredEps != want || !(got.DeliveredEps > 10*c.DeliveredEps) || !strings.Contains(got.Note, "Spec.Calib") {
+		t.Errorf("sigma/100: delivered eps %v (calibrated %v, want %v), note %q", got.DeliveredEps, c.DeliveredEps, want, got.Note)
+	}
+	// The same Calib unchanged records the same guarantee.
 	s.Calib = c
-	if _, err := Run(context.Background(), s); !errors.Is(err, ErrInvalidSpec) {
-		t.Fatalf("mismatched Calib accepted: %v", err)
+	if r, _ := Run(context.Background(), s); r.Calibration.DeliveredEps != c.DeliveredEps {
+		t.Errorf("unchanged Calib: delivered %v, calibrated %v", r.Calibration.DeliveredEps, c.DeliveredEps)
 	}
 }
 

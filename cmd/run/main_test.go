@@ -72,7 +72,7 @@ func TestQuickstart(t *testing.T) {
 		zero = zero || (r.Algorithm != "fedlinucb" && r.DeliveredEps == 0)
 	}
 	text := sum.String()
-	if n := strings.Count(text, "\n"); n != 1+5+1+btoi(zero) {
+	if n := strings.Count(text, "\n"); n != 1+5+2+btoi(zero) {
 		t.Errorf("summary has %d lines (zero-eps footnote expected: %v):\n%s", n, zero, text)
 	}
 	if strings.Contains(text, "Delivered eps = 0") != zero {

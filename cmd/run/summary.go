@@ -14,7 +14,9 @@ import (
 )
 
 // printSummary prints one line per configuration of the sweep in dir: its
-// final time-average regret (mean +- standard error over seeds), the
+// final time-average regret summed over the silos (mean +- standard error
+// over seeds), both the pseudo-regret (of the means) and the realised
+// regret (of the observed rewards, what the published code reports), the
 // target privacy and the privacy its noise actually delivers.
 func printSummary(w io.Writer, dir string) error {
 	runs, err := outputs.ReadRuns(filepath.Join(dir, outputs.RunsFile))
@@ -29,6 +31,14 @@ func printSummary(w io.Writer, dir string) error {
 	if err != nil {
 		return err
 	}
+	realised, err := figure.Build(runs, curves, figure.Realised)
+	if err != nil {
+		return err
+	}
+	realByGroup := map[string]figure.Series{}
+	for _, s := range realised {
+		realByGroup[s.GroupID] = s
+	}
 	first := map[string]outputs.RunRecord{}
 	for _, r := range runs {
 		if _, ok := first[r.GroupID]; !ok && r.Status == outputs.StatusDone {
@@ -37,7 +47,7 @@ func printSummary(w io.Writer, dir string) error {
 	}
 	zeroEps := false // some configuration delivers eps = 0 at its delta
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "configuration\truns\tR(T)/T (mean +- SE)\ttarget (eps, delta)\tdelivered (eps, delta)\tamplified")
+	fmt.Fprintln(tw, "configuration\truns\tpseudo R(T)/T\trealised R(T)/T\ttarget (eps, delta)\tdelivered (eps, delta)\tamplified")
 	for _, s := range series {
 		r := first[s.GroupID]
 		k := len(s.Mean) - 1
@@ -55,11 +65,17 @@ func printSummary(w io.Writer, dir string) error {
 		if alg != nil && alg.Model == accountant.ModelSDPAmp {
 			amp = fmt.Sprint(r.Amplified)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.4g +- %.2g\t%s\t%s\t%s\n", s.Label, s.N, s.Mean[k], s.SE[k], target, delivered, amp)
+		real := "-"
+		if rs, ok := realByGroup[s.GroupID]; ok && len(rs.Mean) > 0 {
+			kr := len(rs.Mean) - 1
+			real = fmt.Sprintf("%.4g +- %.2g", rs.Mean[kr], rs.SE[kr])
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.4g +- %.2g\t%s\t%s\t%s\t%s\n", s.Label, s.N, s.Mean[k], s.SE[k], real, target, delivered, amp)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	fmt.Fprintln(w, "R(T)/T: time-average regret at the last round, summed over the silos (mean +- standard error over seeds); pseudo: of the mean rewards; realised: of the observed rewards, as the published code reports it.")
 	fmt.Fprintln(w, "Delivered privacy comes from the exact accountant; see calibration_note in runs.arrow where it differs from the target.")
 	if zeroEps {
 		fmt.Fprintln(w, "Delivered eps = 0: the noise is so large that the release is (0, delta)-DP, i.e. it already meets the target delta with no eps at all.")
