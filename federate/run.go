@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/fedbandit/fedbandit/federate/accountant"
@@ -31,6 +32,7 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("federate.Run: %w", err)
 	}
+	cal = certify(s, cal)
 	sm, err := newSim(s, cal, hooks{})
 	if err != nil {
 		return nil, fmt.Errorf("federate.Run: %w", err)
@@ -49,6 +51,46 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// Uncertified returns why the accountant's guarantee does not hold for a
+// run of the spec as simulated, or "" if it does. The accountant's
+// guarantee assumes that each user contributes one bounded summand to the
+// released statistics: it fails when rewards are not clamped (NoClip) and
+// under the eager learner with B > 1, where one user's reward changes the
+// actions, hence the summands, of the later users of the batch
+// (docs/privacy.md section 2.1). Non-private algorithms claim nothing.
+func (s Spec) Uncertified() string {
+	alg, err := LookupAlgorithm(s.Algorithm)
+	if err != nil || !alg.Private() {
+		return ""
+	}
+	var why []string
+	if s.NoClip {
+		why = append(why, "rewards are not clamped (no_clip), so one user's reward is unbounded in the bias stream")
+	}
+	if alg.Learns && !s.Lazy && s.B > 1 {
+		why = append(why, "the eager learner (lazy = false) with B > 1 lets one user's reward move the later users' summands of the batch (docs/privacy.md 2.1)")
+	}
+	return strings.Join(why, "; ")
+}
+
+// certify records a run that the accountant's guarantee does not cover
+// (Spec.Uncertified) as not certified: delivered eps +Inf, and a note that
+// says why and what the mechanism alone would deliver.
+func certify(s Spec, cal *accountant.Calibration) *accountant.Calibration {
+	why := s.Uncertified()
+	if why == "" {
+		return cal
+	}
+	c := *cal
+	c.Note = fmt.Sprintf("NOT CERTIFIED: %s; with one bounded summand per user the noise would deliver eps %.6g at delta %g", why, c.DeliveredEps, c.DeliveredDelta)
+	if cal.Note != "" {
+		c.Note += "; " + cal.Note
+	}
+	c.DeliveredEps = math.Inf(1)
+	c.Amplified = false
+	return &c
 }
 
 // calibration returns spec.Calib if set (after checking that it was made

@@ -3,6 +3,7 @@ package federate
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -37,7 +38,7 @@ func TestValidate(t *testing.T) {
 		{"T < B", func(s *Spec) { s.T = 3 }, false},
 		{"negative Every", func(s *Spec) { s.Every = -1 }, false},
 		{"alpha 1", func(s *Spec) { s.Alpha = 1 }, false},
-		{"private noclip", func(s *Spec) { s.NoClip = true }, false},
+		{"private noclip (valid, not certified)", func(s *Spec) { s.NoClip = true }, true},
 		{"private clamp too wide", func(s *Spec) { s.RewardLo, s.RewardHi = 0, 2 }, false},
 		{"empty clamp", func(s *Spec) { s.RewardLo, s.RewardHi = 1, 1 }, false},
 		{"bad convention", func(s *Spec) { s.GramNoise = "x" }, false},
@@ -93,7 +94,7 @@ func TestValidate(t *testing.T) {
 func TestGoldenCalibration(t *testing.T) {
 	// protocol.md section 3 golden values, through the simulator's own
 	// request (synthetic: R = sqrt(0.25), Crs = 1).
-	base := Spec{Synthetic: SyntheticSpec{NoiseVar: 0.25}, M: 100, T: 10000, B: 25}
+	base := Spec{Synthetic: SyntheticSpec{NoiseVar: 0.25}, M: 100, T: 10000, B: 25, Preset: accountant.PresetReferenceCode}
 	tests := []struct {
 		alg                 string
 		eps, delta          float64
@@ -107,8 +108,8 @@ func TestGoldenCalibration(t *testing.T) {
 		s := base
 		s.Algorithm, s.Eps, s.Delta = tc.alg, tc.eps, tc.delta
 		s = s.WithDefaults()
-		if s.Preset != accountant.PresetReferenceCode {
-			t.Fatalf("default preset %q", s.Preset)
+		if d := (Spec{}).WithDefaults().Preset; d != accountant.PresetExact {
+			t.Fatalf("default preset %q, want %q (certified)", d, accountant.PresetExact)
 		}
 		c, err := calibration(s)
 		if err != nil {
@@ -311,7 +312,9 @@ func TestCalibOverrideMismatch(t *testing.T) {
 // records the guarantee of that sigma, not the one the calibration was
 // made with (issue 11, finding 4: sigma/100 kept the old delivered eps).
 func TestCalibOverrideRecertifies(t *testing.T) {
-	s := smallSpec(AlgLDP).WithDefaults()
+	s := smallSpec(AlgLDP)
+	s.Lazy = true // certified (the eager learner is not: TestUncertified)
+	s = s.WithDefaults()
 	c, err := calibration(s)
 	if err != nil {
 		t.Fatal(err)
@@ -379,5 +382,49 @@ func TestRunRejectsNonFiniteRegret(t *testing.T) {
 	ok := makeLTR(2, 2, 4, 3, 1, unitFeatures, func(r *rand.Rand, x []float64) float64 { return x[0] })
 	if _, err := Run(context.Background(), Spec{Instance: InstanceLTR, LTR: ok, Algorithm: AlgFedLinUCB, M: 2, T: 50, B: 5, Seed: 1}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestUncertified: the runs the accountant's guarantee does not cover are
+// recorded as not certified (delivered eps +Inf, the reason and the
+// mechanism's own figure in the note): a private run without the reward
+// clamp, and the eager learner with B > 1. The lazy learner, the eager one
+// at B = 1 and non-private runs keep their record.
+func TestUncertified(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		mod       func(*Spec)
+		certified bool
+		why       string
+	}{
+		{"lazy, clamped", func(s *Spec) { s.Lazy = true }, true, ""},
+		{"eager, B = 1", func(s *Spec) { s.B = 1 }, true, ""},
+		{"eager, B > 1", func(s *Spec) {}, false, "eager learner"},
+		{"lazy, no clamp", func(s *Spec) { s.Lazy, s.NoClip = true, true }, false, "not clamped"},
+		{"eager, no clamp", func(s *Spec) { s.NoClip = true }, false, "not clamped (no_clip), so one user's reward is unbounded in the bias stream; the eager learner"},
+	} {
+		s := smallSpec(AlgLDP)
+		c.mod(&s)
+		r, err := Run(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := r.Calibration
+		mech, _ := calibration(s.WithDefaults())
+		if c.certified {
+			if got.DeliveredEps != mech.DeliveredEps || strings.Contains(got.Note, "NOT CERTIFIED") || s.Uncertified() != "" {
+				t.Errorf("%s: delivered %v (mechanism %v), note %q", c.name, got.DeliveredEps, mech.DeliveredEps, got.Note)
+			}
+			continue
+		}
+		if !math.IsInf(got.DeliveredEps, 1) || !strings.HasPrefix(got.Note, "NOT CERTIFIED: ") || !strings.Contains(got.Note, c.why) ||
+			!strings.Contains(got.Note, fmt.Sprintf("would deliver eps %.6g", mech.DeliveredEps)) {
+			t.Errorf("%s: delivered %v, note %q", c.name, got.DeliveredEps, got.Note)
+		}
+	}
+	s := smallSpec(AlgFedLinUCB)
+	s.NoClip = true
+	if s.Uncertified() != "" {
+		t.Error("a non-private run is reported as not certified")
 	}
 }

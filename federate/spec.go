@@ -73,7 +73,7 @@ type Spec struct {
 	Algorithm string                  `json:"Algorithm"` // AlgFedLinUCB, AlgLDP or AlgSDPAmp
 	Protocol  string                  `json:"Protocol"`  // ProtocolP (default) or ProtocolPAlt
 	Lazy      bool                    `json:"Lazy"`      // paper Algorithm 8: act on synchronised statistics only
-	Preset    string                  `json:"Preset"`    // accountant.PresetPaper, PresetReferenceCode or PresetExact
+	Preset    string                  `json:"Preset"`    // accountant.PresetExact (default), PresetPaper or PresetReferenceCode
 	Eps       float64                 `json:"Eps"`       // target epsilon (private algorithms)
 	Delta     float64                 `json:"Delta"`     // target delta (private algorithms)
 	Relation  string                  `json:"Relation"`  // accountant.AddRemove (default) or accountant.ReplaceOne
@@ -101,8 +101,8 @@ type Spec struct {
 	RewardLo float64 `json:"RewardLo"`
 	RewardHi float64 `json:"RewardHi"`
 	// NoClip disables the clamping of rewards (the published code does not
-	// clamp). Only allowed for non-private FedLinUCB, whose statistics
-	// are never released under a privacy claim.
+	// clamp). A private run without the clamp is recorded as not
+	// certified: its bias stream has no bounded sensitivity.
 	NoClip bool `json:"NoClip"`
 }
 

@@ -15,8 +15,10 @@ const (
 	// DefaultAlpha is the UCB confidence level of the paper.
 	DefaultAlpha = 0.01
 	// DefaultPreset is the calibration preset used when Spec.Preset is
-	// empty: the published code's, which produced the paper's figures.
-	DefaultPreset = accountant.PresetReferenceCode
+	// empty: the smallest noise the exact accountant certifies. (The
+	// published code's preset, which produced the paper's figures, is
+	// accountant.PresetReferenceCode; its runs are not certified.)
+	DefaultPreset = accountant.PresetExact
 	// DefaultD and DefaultK are the synthetic instance's dimension and
 	// number of actions in the paper (Section 6).
 	DefaultD, DefaultK = 10, 100
@@ -217,9 +219,6 @@ func (s Spec) ValidateSettings() error {
 		}
 	}
 	if alg.Private() {
-		if s.NoClip {
-			return bad("NoClip", "NoClip with %s: a private algorithm must clamp rewards (its sensitivity depends on it)", s.Algorithm)
-		}
 		if math.Max(math.Abs(s.RewardLo), math.Abs(s.RewardHi)) > 1 {
 			return bad("RewardLo", "reward clamp [%v, %v] with %s: the bias-stream sensitivity 1 needs |y| <= 1", s.RewardLo, s.RewardHi, s.Algorithm)
 		}

@@ -172,7 +172,10 @@ type Advanced struct {
 	GramNoise string `toml:"gram_noise"`
 	// Reward clamps observed rewards to [lo, hi] (default [0, 1]).
 	Reward []float64 `toml:"reward"`
-	// NoClip disables the clamp (non-private FedLinUCB only).
+	// NoClip disables the reward clamp. Default: false (clamp), except for
+	// algorithms under the reference-code preset, which reproduces the
+	// published code and so does not clamp. A private run without the
+	// clamp is recorded as not certified.
 	NoClip bool `toml:"no_clip"`
 }
 
@@ -288,6 +291,13 @@ func (c *Config) applyDefaults() {
 		a := &c.Algorithms[i]
 		if a.Preset == "" {
 			a.Preset = federate.DefaultPreset
+		}
+		// Certified runs are lazy: a private algorithm under a certifying
+		// preset takes the lazy learner unless the file says otherwise
+		// (the eager one is recorded as not certified; docs/privacy.md 2.1).
+		if alg, err := federate.LookupAlgorithm(a.Name); err == nil && alg.Private() && alg.Learns &&
+			a.Preset != accountant.PresetReferenceCode && !c.isSet("algorithm", i, "lazy") {
+			a.Lazy = true
 		}
 		if a.Protocol == "" {
 			a.Protocol = federate.ProtocolP

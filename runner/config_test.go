@@ -84,7 +84,6 @@ features = "all"`, 1)
 		{"numpy seed", base, `d = 4`, "d = 4\nseed = 5000000000\nfixed_basis = true\nshared_contexts = true\ncontext_gen = \"numpy-mt19937\"", "instance[0].seed"},
 		{"ltr with theta", ltrBase, `features = "all"`, "features = \"all\"\ntheta = [1, 2]", "instance[0].theta"},
 		{"noise var", base, `noise_var = 0.25`, `noise_var = -1`, "instance[0].noise_var"},
-		{"no_clip with ldp", base, `T = [100]`, "T = [100]\n[advanced]\nno_clip = true", "advanced.no_clip"},
 		{"reward", base, `T = [100]`, "T = [100]\n[advanced]\nreward = [1, 0]", "advanced.reward"},
 		{"gram noise", base, `T = [100]`, "T = [100]\n[advanced]\ngram_noise = \"full\"", "advanced.gram_noise"},
 		{"missing dataset dir", ltrBase, ltrDir, ltrDir + "/nope", "instance[0].dataset"},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/fedbandit/fedbandit/federate"
+	"github.com/fedbandit/fedbandit/federate/accountant"
 )
 
 // point is one configuration of a sweep's grid (everything but the
@@ -56,6 +57,12 @@ func (c *Config) points(f func(p *point) error) error {
 				}
 			}
 			at := func(k string) string { return fmt.Sprintf("algorithm[%d].%s", ai, k) }
+			// The reward clamp: as the file says, else off under the
+			// reference-code preset (the published code does not clamp).
+			noClip := c.Advanced.NoClip
+			if !c.isSet("advanced", "no_clip") {
+				noClip = ac.Preset == accountant.PresetReferenceCode
+			}
 			in := func(k string) string { return fmt.Sprintf("instance[%d].%s", ii, k) }
 			keys := map[string]string{
 				"Algorithm": at("name"), "Protocol": at("protocol"), "Lazy": at("lazy"), "Preset": at("preset"),
@@ -87,7 +94,7 @@ func (c *Config) points(f func(p *point) error) error {
 											Eps: eps, Delta: delta, Relation: rel,
 											M: m, T: t, B: b, Alpha: alpha, Every: c.CheckpointEvery,
 											R: c.Advanced.R, Crs: c.Advanced.Crs, GramNoise: c.Advanced.GramNoise,
-											NoClip: c.Advanced.NoClip,
+											NoClip: noClip,
 										}, alg)
 										if ic.Kind != federate.InstanceSynthetic {
 											p.spec.Synthetic = federate.SyntheticSpec{}

@@ -46,11 +46,14 @@ func TestRunIDGolden(t *testing.T) {
 
 // goldenIDs were computed from tinyTOML; recomputed when the default
 // synthetic context generator became "xoshiro-ziggurat" (a new stream, so
-// results of the former "pcg-ziggurat" keep their own ids).
+// results of the former "pcg-ziggurat" keep their own ids), and when the
+// default preset became "exact" with the lazy learner for private
+// algorithms (issue 11: the defaults give certified runs; a sweep that
+// names its preset and learner keeps its ids).
 var goldenIDs = map[string]string{
-	"fedlinucb seed=1": "9eea2df32c6235ab20d32b3269a0bcebdc8edac0cda5dd53c902caf96fe97fe1",
-	"ldp eps=1 seed=2": "49326be69cd042989f41cfbc6f1f64a3a648dee63dfda9dddf21d0ef07bb1901",
-	"sdp-amp seed=3":   "ed93f2eb24846852a48b25ce4a1e56c3a7b0dbb2bb12dcb33ca16753ce7d6c28",
+	"fedlinucb seed=1": "9213a23ae604e5a18d749dac83aadc15d07a8386a51ac42499a0691feb2e4a37",
+	"ldp eps=1 seed=2": "9b8254a14df13455c67f5cff12de94cdd7ae2de6829dcb38655262092e74967c",
+	"sdp-amp seed=3":   "ecb3f6f61a421043e3b2b5c3ed5c19d892ea98eb28e66616d711c828307c3978",
 }
 
 func TestPlanExpansion(t *testing.T) {
@@ -63,8 +66,12 @@ func TestPlanExpansion(t *testing.T) {
 			groups[r.GroupID] = map[uint64]bool{}
 		}
 		groups[r.GroupID][r.Spec.Seed] = true
-		if r.Spec.Every != 10 || r.Spec.Alpha != 0.01 || r.Spec.Preset != "reference-code" || r.Spec.Protocol != "P" {
+		if r.Spec.Every != 10 || r.Spec.Alpha != 0.01 || r.Spec.Preset != "exact" || r.Spec.Protocol != "P" || r.Spec.NoClip {
 			t.Errorf("defaults not filled: %+v", r.Spec)
+		}
+		// Certified defaults: private algorithms take the lazy learner.
+		if r.Spec.Lazy != (r.Spec.Algorithm != federate.AlgFedLinUCB) || r.Spec.Uncertified() != "" {
+			t.Errorf("%s: lazy = %v, uncertified %q", r.Spec.Algorithm, r.Spec.Lazy, r.Spec.Uncertified())
 		}
 		if r.Spec.Algorithm == federate.AlgFedLinUCB && (r.Spec.Eps != 0 || r.Spec.Delta != 0) {
 			t.Errorf("fedlinucb keeps eps/delta: %+v", r.Spec)
@@ -317,5 +324,46 @@ func TestMixedSweepRuns(t *testing.T) {
 	}
 	if rep.Done != len(plan.Runs) {
 		t.Errorf("%d of %d runs done", rep.Done, len(plan.Runs))
+	}
+}
+
+// TestPresetsSayWhatTheyAre: under reference-code the runs reproduce the
+// published code (no reward clamp, hence not certified); a certifying
+// preset gives private algorithms the lazy learner; the file can still ask
+// for any combination explicitly, and the spec then says what it is.
+func TestPresetsSayWhatTheyAre(t *testing.T) {
+	for _, c := range []struct {
+		name, old, new string
+		noClip, lazy   bool
+		certified      bool
+	}{
+		{"default (exact)", "", "", false, true, true},
+		{"reference-code", `name = "ldp"`, "name = \"ldp\"\npreset = \"reference-code\"", true, false, false},
+		{"reference-code, clamped, lazy", `name = "ldp"`, "name = \"ldp\"\npreset = \"reference-code\"\nlazy = true", true, true, true},
+		{"exact, eager", `name = "ldp"`, "name = \"ldp\"\nlazy = false", false, false, false},
+		{"paper", `name = "ldp"`, "name = \"ldp\"\npreset = \"paper\"", false, true, true},
+		{"exact, no clamp", `T = [100]`, "T = [100]\n[advanced]\nno_clip = true", true, true, false},
+	} {
+		toml := strings.Replace(tinyTOML, c.old, c.new, 1)
+		if c.name == "reference-code, clamped, lazy" {
+			toml += "\n[advanced]\nno_clip = false\n"
+			c.noClip = false
+		}
+		plan := mustPlan(t, toml)
+		n := 0
+		for _, r := range plan.Runs {
+			s := r.Spec
+			if s.Algorithm != federate.AlgLDP {
+				continue
+			}
+			n++
+			if s.NoClip != c.noClip || s.Lazy != c.lazy || (s.Uncertified() == "") != c.certified {
+				t.Errorf("%s: no_clip %v lazy %v uncertified %q; want no_clip %v lazy %v certified %v", c.name, s.NoClip, s.Lazy, s.Uncertified(), c.noClip, c.lazy, c.certified)
+				break
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s: no ldp run planned", c.name)
+		}
 	}
 }

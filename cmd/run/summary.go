@@ -45,7 +45,8 @@ func printSummary(w io.Writer, dir string) error {
 			first[r.GroupID] = r
 		}
 	}
-	zeroEps := false // some configuration delivers eps = 0 at its delta
+	zeroEps := false     // some configuration delivers eps = 0 at its delta
+	uncertified := false // some private configuration has no guarantee
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "configuration\truns\tpseudo R(T)/T\trealised R(T)/T\ttarget (eps, delta)\tdelivered (eps, delta)\tamplified")
 	for _, s := range series {
@@ -57,7 +58,8 @@ func printSummary(w io.Writer, dir string) error {
 			target = fmt.Sprintf("(%g, %g)", r.Eps, r.Delta)
 			delivered = fmt.Sprintf("(%.3g, %g)", r.DeliveredEps, r.DeliveredDelta)
 			if math.IsInf(r.DeliveredEps, 1) {
-				delivered = "none"
+				delivered = "NOT CERTIFIED"
+				uncertified = true
 			}
 			zeroEps = zeroEps || r.DeliveredEps == 0
 		}
@@ -77,6 +79,9 @@ func printSummary(w io.Writer, dir string) error {
 	}
 	fmt.Fprintln(w, "R(T)/T: time-average regret at the last round, summed over the silos (mean +- standard error over seeds); pseudo: of the mean rewards; realised: of the observed rewards, as the published code reports it.")
 	fmt.Fprintln(w, "Delivered privacy comes from the exact accountant; see calibration_note in runs.arrow where it differs from the target.")
+	if uncertified {
+		fmt.Fprintln(w, "NOT CERTIFIED: the accountant's guarantee does not cover these runs (rewards not clamped, or the eager learner with B > 1); calibration_note says why and what the noise alone would deliver.")
+	}
 	if zeroEps {
 		fmt.Fprintln(w, "Delivered eps = 0: the noise is so large that the release is (0, delta)-DP, i.e. it already meets the target delta with no eps at all.")
 	}

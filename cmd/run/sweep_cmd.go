@@ -17,10 +17,10 @@ import (
 
 // PlanCmd is `run plan`.
 type PlanCmd struct {
-	Config  string  `arg:"" type:"existingfile" help:"Sweep file (TOML)."`
-	Out     string  `help:"Output directory of the sweep: count the runs already done there." type:"path"`
-	Workers int     `help:"Workers to assume for the wall-time and memory estimates (default: one per core)."`
-	List    bool    `help:"Also print every run: id, then its configuration and seed, in run order."`
+	Config  string `arg:"" type:"existingfile" help:"Sweep file (TOML)."`
+	Out     string `help:"Output directory of the sweep: count the runs already done there." type:"path"`
+	Workers int    `help:"Workers to assume for the wall-time and memory estimates (default: one per core)."`
+	List    bool   `help:"Also print every run: id, then its configuration and seed, in run order."`
 	speedFlags
 }
 
