@@ -24,6 +24,9 @@ func TestShippedSweeps(t *testing.T) {
 		"fig2c.toml": {100, 10, 25000, map[string]int{"fedlinucb": 25, "ldp": 75}},
 		"fig3c.toml": {100, 10, 25000, map[string]int{"fedlinucb": 25, "ldp": 75}},
 		"fig3d.toml": {75, 100, 25000, map[string]int{"fedlinucb": 25, "ldp": 25, "sdp-amp": 25}},
+		// The published instance: fedlinucb, LDP at 3 + 2 + 2 (eps, delta)
+		// pairs, SDP-amp at 2, 3 seeds each.
+		"published.toml": {30, 100, 10000, map[string]int{"fedlinucb": 3, "ldp": 21, "sdp-amp": 6}},
 	}
 	files, _ := filepath.Glob(filepath.Join("..", "sweeps", "*.toml"))
 	if len(files) != len(want) {
@@ -46,7 +49,8 @@ func TestShippedSweeps(t *testing.T) {
 		algs := map[string]int{}
 		for _, r := range p.Runs {
 			algs[r.Spec.Algorithm]++
-			if r.Spec.M != w.m || r.Spec.T != w.t || r.Spec.B != 25 || r.Spec.Preset != "reference-code" {
+			// The published code's settings: its preset, no clamp, eager.
+			if r.Spec.M != w.m || r.Spec.T != w.t || r.Spec.B != 25 || r.Spec.Preset != "reference-code" || !r.Spec.NoClip || r.Spec.Lazy {
 				t.Errorf("%s: run %+v", f, r.Spec)
 			}
 		}
