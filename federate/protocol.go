@@ -60,6 +60,9 @@ func newSiloTrees(m, d int, sigma float64, gramNoise string, nf noiseFactory) (s
 	return st, nil
 }
 
+// trees returns the silos' trees (the audit reads the released nodes).
+func (st siloTrees) trees() siloTrees { return st }
+
 // treeNodes is protocol P (paper Algorithm 2): each silo adds its batch
 // to its trees and sends the new noisy p-sum node; the server adds the M
 // nodes of the level and publishes the prefix sum. With a shuffler (SDP by
