@@ -27,6 +27,8 @@ func TestShippedSweeps(t *testing.T) {
 		// The published instance: fedlinucb, LDP at 3 + 2 + 2 (eps, delta)
 		// pairs, SDP-amp at 2, 3 seeds each.
 		"published.toml": {30, 100, 10000, map[string]int{"fedlinucb": 3, "ldp": 21, "sdp-amp": 6}},
+		// Instance seeds 1..20, 2 seeds each.
+		"instances.toml": {120, 100, 10000, map[string]int{"fedlinucb": 40, "ldp": 40, "random": 40}},
 	}
 	files, _ := filepath.Glob(filepath.Join("..", "sweeps", "*.toml"))
 	if len(files) != len(want) {
@@ -49,7 +51,14 @@ func TestShippedSweeps(t *testing.T) {
 		algs := map[string]int{}
 		for _, r := range p.Runs {
 			algs[r.Spec.Algorithm]++
-			// The published code's settings: its preset, no clamp, eager.
+			// The published code's settings: its preset, no clamp, eager
+			// (the random policy has no learner: nothing of it applies).
+			if r.Spec.Algorithm == federate.AlgRandom {
+				if r.Spec.M != w.m || r.Spec.T != w.t {
+					t.Errorf("%s: run %+v", f, r.Spec)
+				}
+				continue
+			}
 			if r.Spec.M != w.m || r.Spec.T != w.t || r.Spec.B != 25 || r.Spec.Preset != "reference-code" || !r.Spec.NoClip || r.Spec.Lazy {
 				t.Errorf("%s: run %+v", f, r.Spec)
 			}
