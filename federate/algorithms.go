@@ -2,6 +2,7 @@ package federate
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -37,6 +38,11 @@ type Algorithm struct {
 	// defaults filled (nil: nothing beyond the common checks); a
 	// *FieldError names the field at fault.
 	validate func(s Spec) error
+	// AdaptiveSchedule is true when the algorithm's synchronisation times
+	// depend on the data: a synchronisation may follow any round (its
+	// calibration covers a tree over all T rounds), and its runs are not
+	// certified (the schedule itself leaks).
+	AdaptiveSchedule bool
 	// newParts builds the learner, schedule and protocol of one run
 	// (parts.go).
 	newParts func(su runSetup) (parts, error)
@@ -80,6 +86,22 @@ var algorithms = []*Algorithm{
 		// Shuffle amplification is defined for protocol P only.
 		Protocols: []string{ProtocolP}, Learns: true,
 		newParts: federatedLinUCB,
+	},
+	{
+		Name: AlgFedUCB, Display: "FedUCB", Model: accountant.ModelFedUCB,
+		Summary: "FedUCB (Dubey & Pentland 2020): a synchronisation when a silo's log-det condition fires on its own data, tree-based noise; never certified (the schedule leaks)",
+		// FedUCB's silos send their noisy cumulative statistics.
+		Protocols: []string{ProtocolPAlt}, Learns: true, AdaptiveSchedule: true,
+		newParts: fedUCBParts,
+		validate: func(s Spec) error {
+			if s.Lazy {
+				return &FieldError{Field: "Lazy", Msg: "Lazy with feducb: its schedule needs the eager learner's leverage x^T V^-1 x"}
+			}
+			if !(s.SyncThreshold >= 0) || math.IsInf(s.SyncThreshold, 0) {
+				return &FieldError{Field: "SyncThreshold", Msg: fmt.Sprintf("SyncThreshold = %v, want a finite value > 0 (0: the default T ln(MT)/(dM))", s.SyncThreshold)}
+			}
+			return nil
+		},
 	},
 	{
 		Name: AlgRandom, Display: "Uniform random", Model: accountant.ModelNone,

@@ -104,6 +104,10 @@ type Spec struct {
 	// clamp). A private run without the clamp is recorded as not
 	// certified: its bias stream has no bounded sensitivity.
 	NoClip bool `json:"NoClip"`
+	// SyncThreshold is FedUCB's log-det threshold D (0: its default,
+	// DefaultSyncThreshold). Only for algorithms with an adaptive
+	// schedule.
+	SyncThreshold float64 `json:"SyncThreshold,omitempty"`
 }
 
 // LTRData is a learning-to-rank bandit instance prepared from a dataset:

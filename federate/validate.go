@@ -50,6 +50,9 @@ func (s Spec) WithDefaults() Spec {
 	}
 	if s.Protocol == "" {
 		s.Protocol = ProtocolP
+		if a, err := LookupAlgorithm(s.Algorithm); err == nil && len(a.Protocols) > 0 {
+			s.Protocol = a.Protocols[0]
+		}
 	}
 	if s.Preset == "" {
 		s.Preset = DefaultPreset
@@ -132,6 +135,10 @@ func (s Spec) model() string {
 // Request returns the accountant request of the spec (call on a spec with
 // defaults filled in).
 func (s Spec) Request() accountant.Request {
+	b := s.B
+	if a, err := LookupAlgorithm(s.Algorithm); err == nil && a.AdaptiveSchedule {
+		b = 1 // a synchronisation may follow any round
+	}
 	return accountant.Request{
 		Preset:   s.Preset,
 		Model:    s.model(),
@@ -140,7 +147,7 @@ func (s Spec) Request() accountant.Request {
 		Relation: s.Relation,
 		M:        s.M,
 		T:        s.T,
-		B:        s.B,
+		B:        b,
 		D:        s.Dim(),
 		Alpha:    s.Alpha,
 		R:        s.R,
@@ -208,6 +215,9 @@ func (s Spec) ValidateSettings() error {
 	}
 	if len(alg.Protocols) > 0 && !slices.Contains(alg.Protocols, s.Protocol) {
 		return bad("Protocol", "Protocol %q with %s, want one of %s", s.Protocol, s.Algorithm, quoteList(alg.Protocols))
+	}
+	if s.SyncThreshold != 0 && !alg.AdaptiveSchedule {
+		return bad("SyncThreshold", "SyncThreshold with %s: only algorithms with an adaptive schedule (feducb) have one", s.Algorithm)
 	}
 	if alg.validate != nil {
 		if err := alg.validate(s); err != nil {

@@ -135,14 +135,19 @@ type InstanceConfig struct {
 // AlgorithmConfig is one [[algorithm]] table.
 type AlgorithmConfig struct {
 	// Name is a registered algorithm (federate.Algorithms): "fedlinucb",
-	// "ldp", "sdp-amp" or "random".
+	// "ldp", "sdp-amp", "feducb" or "random".
 	Name string `toml:"name"`
-	// Preset is "paper", "reference-code" (default) or "exact".
+	// Preset is "exact" (default), "paper" or "reference-code".
 	Preset string `toml:"preset"`
-	// Protocol is "P" (default) or "P_alt".
+	// Protocol is "P" or "P_alt" (default: the algorithm's first, P for
+	// all but feducb).
 	Protocol string `toml:"protocol"`
-	// Lazy selects paper Algorithm 8.
+	// Lazy selects paper Algorithm 8 (default: true for private
+	// algorithms under exact and paper, except feducb, whose schedule
+	// needs the eager learner).
 	Lazy bool `toml:"lazy"`
+	// SyncThreshold is FedUCB's log-det threshold D (default T ln(MT)/(dM)).
+	SyncThreshold float64 `toml:"sync_threshold"`
 	// Eps and Delta, when set, replace grid.eps and grid.delta for this
 	// algorithm (e.g. SDP-amp at smaller eps than LDP).
 	Eps   []float64 `toml:"eps"`
@@ -295,12 +300,15 @@ func (c *Config) applyDefaults() {
 		// Certified runs are lazy: a private algorithm under a certifying
 		// preset takes the lazy learner unless the file says otherwise
 		// (the eager one is recorded as not certified; docs/privacy.md 2.1).
-		if alg, err := federate.LookupAlgorithm(a.Name); err == nil && alg.Private() && alg.Learns &&
+		if alg, err := federate.LookupAlgorithm(a.Name); err == nil && alg.Private() && alg.Learns && !alg.AdaptiveSchedule &&
 			a.Preset != accountant.PresetReferenceCode && !c.isSet("algorithm", i, "lazy") {
 			a.Lazy = true
 		}
 		if a.Protocol == "" {
 			a.Protocol = federate.ProtocolP
+			if alg, err := federate.LookupAlgorithm(a.Name); err == nil && len(alg.Protocols) > 0 {
+				a.Protocol = alg.Protocols[0]
+			}
 		}
 	}
 }

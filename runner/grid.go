@@ -66,6 +66,7 @@ func (c *Config) points(f func(p *point) error) error {
 			in := func(k string) string { return fmt.Sprintf("instance[%d].%s", ii, k) }
 			keys := map[string]string{
 				"Algorithm": at("name"), "Protocol": at("protocol"), "Lazy": at("lazy"), "Preset": at("preset"),
+				"SyncThreshold": at("sync_threshold"),
 				"Every": "checkpoint_every", "R": "advanced.R", "Crs": "advanced.crs",
 				"GramNoise": "advanced.gram_noise", "RewardLo": "advanced.reward", "RewardHi": "advanced.reward",
 				"NoClip": "advanced.no_clip", "Instance": in("kind"), "LTR": in("dataset"),
@@ -94,7 +95,7 @@ func (c *Config) points(f func(p *point) error) error {
 											Eps: eps, Delta: delta, Relation: rel,
 											M: m, T: t, B: b, Alpha: alpha, Every: c.CheckpointEvery,
 											R: c.Advanced.R, Crs: c.Advanced.Crs, GramNoise: c.Advanced.GramNoise,
-											NoClip: noClip,
+											NoClip: noClip, SyncThreshold: ac.SyncThreshold,
 										}, alg)
 										if ic.Kind != federate.InstanceSynthetic {
 											p.spec.Synthetic = federate.SyntheticSpec{}

@@ -367,3 +367,33 @@ func TestPresetsSayWhatTheyAre(t *testing.T) {
 		}
 	}
 }
+
+// TestFedUCBSweep: a sweep naming only feducb and its budget runs: its
+// protocol defaults to its own (P_alt), it keeps the eager learner, its
+// threshold comes from the file, and a bad one names its key.
+func TestFedUCBSweep(t *testing.T) {
+	toml := strings.Replace(tinyTOML, "[[algorithm]]\nname = \"fedlinucb\"", "[[algorithm]]\nname = \"feducb\"\nsync_threshold = 3", 1)
+	plan := mustPlan(t, toml)
+	n := 0
+	for _, r := range plan.Runs {
+		if s := r.Spec; s.Algorithm == federate.AlgFedUCB {
+			n++
+			if s.Protocol != federate.ProtocolPAlt || s.Lazy || s.SyncThreshold != 3 || !strings.Contains(s.Uncertified(), "schedule") {
+				t.Errorf("feducb spec %+v (uncertified %q)", s, s.Uncertified())
+			}
+		}
+	}
+	if n != 2*3 { // eps 1 and 5, 3 seeds
+		t.Errorf("%d feducb runs", n)
+	}
+	if _, err := ParseConfig([]byte(strings.Replace(toml, "sync_threshold = 3", "sync_threshold = -1", 1)), t.TempDir()); err == nil || !strings.Contains(err.Error(), "algorithm[0].sync_threshold") {
+		t.Errorf("negative threshold: %v", err)
+	}
+	if _, err := ParseConfig([]byte(strings.Replace(tinyTOML, "name = \"ldp\"", "name = \"ldp\"\nsync_threshold = 3", 1)), t.TempDir()); err == nil || !strings.Contains(err.Error(), "sync_threshold") {
+		t.Errorf("threshold for ldp: %v", err)
+	}
+	res, err := sweepInto(t, plan, t.TempDir(), 2, fakeSim{}, nil)
+	if err != nil || res.Done != len(plan.Runs) {
+		t.Errorf("sweep: %v, %+v", err, res)
+	}
+}

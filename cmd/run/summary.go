@@ -80,7 +80,7 @@ func printSummary(w io.Writer, dir string) error {
 	fmt.Fprintln(w, "R(T)/T: time-average regret at the last round, summed over the silos (mean +- standard error over seeds); pseudo: of the mean rewards; realised: of the observed rewards, as the published code reports it.")
 	fmt.Fprintln(w, "Delivered privacy comes from the exact accountant; see calibration_note in runs.arrow where it differs from the target.")
 	if uncertified {
-		fmt.Fprintln(w, "NOT CERTIFIED: the accountant's guarantee does not cover these runs (rewards not clamped, or the eager learner with B > 1); calibration_note says why and what the noise alone would deliver.")
+		fmt.Fprintln(w, "NOT CERTIFIED: the accountant's guarantee does not cover these runs (rewards not clamped, the eager learner with B > 1, or a data-dependent schedule); calibration_note says why and what the noise alone would deliver.")
 	}
 	if zeroEps {
 		fmt.Fprintln(w, "Delivered eps = 0: the noise is so large that the release is (0, delta)-DP, i.e. it already meets the target delta with no eps at all.")

@@ -47,6 +47,11 @@ const (
 	ModelLDP = "ldp"
 	// ModelSDPAmp is shuffle DP by amplification (P plus a shuffler).
 	ModelSDPAmp = "sdp-amp"
+	// ModelFedUCB is FedUCB's (Dubey & Pentland 2020) silo-level tree
+	// mechanism: each silo's cumulative statistics through a tree over
+	// every round at which a synchronisation may happen (a request for it
+	// has B = 1), its own noise formula under every preset but exact.
+	ModelFedUCB = "feducb"
 )
 
 // Neighbouring relations.

@@ -1,0 +1,138 @@
+package federate
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestFedUCBRuns: FedUCB runs on the synthetic instance, synchronises a
+// data-dependent number of times (not every B rounds), is deterministic,
+// and is recorded as not certified because of its schedule.
+func TestFedUCBRuns(t *testing.T) {
+	s := Spec{Algorithm: AlgFedUCB, Protocol: ProtocolPAlt, Eps: 1, Delta: 0.1, M: 5, T: 400, B: 20, Seed: 3,
+		Synthetic: SyntheticSpec{D: 4, K: 10, NoiseVar: 0.25, Seed: 1}}
+	r1, err := Run(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, _ := Run(context.Background(), s)
+	if !slicesEqualBits(resultBits(r1), resultBits(r2)) {
+		t.Error("two FedUCB runs differ")
+	}
+	if r1.Syncs == 0 || r1.Syncs >= s.T || r1.Syncs == s.T/s.B {
+		t.Errorf("%d synchronisations in %d rounds", r1.Syncs, s.T)
+	}
+	if !math.IsInf(r1.Calibration.DeliveredEps, 1) || !strings.Contains(r1.Calibration.Note, "schedule depends on the data") {
+		t.Errorf("FedUCB recorded as %v: %q", r1.Calibration.DeliveredEps, r1.Calibration.Note)
+	}
+	if want := 1 + 8; r1.Calibration.Kappa != want { // 1 + floor(log2 400): a tree over all 400 rounds
+		t.Errorf("kappa %d, want %d", r1.Calibration.Kappa, want)
+	}
+	// A larger threshold synchronises less.
+	s.SyncThreshold = 10 * DefaultSyncThreshold(s.T, s.M, s.Synthetic.D)
+	r3, _ := Run(context.Background(), s)
+	if r3.Syncs >= r1.Syncs {
+		t.Errorf("threshold x10: %d syncs, default %d", r3.Syncs, r1.Syncs)
+	}
+}
+
+func slicesEqualBits(a, b []uint64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestFedUCBLogDet: the schedule's running log-det growth, summed from the
+// learner step's leverages, is log det(V_i) - log det(V_last) computed
+// directly (noise off, so V_last is lambda I + W_syn exactly).
+func TestFedUCBLogDet(t *testing.T) {
+	s := Spec{Algorithm: AlgFedUCB, Protocol: ProtocolPAlt, Eps: 1, Delta: 0.1, M: 2, T: 60, B: 10, Seed: 1,
+		SyncThreshold: 1e9, // never fires: the growth accumulates
+		Synthetic: SyntheticSpec{D: 3, K: 5, NoiseVar: 0.25, Seed: 2}}
+	sm := newTestSim(t, s, hooks{noise: zeroNoise})
+	sched := sm.schedule.(*logDetSchedule)
+	for tt := 1; tt <= 30; tt++ {
+		sm.round(tt)
+	}
+	d := sm.d
+	for i := range sm.silos {
+		v := mat.NewSymDense(d, nil)
+		v0 := mat.NewSymDense(d, nil)
+		w := sm.silos[i].batch.w
+		idx := 0
+		for r := 0; r < d; r++ {
+			for c := r; c < d; c++ {
+				v.SetSym(r, c, w[idx])
+				idx++
+			}
+			v.SetSym(r, r, v.At(r, r)+sm.lambda)
+			v0.SetSym(r, r, sm.lambda)
+		}
+		var ch, ch0 mat.Cholesky
+		ch.Factorize(v)
+		ch0.Factorize(v0)
+		want := ch.LogDet() - ch0.LogDet()
+		if got := sched.logdet[i]; math.Abs(got-want) > 1e-9*(1+math.Abs(want)) {
+			t.Errorf("silo %d: schedule's log-det growth %v, direct %v", i, got, want)
+		}
+	}
+}
+
+// TestFedUCBScheduleLeak is the leak of FedUCB's schedule (Zhou &
+// Chowdhury 2024, Section 3 and Appendix B; protocol.md section 7): with
+// threshold D, a synchronisation at t = 1 happens exactly when
+// ||x_1||^2 > lambda (e^D - 1). Two neighbouring datasets differ only in
+// the first user's context (x = e1 or e1/2): with D set so that the
+// boundary is 1/2, one synchronises at t = 1 and the other does not,
+// whatever the privacy noise (every noise seed): the message transcript
+// tells them apart with probability 1, which no noise level can hide. LDP
+// with its fixed schedule sends the same transcript for both.
+func TestFedUCBScheduleLeak(t *testing.T) {
+	transcript := func(alg string, scale float64, seed uint64) []int {
+		s := Spec{Algorithm: alg, Protocol: ProtocolPAlt, Eps: 1, Delta: 0.1, M: 1, T: 10, B: 5, Seed: seed,
+			Synthetic: SyntheticSpec{D: 2, K: 2, NoiseVar: 0.25}}
+		s = s.WithDefaults()
+		cal, err := calibration(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if alg == AlgFedUCB {
+			s.SyncThreshold = math.Log1p(0.5 / cal.Lambda) // boundary ||x||^2 = 1/2
+		}
+		var rounds []int
+		var sm *sim
+		sm, err = newSim(s, cal, hooks{sent: func(k, i int, stream string, n int) {
+			if stream == "gram" {
+				rounds = append(rounds, sm.t)
+			}
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sm.inst = newAuditInstance([]float64{scale, 0, scale, 0}, []float64{0.5, 0.5}, []float64{0.5, 0.5})
+		for tt := 1; tt <= s.T; tt++ {
+			sm.round(tt)
+		}
+		return rounds
+	}
+	for seed := uint64(1); seed <= 20; seed++ {
+		big, small := transcript(AlgFedUCB, 1, seed), transcript(AlgFedUCB, 0.5, seed)
+		if len(big) == 0 || big[0] != 1 || (len(small) > 0 && small[0] == 1) {
+			t.Fatalf("seed %d: FedUCB syncs at %v (||x_1|| = 1) and %v (||x_1|| = 1/2); want a sync at t = 1 exactly for the first", seed, big, small)
+		}
+		a, b := transcript(AlgLDP, 1, seed), transcript(AlgLDP, 0.5, seed)
+		if len(a) != len(b) || a[0] != b[0] {
+			t.Fatalf("seed %d: LDP's fixed schedule differs between the datasets: %v vs %v", seed, a, b)
+		}
+	}
+}
