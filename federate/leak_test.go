@@ -6,37 +6,6 @@ import (
 	"testing"
 )
 
-// twoDocs is a test instance: every round the silo sees the same two
-// documents, x = e1 and e2 (d = 2), with means mu; round 1's means are
-// first (the first user's rewards), so that two datasets can differ in
-// exactly that user.
-type twoDocs struct {
-	set          actionSet
-	first, later []float64
-	calls        int
-}
-
-func newTwoDocs(first, later []float64) *twoDocs {
-	in := &twoDocs{first: first, later: later}
-	rows := []float64{1, 0, 0, 1}
-	p := panel{x: make([]float64, panelLen(2, 2)), n: 2}
-	toPanel(p.x, rows, 2, 2)
-	in.set = actionSet{panels: []panel{p}, mu: make([]float64, panelLen(2, 1)), n: 2}
-	return in
-}
-
-func (in *twoDocs) next(int) *actionSet {
-	in.calls++
-	if in.calls == 1 {
-		copy(in.set.mu, in.first)
-	} else {
-		copy(in.set.mu, in.later)
-	}
-	return &in.set
-}
-
-func (in *twoDocs) noiseStd() float64 { return 0 }
-
 // batchNode plays the first batch of B rounds through the real action
 // selection (play, the learner's choose and observe) with privacy noise
 // off, and returns the released level-1 node of each stream (the batch's
@@ -46,7 +15,7 @@ func batchNode(t *testing.T, lazy bool, b int, first []float64) (gram, bias []fl
 	s := Spec{Algorithm: AlgLDP, Synthetic: SyntheticSpec{D: 2, K: 2, NoiseVar: 0.25}, Eps: 1, Delta: 0.1,
 		M: 1, T: b, B: b, Lazy: lazy, Preset: "reference-code"}
 	sm := newTestSim(t, s, hooks{noise: zeroNoise})
-	sm.inst = newTwoDocs(first, []float64{0.3, 0.9})
+	sm.inst = newAuditInstance([]float64{1, 0, 0, 1}, first, []float64{0.3, 0.9}) // documents e1, e2
 	for tt := 1; tt <= b; tt++ {
 		sm.round(tt)
 	}

@@ -65,11 +65,7 @@ func (c *TaskCmd) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := runner.LoadConfig(c.Config)
-	if err != nil {
-		return err
-	}
-	plan, err := runner.NewPlan(cfg, nil)
+	plan, err := loadPlan(c.Config)
 	if err != nil {
 		return err
 	}
@@ -151,11 +147,7 @@ func (c *SlurmCmd) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := runner.LoadConfig(sweep)
-	if err != nil {
-		return err
-	}
-	plan, err := runner.NewPlan(cfg, nil)
+	plan, err := loadPlan(sweep)
 	if err != nil {
 		return err
 	}
@@ -195,7 +187,7 @@ func (c *SlurmCmd) Run(ctx context.Context) error {
 		return err
 	}
 	data := scriptData{
-		Name: "fedbandit-" + cfg.Name, Out: out, Dir: dir, Bin: bin, Sweep: sweep, Job: job,
+		Name: "fedbandit-" + plan.Config.Name, Out: out, Dir: dir, Bin: bin, Sweep: sweep, Job: job,
 		Last: tasks - 1, Parallel: c.Parallel, CPUs: c.CPUs, Time: limit, Mem: mem,
 		Partition: c.Partition, Account: c.Account, Extra: c.Sbatch,
 	}
@@ -371,11 +363,7 @@ func (c *StatusCmd) Run() error {
 	if err := json.Unmarshal(b, &job); err != nil {
 		return fmt.Errorf("%s: %w", filepath.Join(c.Dir, clusterDir, jobFile), err)
 	}
-	cfg, err := runner.LoadConfig(job.Sweep)
-	if err != nil {
-		return err
-	}
-	plan, err := runner.NewPlan(cfg, nil)
+	plan, err := loadPlan(job.Sweep)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,15 @@ import (
 	"github.com/fedbandit/fedbandit/runner"
 )
 
+// loadPlan reads a sweep file and expands it.
+func loadPlan(path string) (*runner.Plan, error) {
+	cfg, err := runner.LoadConfig(path)
+	if err != nil {
+		return nil, err
+	}
+	return runner.NewPlan(cfg, nil)
+}
+
 // PlanCmd is `run plan`.
 type PlanCmd struct {
 	Config  string `arg:"" type:"existingfile" help:"Sweep file (TOML)."`
@@ -70,11 +79,7 @@ const hugeCPUHours = 1000
 
 // Run prints the plan.
 func (c *PlanCmd) Run(ctx context.Context) error {
-	cfg, err := runner.LoadConfig(c.Config)
-	if err != nil {
-		return err
-	}
-	plan, err := runner.NewPlan(cfg, nil)
+	plan, err := loadPlan(c.Config)
 	if err != nil {
 		return err
 	}
@@ -161,11 +166,7 @@ func (c *SweepCmd) Validate() error { return c.speedFlags.validate() }
 
 // Run executes the sweep.
 func (c *SweepCmd) Run(ctx context.Context) error {
-	cfg, err := runner.LoadConfig(c.Config)
-	if err != nil {
-		return err
-	}
-	plan, err := runner.NewPlan(cfg, nil)
+	plan, err := loadPlan(c.Config)
 	if err != nil {
 		return err
 	}
