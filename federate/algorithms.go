@@ -38,6 +38,11 @@ type Algorithm struct {
 	// defaults filled (nil: nothing beyond the common checks); a
 	// *FieldError names the field at fault.
 	validate func(s Spec) error
+	// LocalNoise is true when every user's summand is noised before the
+	// silo uses it (local DP for users): whatever the learner does with
+	// the noisy reports is post-processing, so the eager-learner caveat
+	// does not apply, and the lazy key does not either.
+	LocalNoise bool
 	// AdaptiveSchedule is true when the algorithm's synchronisation times
 	// depend on the data: a synchronisation may follow any round (its
 	// calibration covers a tree over all T rounds), and its runs are not
@@ -55,12 +60,18 @@ func (a *Algorithm) Private() bool { return a.Model != accountant.ModelNone }
 // that a sweep mixing algorithms runs it once whatever the key's values:
 // "eps", "delta" and "relation" for a non-private one, and everything of
 // the learner ("protocol", "lazy", "preset", "alpha", "R", "crs",
-// "gram_noise") for one that does not learn.
+// "gram_noise") for one that does not learn; "lazy" and "relation" for
+// one with local noise (its learner acts on the noisy sums, and local DP
+// compares any two inputs).
 func (a *Algorithm) Ignores(key string) bool {
 	switch key {
-	case "eps", "delta", "relation":
+	case "eps", "delta":
 		return !a.Private()
-	case "protocol", "lazy", "preset", "alpha", "R", "crs", "gram_noise":
+	case "relation":
+		return !a.Private() || a.LocalNoise
+	case "lazy":
+		return !a.Learns || a.LocalNoise
+	case "protocol", "preset", "alpha", "R", "crs", "gram_noise":
 		return !a.Learns
 	}
 	return false
@@ -102,6 +113,12 @@ var algorithms = []*Algorithm{
 			}
 			return nil
 		},
+	},
+	{
+		Name: AlgLDPLinUCB, Display: "LDP-LinUCB", Model: accountant.ModelUserLDP,
+		Summary: "LDP-LinUCB (Zheng et al. 2020): every user noises her own x x^T and x y before the silo sees them (local DP for users); silos share the noisy sums every B rounds",
+		Protocols: []string{ProtocolP}, Learns: true, LocalNoise: true,
+		newParts: ldpLinUCBParts,
 	},
 	{
 		Name: AlgRandom, Display: "Uniform random", Model: accountant.ModelNone,

@@ -100,6 +100,9 @@ func Audit(ctx context.Context, spec Spec, o AuditOptions) (*AuditResult, error)
 	if !s.Private() {
 		return nil, errors.New("audit: the algorithm is not private: there is nothing to audit")
 	}
+	if a, _ := LookupAlgorithm(s.Algorithm); a.LocalNoise {
+		return nil, fmt.Errorf("audit: %s noises each user's report, not a tree node: this audit measures tree releases", s.Algorithm)
+	}
 	cal, err := calibration(s)
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)

@@ -127,6 +127,12 @@ func canonical(spec federate.Spec, alg *federate.Algorithm) federate.Spec {
 	if alg.Ignores("eps") {
 		spec.Eps, spec.Delta, spec.Relation = 0, 0, ""
 	}
+	if alg.Ignores("relation") {
+		spec.Relation = ""
+	}
+	if alg.Ignores("lazy") {
+		spec.Lazy = false
+	}
 	if alg.Ignores("protocol") {
 		spec.Protocol, spec.Lazy, spec.Preset, spec.Alpha, spec.GramNoise = "", false, "", 0, ""
 	}

@@ -134,7 +134,7 @@ func Calibrate(req Request) (*Calibration, error) {
 		c.Note = join(c.Note, "no privacy: non-private FedLinUCB adds no noise")
 		return c, nil
 	}
-	c.Mu, err = TreeMu(c.Sigma, c.Kappa, r.Relation)
+	c.Mu, err = MuOf(r.Model, c.Sigma, c.Kappa, r.Relation)
 	if err != nil {
 		return nil, fmt.Errorf("calibrate: %w", err)
 	}
@@ -216,7 +216,7 @@ func referenceWidth(r Request, lambda float64) Width {
 func (c *Calibration) referenceCode() error {
 	r := c.Request
 	c.Sigma = mechanisms[r.Model].referenceSigma(r, c.CodeN)
-	c.Lambda = ReferenceLambda(c.Sigma, c.CodeN, r.M, r.D, r.Alpha)
+	c.Lambda = ReferenceLambda(c.Sigma, mechanisms[r.Model].terms(r, c.CodeN), r.M, r.D, r.Alpha)
 	c.Width = referenceWidth(r, c.Lambda)
 	if c.CodeN != c.Kappa {
 		c.Note = fmt.Sprintf("reference code counts N = 1+floor(log2(T div B)) = %d tree levels but the last partial batch makes ceil(T/B) = %d batches and kappa = %d", c.CodeN, c.K, c.Kappa)
@@ -279,7 +279,7 @@ func (c *Calibration) paper() error {
 	if c.Sigma, c.Note, err = mech.paperSigma(r, c.Kappa); err != nil {
 		return err
 	}
-	c.Lambda, c.Width = PaperWidth(r, c.Sigma, c.Kappa, c.K)
+	c.Lambda, c.Width = PaperWidth(r, c.Sigma, mech.terms(r, c.Kappa), c.K)
 	if r.Relation == ReplaceOne && mech.private() {
 		c.Note = join(c.Note, "the paper's sigma assumes add/remove sensitivity 1 per stream; under replace-one the delivered guarantee is weaker")
 	}
@@ -326,7 +326,7 @@ func (c *Calibration) exact() error {
 	if c.Sigma, c.Note, err = mechanisms[r.Model].exactSigma(r, c.Kappa); err != nil {
 		return err
 	}
-	c.Lambda = ReferenceLambda(c.Sigma, c.Kappa, r.M, r.D, r.Alpha)
+	c.Lambda = ReferenceLambda(c.Sigma, mechanisms[r.Model].terms(r, c.Kappa), r.M, r.D, r.Alpha)
 	c.Width = referenceWidth(r, c.Lambda)
 	return nil
 }

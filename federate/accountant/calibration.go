@@ -52,6 +52,9 @@ const (
 	// every round at which a synchronisation may happen (a request for it
 	// has B = 1), its own noise formula under every preset but exact.
 	ModelFedUCB = "feducb"
+	// ModelUserLDP is local DP for every user (LDP-LinUCB): each user's
+	// summand is noised once, before it leaves her.
+	ModelUserLDP = "user-ldp"
 )
 
 // Neighbouring relations.

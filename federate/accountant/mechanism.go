@@ -27,6 +27,11 @@ type mechanism interface {
 	// delivered is the eps at delta that per-entry noise sigma on every
 	// node of a kappa-level tree certifies, for m silos and batch b.
 	delivered(sigma float64, kappa, m, b int, delta float64, relation string) (eps float64, amplified bool, note string, err error)
+	// terms is the number of independent noise terms of standard
+	// deviation sigma in each entry of a silo's published statistics at
+	// the end of a run, which the presets' Lambda and beta_t scale with:
+	// the tree's levels (levels) for the tree mechanisms.
+	terms(r Request, levels int) int
 }
 
 // mechanisms maps each privacy model to its accounting.
@@ -35,6 +40,7 @@ var mechanisms = map[string]mechanism{
 	ModelLDP:    siloLDP{},
 	ModelSDPAmp: shuffleAmplified{},
 	ModelFedUCB: fedUCB{},
+	ModelUserLDP: userLDP{},
 }
 
 // lookupMechanism returns the accounting of model, or an error naming the
@@ -65,6 +71,7 @@ func (noPrivacy) exactSigma(Request, int) (float64, string, error) {
 func (noPrivacy) delivered(float64, int, int, int, float64, string) (float64, bool, string, error) {
 	return math.Inf(1), false, "no privacy", nil
 }
+func (noPrivacy) terms(_ Request, levels int) int { return levels }
 
 // siloLDP is ModelLDP, silo-level local DP: every silo's releases are
 // private on their own (protocol P or P_alt), accounted exactly as one
@@ -72,6 +79,8 @@ func (noPrivacy) delivered(float64, int, int, int, float64, string) (float64, bo
 type siloLDP struct{}
 
 func (siloLDP) private() bool { return true }
+
+func (siloLDP) terms(_ Request, levels int) int { return levels }
 
 func (siloLDP) referenceSigma(r Request, n int) float64 {
 	return ReferenceLDPSigma(r.Eps, r.Delta, n)
@@ -101,6 +110,8 @@ func (siloLDP) delivered(sigma float64, kappa, _, _ int, delta float64, relation
 type shuffleAmplified struct{}
 
 func (shuffleAmplified) private() bool { return true }
+
+func (shuffleAmplified) terms(_ Request, levels int) int { return levels }
 
 func (shuffleAmplified) referenceSigma(r Request, n int) float64 {
 	return ReferenceSDPSigma(r.Eps, r.Delta, n, r.M, r.T)
@@ -157,6 +168,8 @@ type fedUCB struct{}
 
 func (fedUCB) private() bool { return true }
 
+func (fedUCB) terms(_ Request, levels int) int { return levels }
+
 // FedUCBSigma is FedUCB's per-entry noise for n rounds:
 // 4 sqrt(m) (L^2+1) log(2/delta) / eps with L = 1, m = 1 + ceil(log2 n).
 func FedUCBSigma(eps, delta float64, n int) float64 {
@@ -178,4 +191,59 @@ func (fedUCB) exactSigma(r Request, kappa int) (float64, string, error) {
 
 func (fedUCB) delivered(sigma float64, kappa, m, b int, delta float64, relation string) (float64, bool, string, error) {
 	return siloLDP{}.delivered(sigma, kappa, m, b, delta, relation)
+}
+
+// userLDP is ModelUserLDP, local DP for every user (LDP-LinUCB, Zheng et
+// al. 2020; protocol.md section 8): each user's own summand (x x^T, x y)
+// gets Gaussian noise before it leaves her, once. The guarantee is the
+// Gaussian mechanism's on one release under replacement of the user's
+// data (local DP compares any two inputs): sensitivity sqrt(2 + 4) over
+// both streams (Sensitivities(ReplaceOne)), whatever the relation asked.
+// The paper and reference-code presets use the classic formula sigma =
+// Delta sqrt(2 ln(1.25/delta)) / eps; exact the smallest sigma that the
+// Gaussian-DP accountant certifies. After T rounds each published entry
+// holds T users' noise terms per silo.
+type userLDP struct{}
+
+func (userLDP) private() bool { return true }
+
+// UserLDPSigma is the classic Gaussian mechanism's sigma for one user's
+// summand: sqrt(DeltaG^2 + Deltab^2) sqrt(2 ln(1.25/delta)) / eps under
+// replacement.
+func UserLDPSigma(eps, delta float64) float64 {
+	g, b, _ := Sensitivities(ReplaceOne)
+	return math.Sqrt(g*g+b*b) * math.Sqrt(2*math.Log(1.25/delta)) / eps
+}
+
+func (userLDP) referenceSigma(r Request, _ int) float64 { return UserLDPSigma(r.Eps, r.Delta) }
+
+func (userLDP) paperSigma(r Request, _ int) (float64, string, error) {
+	return UserLDPSigma(r.Eps, r.Delta), "the classic Gaussian mechanism (Zheng et al. 2020), one release per user", nil
+}
+
+func (userLDP) exactSigma(r Request, _ int) (float64, string, error) {
+	s, err := ExactLDPSigma(r.Eps, r.Delta, 1, ReplaceOne)
+	return s, "", err
+}
+
+func (userLDP) delivered(sigma float64, _, m, b int, delta float64, _ string) (float64, bool, string, error) {
+	return siloLDP{}.delivered(sigma, 1, m, b, delta, ReplaceOne)
+}
+
+func (userLDP) terms(r Request, _ int) int { return r.T }
+
+func (userLDP) mu(sigma float64, _ int, _ string) (float64, error) {
+	return TreeMu(sigma, 1, ReplaceOne)
+}
+
+// MuOf is the Gaussian-DP mu of per-entry noise sigma under the model:
+// the tree's (TreeMu over kappa levels under the relation) unless the
+// mechanism says otherwise (user-level LDP: one release, replacement).
+func MuOf(model string, sigma float64, kappa int, relation string) (float64, error) {
+	if m, ok := mechanisms[model].(interface {
+		mu(sigma float64, kappa int, relation string) (float64, error)
+	}); ok {
+		return m.mu(sigma, kappa, relation)
+	}
+	return TreeMu(sigma, kappa, relation)
 }

@@ -272,7 +272,7 @@ func Certifies(model string, sigma float64, kappa, m, b int, eps, delta float64,
 	if got <= eps {
 		return true, nil
 	}
-	mu, err := TreeMu(sigma, kappa, relation)
+	mu, err := MuOf(model, sigma, kappa, relation)
 	if err != nil {
 		return false, fmt.Errorf("certifies: %w", err)
 	}
