@@ -56,6 +56,15 @@ type Algorithm struct {
 // Private reports whether the algorithm's releases carry privacy noise.
 func (a *Algorithm) Private() bool { return a.Model != accountant.ModelNone }
 
+// NeedsLazy reports whether the algorithm's guarantee holds only with the
+// lazy learner: a private learner with a fixed schedule whose silos would
+// otherwise act on their own non-private statistics (docs/privacy.md 2.1).
+// Not for local noise (the silo only sees noisy reports) nor an adaptive
+// schedule (not certified whatever the learner).
+func (a *Algorithm) NeedsLazy() bool {
+	return a.Private() && a.Learns && !a.LocalNoise && !a.AdaptiveSchedule
+}
+
 // Ignores reports whether a sweep key does not apply to the algorithm, so
 // that a sweep mixing algorithms runs it once whatever the key's values:
 // "eps", "delta" and "relation" for a non-private one, and everything of

@@ -71,7 +71,7 @@ func (s Spec) Uncertified() string {
 	}
 	if alg.AdaptiveSchedule {
 		why = append(why, "the synchronisation schedule depends on the data (whether a silo synchronises reveals its users' contexts; Zhou & Chowdhury 2024, Section 3)")
-	} else if alg.Learns && !alg.LocalNoise && !s.Lazy && s.B > 1 {
+	} else if alg.NeedsLazy() && !s.Lazy && s.B > 1 {
 		why = append(why, "the eager learner (lazy = false) with B > 1 lets one user's reward move the later users' summands of the batch (docs/privacy.md 2.1)")
 	}
 	return strings.Join(why, "; ")

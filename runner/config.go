@@ -300,7 +300,7 @@ func (c *Config) applyDefaults() {
 		// Certified runs are lazy: a private algorithm under a certifying
 		// preset takes the lazy learner unless the file says otherwise
 		// (the eager one is recorded as not certified; docs/privacy.md 2.1).
-		if alg, err := federate.LookupAlgorithm(a.Name); err == nil && alg.Private() && alg.Learns && !alg.AdaptiveSchedule && !alg.LocalNoise &&
+		if alg, err := federate.LookupAlgorithm(a.Name); err == nil && alg.NeedsLazy() &&
 			a.Preset != accountant.PresetReferenceCode && !c.isSet("algorithm", i, "lazy") {
 			a.Lazy = true
 		}
