@@ -173,16 +173,19 @@ func Labels(runs []outputs.RunRecord) map[string]string {
 		{"alpha", func(r *outputs.RunRecord) string { return f(r.Alpha) }},
 		{"instance", func(r *outputs.RunRecord) string { return r.Instance }},
 	}
-	private := func(r *outputs.RunRecord) bool {
+	// A key the run's algorithm ignores (federate.Algorithm.Ignores: eps
+	// of a non-private one, the learner's keys of one that does not
+	// learn, ...) neither makes a field vary nor appears in its label.
+	ignores := func(r *outputs.RunRecord, key string) bool {
 		a, err := federate.LookupAlgorithm(r.Algorithm)
-		return err == nil && a.Private()
+		return err == nil && a.Ignores(key)
 	}
 	var varying []field
 	for _, fd := range fields {
 		vals := map[string]bool{}
 		for i := range runs {
 			r := &runs[i]
-			if (fd.name == "eps" || fd.name == "delta" || fd.name == "relation") && !private(r) {
+			if ignores(r, fd.name) {
 				continue
 			}
 			vals[fd.get(r)] = true
@@ -199,7 +202,7 @@ func Labels(runs []outputs.RunRecord) map[string]string {
 		}
 		var parts []string
 		for _, fd := range varying {
-			if (fd.name == "eps" || fd.name == "delta" || fd.name == "relation") && !private(r) {
+			if ignores(r, fd.name) {
 				continue
 			}
 			parts = append(parts, fd.name+"="+fd.get(r))

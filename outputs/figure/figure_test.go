@@ -83,6 +83,17 @@ func TestLabels(t *testing.T) {
 	if l["d"] == l["e"] || !strings.HasPrefix(l["d"], "SDP-FedLinUCB (eps=1) [") {
 		t.Errorf("indistinguishable groups: %q %q", l["d"], l["e"])
 	}
+	// A key an algorithm ignores neither varies nor shows: the random
+	// policy has no learner, so its (default) preset is not a difference.
+	mixed := []outputs.RunRecord{
+		{GroupID: "r", Algorithm: "random", Preset: "exact"},
+		{GroupID: "f", Algorithm: "fedlinucb", Preset: "reference-code"},
+		{GroupID: "p", Algorithm: "ldp", Preset: "reference-code", Eps: 1, Delta: 0.1},
+	}
+	l = Labels(mixed)
+	if l["r"] != "Uniform random" || l["f"] != "FedLinUCB" || l["p"] != "LDP-FedLinUCB" {
+		t.Errorf("labels with an ignored key: %q", l)
+	}
 }
 
 func TestSaveDir(t *testing.T) {
