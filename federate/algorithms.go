@@ -125,7 +125,7 @@ var algorithms = []*Algorithm{
 	},
 	{
 		Name: AlgLDPLinUCB, Display: "LDP-LinUCB", Model: accountant.ModelUserLDP,
-		Summary: "LDP-LinUCB (Zheng et al. 2020): every user noises her own x x^T and x y before the silo sees them (local DP for users); silos share the noisy sums every B rounds",
+		Summary:   "LDP-LinUCB (Zheng et al. 2020): every user noises her own x x^T and x y before the silo sees them (local DP for users); silos share the noisy sums every B rounds",
 		Protocols: []string{ProtocolP}, Learns: true, LocalNoise: true,
 		newParts: ldpLinUCBParts,
 	},

@@ -213,7 +213,7 @@ func Audit(ctx context.Context, spec Spec, o AuditOptions) (*AuditResult, error)
 	res.SDLo = math.Sqrt(ss / chi.Quantile(0.995))
 	res.SDHi = math.Sqrt(ss / chi.Quantile(0.005))
 	res.Mu = (mb - ma) / res.SD
-	se := math.Sqrt(2/n) // of (mb - ma)/sd, for unit-variance samples
+	se := math.Sqrt(2 / n) // of (mb - ma)/sd, for unit-variance samples
 	z := distuv.UnitNormal.Quantile(0.995)
 	res.MuLo, res.MuHi = res.Mu-z*se, res.Mu+z*se
 	res.EpsLo = thresholdEpsLo(a, b, s.Delta)

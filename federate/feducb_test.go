@@ -58,7 +58,7 @@ func slicesEqualBits(a, b []uint64) bool {
 func TestFedUCBLogDet(t *testing.T) {
 	s := Spec{Algorithm: AlgFedUCB, Protocol: ProtocolPAlt, Eps: 1, Delta: 0.1, M: 2, T: 60, B: 10, Seed: 1,
 		SyncThreshold: 1e9, // never fires: the growth accumulates
-		Synthetic: SyntheticSpec{D: 3, K: 5, NoiseVar: 0.25, Seed: 2}}
+		Synthetic:     SyntheticSpec{D: 3, K: 5, NoiseVar: 0.25, Seed: 2}}
 	sm := newTestSim(t, s, hooks{noise: zeroNoise})
 	sched := sm.schedule.(*logDetSchedule)
 	for tt := 1; tt <= 30; tt++ {

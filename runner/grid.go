@@ -67,7 +67,7 @@ func (c *Config) points(f func(p *point) error) error {
 			keys := map[string]string{
 				"Algorithm": at("name"), "Protocol": at("protocol"), "Lazy": at("lazy"), "Preset": at("preset"),
 				"SyncThreshold": at("sync_threshold"),
-				"Every": "checkpoint_every", "R": "advanced.R", "Crs": "advanced.crs",
+				"Every":         "checkpoint_every", "R": "advanced.R", "Crs": "advanced.crs",
 				"GramNoise": "advanced.gram_noise", "RewardLo": "advanced.reward", "RewardHi": "advanced.reward",
 				"NoClip": "advanced.no_clip", "Instance": in("kind"), "LTR": in("dataset"),
 				"Synthetic.D": in("d"), "Synthetic.K": in("k"), "Synthetic.NoiseVar": in("noise_var"),

@@ -36,10 +36,10 @@ type mechanism interface {
 
 // mechanisms maps each privacy model to its accounting.
 var mechanisms = map[string]mechanism{
-	ModelNone:   noPrivacy{},
-	ModelLDP:    siloLDP{},
-	ModelSDPAmp: shuffleAmplified{},
-	ModelFedUCB: fedUCB{},
+	ModelNone:    noPrivacy{},
+	ModelLDP:     siloLDP{},
+	ModelSDPAmp:  shuffleAmplified{},
+	ModelFedUCB:  fedUCB{},
 	ModelUserLDP: userLDP{},
 }
 
