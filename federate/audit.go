@@ -144,7 +144,7 @@ func Audit(ctx context.Context, spec Spec, o AuditOptions) (*AuditResult, error)
 		for t := 1; t <= s.T; t++ {
 			sm.round(t)
 		}
-		st := sm.protocol.(interface{ trees() siloTrees }).trees()
+		st := sm.protocol.(treeProtocol).trees()
 		l := tree.Level(1)
 		z := append(append([]float64(nil), st.gram[0].Node(l)...), st.bias[0].Node(l)...)
 		for e := range z {

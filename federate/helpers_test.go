@@ -50,11 +50,8 @@ func eager(t testing.TB, sm *sim) *eagerLearner {
 // trees returns the silos' p-sum trees of a test sim's private protocol.
 func trees(t testing.TB, sm *sim) siloTrees {
 	t.Helper()
-	switch p := sm.protocol.(type) {
-	case *treeNodes:
-		return p.siloTrees
-	case *treePrefixes:
-		return p.siloTrees
+	if p, ok := sm.protocol.(treeProtocol); ok {
+		return p.trees()
 	}
 	t.Fatalf("the sim's protocol %T has no trees", sm.protocol)
 	return siloTrees{}

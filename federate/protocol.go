@@ -60,7 +60,11 @@ func newSiloTrees(m, d int, sigma float64, gramNoise string, nf noiseFactory) (s
 	return st, nil
 }
 
-// trees returns the silos' trees (the audit reads the released nodes).
+// treeProtocol is a protocol over each silo's trees (P, P_alt): the
+// audit and the tests read the released nodes through it.
+type treeProtocol interface{ trees() siloTrees }
+
+// trees returns the silos' trees.
 func (st siloTrees) trees() siloTrees { return st }
 
 // treeNodes is protocol P (paper Algorithm 2): each silo adds its batch

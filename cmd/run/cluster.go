@@ -274,19 +274,10 @@ func copyExecutable(dst string) error {
 		return err
 	}
 	defer src.Close()
-	tmp := dst + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o755)
-	if err != nil {
+	if err := atomicfile.Write(dst, func(w io.Writer) error { _, err := io.Copy(w, src); return err }); err != nil {
 		return err
 	}
-	if _, err := io.Copy(f, src); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, dst)
+	return os.Chmod(dst, 0o755)
 }
 
 // scriptData fills the sbatch templates.

@@ -3,15 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"image/png"
 	"io"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -229,14 +226,9 @@ func TestQuickstartIDsPinned(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ids := make([]string, len(plan.Runs))
-		for i, r := range plan.Runs {
-			ids[i] = r.ID
-		}
-		slices.Sort(ids)
-		sum := sha256.Sum256([]byte(strings.Join(ids, "\n")))
-		if got := hex.EncodeToString(sum[:]); got != c.want || len(ids) != c.runs {
-			t.Errorf("quick=%v: %d runs, ids digest %s, want %s", c.quick, len(ids), got, c.want)
+		// Plan.Digest: the SHA-256 of the sorted run ids.
+		if got := plan.Digest(); got != c.want || len(plan.Runs) != c.runs {
+			t.Errorf("quick=%v: %d runs, ids digest %s, want %s", c.quick, len(plan.Runs), got, c.want)
 		}
 	}
 }
