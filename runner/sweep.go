@@ -224,10 +224,7 @@ func (s *Sweep) Execute(ctx context.Context) (*Report, error) {
 			}
 		}
 	}
-	entries := map[string]manifestEntry{}
-	for _, f := range scan.Runs {
-		entries[f.Record.RunID] = manifestEntry{f.Record.RunID, f.Record.Status, f.Record.Group, f.Record.Error}
-	}
+	entries := manifestEntries(scan)
 	var pending []*Run
 	for _, r := range runs {
 		if entries[r.ID].Status == outputs.StatusDone {
@@ -439,6 +436,15 @@ func (s *Sweep) writeManifest(entries map[string]manifestEntry) error {
 	return writeManifest(s.Out, entries)
 }
 
+// manifestEntries indexes the published run files of a scan by run id.
+func manifestEntries(scan *outputs.Scan) map[string]manifestEntry {
+	entries := map[string]manifestEntry{}
+	for _, f := range scan.Runs {
+		entries[f.Record.RunID] = manifestEntry{f.Record.RunID, f.Record.Status, f.Record.Group, f.Record.Error}
+	}
+	return entries
+}
+
 // writeManifest publishes dir/manifest.json (entries sorted by id).
 func writeManifest(dir string, entries map[string]manifestEntry) error {
 	m := manifest{FormatVersion: outputs.FormatVersion, Entries: make([]manifestEntry, 0, len(entries))}
@@ -482,9 +488,5 @@ func Collect(dir string) (*outputs.CollectSummary, error) {
 	if err != nil {
 		return nil, err
 	}
-	entries := map[string]manifestEntry{}
-	for _, f := range scan.Runs {
-		entries[f.Record.RunID] = manifestEntry{f.Record.RunID, f.Record.Status, f.Record.Group, f.Record.Error}
-	}
-	return sum, writeManifest(dir, entries)
+	return sum, writeManifest(dir, manifestEntries(scan))
 }
