@@ -1,0 +1,89 @@
+// Package core is the family-neutral heart of the simulator: the contract
+// every bandit family implements (Problem), the loop that drives it (Drive),
+// what a run records (Result, Checkpoint) and the privacy claim every run
+// carries (Privacy).
+//
+// The linear contextual family (package federate), the distributed-DP
+// multi-armed bandits (package mab) and locally private bandit convex
+// optimisation (package bco) are clients of this package; the registry above
+// them maps sweep-file keys onto their specs. core imports no family.
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Problem is one run of one algorithm on one instance, advanced a round at
+// a time. Round t plays every silo's (or user's) turn of round t and
+// returns the group's instantaneous pseudo-regret (from the means) and
+// realised regret (from the observed or, for convex losses, the incurred
+// values). Implementations are single-threaded and deterministic.
+type Problem interface {
+	Round(t int) (pseudo, realised float64)
+	// Counters reports the synchronisations (or batches, or releases)
+	// so far and the scalars communicated to the server.
+	Counters() (syncs int, scalars int64)
+}
+
+// Checkpoint is the state of the regret curves after Round rounds.
+type Checkpoint struct {
+	Round    int     // t (1-indexed)
+	Pseudo   float64 // cumulative pseudo-regret up to t
+	Realised float64 // cumulative realised regret up to t
+	Syncs    int     // synchronisations (batches, releases) so far
+}
+
+// Result is what every run records, whatever its family.
+type Result struct {
+	Curve       []Checkpoint
+	Pseudo      float64 // cumulative pseudo-regret at T
+	Realised    float64 // cumulative realised regret at T
+	Syncs       int
+	Scalars     int64
+	Privacy     Privacy
+	WallSeconds float64 // wall time of the simulation (not part of byte-identity)
+}
+
+// ErrNonFinite is returned (wrapped) by Drive when a round's regret is NaN
+// or infinite.
+var ErrNonFinite = errors.New("non-finite regret")
+
+// Drive plays rounds 1..T of p, records a checkpoint every `every` rounds
+// and at T, checks between rounds that ctx is live and that the regret is
+// finite. every must be at least 1 and T at least 1.
+func Drive(ctx context.Context, p Problem, T, every int) (*Result, error) {
+	if T < 1 {
+		return nil, fmt.Errorf("core.Drive: T = %d, need at least 1", T)
+	}
+	if every < 1 {
+		return nil, fmt.Errorf("core.Drive: checkpoint spacing %d, need at least 1", every)
+	}
+	start := time.Now()
+	res := &Result{Curve: make([]Checkpoint, 0, T/every+1)}
+	var pseudo, realised float64
+	for t := 1; t <= T; t++ {
+		if t&1023 == 1 { // every 1024 rounds: ctx.Err takes a lock
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("cancelled at round %d of %d: %w", t, T, err)
+			}
+		}
+		dp, dr := p.Round(t)
+		pseudo += dp
+		realised += dr
+		if t%every == 0 || t == T {
+			if math.IsNaN(pseudo+realised) || math.IsInf(pseudo+realised, 0) {
+				return nil, fmt.Errorf("round %d: %w (pseudo %v, realised %v)", t, ErrNonFinite, pseudo, realised)
+			}
+			syncs, _ := p.Counters()
+			res.Curve = append(res.Curve, Checkpoint{Round: t, Pseudo: pseudo, Realised: realised, Syncs: syncs})
+		}
+	}
+	res.Pseudo, res.Realised = pseudo, realised
+	res.Syncs, res.Scalars = p.Counters()
+	res.WallSeconds = time.Since(start).Seconds()
+	return res, nil
+}

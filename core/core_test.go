@@ -1,0 +1,97 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+)
+
+// constant has regret 1 (pseudo) and 2 (realised) every round and a sync
+// every 3 rounds.
+type constant struct{ t, syncs int }
+
+func (c *constant) Round(t int) (float64, float64) {
+	c.t = t
+	if t%3 == 0 {
+		c.syncs++
+	}
+	return 1, 2
+}
+func (c *constant) Counters() (int, int64) { return c.syncs, int64(5 * c.syncs) }
+
+func TestDriveCheckpoints(t *testing.T) {
+	res, err := Drive(context.Background(), &constant{}, 10, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Checkpoint{{4, 4, 8, 1}, {8, 8, 16, 2}, {10, 10, 20, 3}}
+	if len(res.Curve) != len(want) {
+		t.Fatalf("curve %v, want %v", res.Curve, want)
+	}
+	for i := range want {
+		if res.Curve[i] != want[i] {
+			t.Errorf("checkpoint %d = %v, want %v", i, res.Curve[i], want[i])
+		}
+	}
+	if res.Pseudo != 10 || res.Realised != 20 || res.Syncs != 3 || res.Scalars != 15 {
+		t.Errorf("totals %+v", res)
+	}
+}
+
+type nan struct{ constant }
+
+func (n *nan) Round(t int) (float64, float64) {
+	if t == 7 {
+		return math.NaN(), 0
+	}
+	return 0, 0
+}
+
+func TestDriveRefuses(t *testing.T) {
+	if _, err := Drive(context.Background(), &nan{}, 10, 5); !errors.Is(err, ErrNonFinite) {
+		t.Errorf("NaN regret: err = %v, want ErrNonFinite", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Drive(ctx, &constant{}, 10, 5); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: err = %v", err)
+	}
+	for _, c := range []struct{ T, every int }{{0, 1}, {10, 0}, {-1, 1}} {
+		if _, err := Drive(context.Background(), &constant{}, c.T, c.every); err == nil {
+			t.Errorf("T=%d every=%d accepted", c.T, c.every)
+		}
+	}
+}
+
+func TestParamResolve(t *testing.T) {
+	ps := []Param{{Key: "explore", Default: 0.1, Min: 0, Max: 1}, {Key: "S", Default: 10, Min: 1, Max: math.Inf(1), Integer: true}}
+	got, err := Resolve(ps, map[string]float64{"explore": 0})
+	if err != nil || got["explore"] != 0 || got["S"] != 10 {
+		t.Fatalf("Resolve = %v, %v: an explicit 0 must stay 0", got, err)
+	}
+	for _, bad := range []map[string]float64{{"explore": -0.1}, {"explore": math.NaN()}, {"S": 1.5}, {"S": 0}, {"nope": 1}} {
+		if _, err := Resolve(ps, bad); err == nil {
+			t.Errorf("Resolve(%v) accepted", bad)
+		}
+	}
+}
+
+func TestPrivacyCheck(t *testing.T) {
+	ok := Privacy{Trust: TrustDistributed, TargetEps: 1, TargetDelta: 1e-6, DeliveredEps: 1, DeliveredDelta: 1e-6, Certified: true}
+	if err := ok.Check(); err != nil {
+		t.Error(err)
+	}
+	over := ok
+	over.DeliveredEps = 1.01
+	if over.Check() == nil {
+		t.Error("delivered eps above target accepted")
+	}
+	silent := Privacy{Trust: TrustLocal}
+	if silent.Check() == nil {
+		t.Error("uncertified claim without a reason accepted")
+	}
+	if (Privacy{}).Private() || (Privacy{Trust: TrustNone}).Private() {
+		t.Error("non-private claim reported private")
+	}
+}

@@ -1,0 +1,59 @@
+package core
+
+import (
+	"fmt"
+	"math"
+)
+
+// Param declares one parameter of an algorithm (or instance kind): its
+// sweep-file key, meaning, default and inclusive range. An explicit value
+// is validated against the range and never replaced; only an absent key
+// takes Default.
+type Param struct {
+	Key     string  // sweep-file key, e.g. "explore"
+	Doc     string  // one line for help texts and docs
+	Default float64 // value when the key is absent
+	Min     float64 // inclusive lower bound
+	Max     float64 // inclusive upper bound (math.Inf(1) for none)
+	Integer bool    // the value must be a whole number
+}
+
+// Check returns an error naming the key when v is not finite (unless the
+// range allows infinity), outside [Min, Max] or, for an integer parameter,
+// not whole.
+func (p Param) Check(v float64) error {
+	switch {
+	case math.IsNaN(v):
+		return fmt.Errorf("%s = NaN: need a number in [%v, %v]", p.Key, p.Min, p.Max)
+	case v < p.Min || v > p.Max:
+		return fmt.Errorf("%s = %v: out of range [%v, %v] (%s)", p.Key, v, p.Min, p.Max, p.Doc)
+	case p.Integer && v != math.Trunc(v):
+		return fmt.Errorf("%s = %v: need a whole number", p.Key, v)
+	}
+	return nil
+}
+
+// Resolve returns the value of every declared parameter: the explicit
+// value from set where present (checked), the default otherwise. A key of
+// set that no parameter declares is an error naming it.
+func Resolve(params []Param, set map[string]float64) (map[string]float64, error) {
+	out := make(map[string]float64, len(params))
+	known := make(map[string]bool, len(params))
+	for _, p := range params {
+		known[p.Key] = true
+		v, ok := set[p.Key]
+		if !ok {
+			v = p.Default
+		}
+		if err := p.Check(v); err != nil {
+			return nil, err
+		}
+		out[p.Key] = v
+	}
+	for k := range set {
+		if !known[k] {
+			return nil, fmt.Errorf("unknown parameter %q", k)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,64 @@
+package core
+
+import (
+	"fmt"
+	"math"
+)
+
+// Trust models: who must be trusted with users' raw data.
+const (
+	TrustNone        = "none"        // non-private
+	TrustCentral     = "central"     // a trusted curator (server) sees raw data
+	TrustLocal       = "local"       // each user (or silo) randomises before anything leaves her
+	TrustShuffle     = "shuffle"     // a trusted shuffler between silos and server
+	TrustDistributed = "distributed" // secure aggregation: the server sees only a noisy sum
+)
+
+// Privacy is the claim a run records: what its noise guarantees, for
+// which neighbouring relation, and whether the guarantee holds for the run
+// as simulated. A non-private run has Trust TrustNone and zero values
+// elsewhere.
+type Privacy struct {
+	Trust     string // TrustNone, TrustCentral, ...
+	Mechanism string // e.g. "tree-gaussian", "polya-secagg", "skellam-secagg"
+	Relation  string // the neighbouring relation the guarantee is stated for
+	// TargetEps, TargetDelta are what the run asked for.
+	TargetEps, TargetDelta float64
+	// DeliveredEps, DeliveredDelta are what the accountant certifies for
+	// the noise actually drawn (+Inf eps when not certified).
+	DeliveredEps, DeliveredDelta float64
+	// Certified is false when the guarantee does not hold for the run as
+	// simulated; Note then says why.
+	Certified bool
+	// Note qualifies the claim: why not certified, what it covers (the
+	// mechanism in exact arithmetic, or also this implementation).
+	Note string
+}
+
+// Private reports whether the claim is of a private run.
+func (p Privacy) Private() bool { return p.Trust != "" && p.Trust != TrustNone }
+
+// Check reports an inconsistent claim: a certified private run must
+// deliver a finite eps no larger than its target (within a relative
+// 1e-9) and a delta no larger than its target.
+func (p Privacy) Check() error {
+	if !p.Private() {
+		return nil
+	}
+	if !p.Certified {
+		if p.Note == "" {
+			return fmt.Errorf("privacy claim: not certified and no reason given")
+		}
+		return nil
+	}
+	if math.IsNaN(p.DeliveredEps) || math.IsInf(p.DeliveredEps, 0) || p.DeliveredEps < 0 {
+		return fmt.Errorf("privacy claim: certified with delivered eps %v", p.DeliveredEps)
+	}
+	if p.TargetEps > 0 && p.DeliveredEps > p.TargetEps*(1+1e-9) {
+		return fmt.Errorf("privacy claim: delivered eps %v above target %v", p.DeliveredEps, p.TargetEps)
+	}
+	if p.DeliveredDelta > p.TargetDelta*(1+1e-9) {
+		return fmt.Errorf("privacy claim: delivered delta %v above target %v", p.DeliveredDelta, p.TargetDelta)
+	}
+	return nil
+}
