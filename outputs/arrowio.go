@@ -10,7 +10,6 @@ import (
 	"math"
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -30,31 +29,33 @@ const curveBatchRows = 1 << 16
 
 // EncodeRun returns the bytes of a per-run file: an Arrow IPC file whose
 // table is the run's curve (round, pseudo_regret, realised_regret, syncs)
-// and whose schema metadata holds every RunRecord column (key
-// "fedbandit.run.<column>") plus a SHA-256 of the summary and the curve
-// ("fedbandit.content_sha256"), so that corruption is detected on load. The bytes
-// depend only on rec and pts.
+// and whose schema metadata holds the layout ("fedbandit.format_version"),
+// every RunRecord column (key "fedbandit.run.<column>") plus a SHA-256 of
+// the summary and the curve ("fedbandit.content_sha256"), so that
+// corruption is detected on load. The bytes depend only on rec and pts.
 func EncodeRun(rec *RunRecord, pts []Point) ([]byte, error) {
+	return encodeRun(rec, pts, FormatVersion)
+}
+
+// encodeRun is EncodeRun in a given layout (the columns of columnsOf).
+func encodeRun(rec *RunRecord, pts []Point, layout int) ([]byte, error) {
+	if layout >= 2 && rec.Params == nil {
+		return nil, fmt.Errorf("run %s: params not recorded (an empty map for an algorithm without parameters)", rec.RunID)
+	}
 	keys := []string{metaFormat}
-	vals := []string{strconv.Itoa(FormatVersion)}
-	for _, c := range Columns {
+	vals := []string{strconv.Itoa(layout)}
+	for _, c := range columnsOf(layout) {
+		p := c.field(rec)
+		v, err := codecOf(p).format(p)
+		if err != nil {
+			return nil, fmt.Errorf("summary field %s: %w", c.Name, err)
+		}
 		keys = append(keys, metaPrefix+c.Name)
-		vals = append(vals, formatValue(c.field(rec)))
+		vals = append(vals, v)
 	}
 	keys = append(keys, metaChecksum)
 	vals = append(vals, contentChecksum(vals[1:], pts))
-	md := arrow.NewMetadata(keys, vals)
-	schema := arrow.NewSchema(pointFields, &md)
-
-	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
-	defer b.Release()
-	for _, p := range pts {
-		b.Field(0).(*array.Int64Builder).Append(p.Round)
-		b.Field(1).(*array.Float64Builder).Append(p.Pseudo)
-		b.Field(2).(*array.Float64Builder).Append(p.Realised)
-		b.Field(3).(*array.Int64Builder).Append(p.Syncs)
-	}
-	return encodeFile(schema, []arrow.RecordBatch{b.NewRecordBatch()})
+	return encodeRows(pointCols, pts, arrow.NewMetadata(keys, vals), math.MaxInt)
 }
 
 // WriteRun publishes a per-run file atomically (see WriteFileAtomic).
@@ -69,9 +70,12 @@ func WriteRun(path string, rec *RunRecord, pts []Point) error {
 	})
 }
 
-// ReadRun reads and validates a per-run file: the Arrow footer and schema,
-// the format version, every summary field and the curve checksum. A
-// truncated, corrupted or foreign file is an error naming the file.
+// ReadRun reads and validates a per-run file of any layout up to
+// FormatVersion: the Arrow footer and schema, the layout, every summary
+// field and the curve checksum; a record of an older layout is upgraded
+// (the columns added since are derived). A truncated, corrupted or foreign
+// file is an error naming the file; a file of a newer layout is an error
+// wrapping a *NewerLayoutError.
 func ReadRun(path string) (*RunRecord, []Point, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -102,45 +106,41 @@ func decodeRun(data []byte) (*RunRecord, []Point, error) {
 		return nil, nil, fmt.Errorf("not a complete Arrow IPC file: %w", err)
 	}
 	defer r.Close()
-	schema := r.Schema()
-	if !sameFields(schema.Fields(), pointFields) {
-		return nil, nil, fmt.Errorf("unexpected columns %v", schema)
+	md := r.Schema().Metadata()
+	v, _ := md.GetValue(metaFormat)
+	layout, err := CheckLayout(v)
+	if err != nil {
+		return nil, nil, err
 	}
-	md := schema.Metadata()
-	if v, _ := md.GetValue(metaFormat); v != strconv.Itoa(FormatVersion) {
-		return nil, nil, fmt.Errorf("format version %q, this build reads %d", v, FormatVersion)
+	pts, err := readRows(r, pointCols)
+	if err != nil {
+		return nil, nil, err
 	}
 	rec := new(RunRecord)
-	summary := make([]string, len(Columns))
-	for i, c := range Columns {
+	cols := columnsOf(layout)
+	summary := make([]string, len(cols))
+	for i, c := range cols {
 		v, ok := md.GetValue(metaPrefix + c.Name)
 		if !ok {
 			return nil, nil, fmt.Errorf("summary field %s missing", c.Name)
 		}
 		summary[i] = v
-		if err := parseValue(c.field(rec), v); err != nil {
+		p := c.field(rec)
+		if err := codecOf(p).parse(p, v); err != nil {
 			return nil, nil, fmt.Errorf("summary field %s: %w", c.Name, err)
-		}
-	}
-	var pts []Point
-	for i := 0; i < r.NumRecords(); i++ {
-		b, err := r.RecordBatch(i)
-		if err != nil {
-			return nil, nil, fmt.Errorf("record batch %d: %w", i, err)
-		}
-		rounds := b.Column(0).(*array.Int64)
-		ps := b.Column(1).(*array.Float64)
-		rs := b.Column(2).(*array.Float64)
-		ss := b.Column(3).(*array.Int64)
-		for j := 0; j < int(b.NumRows()); j++ {
-			pts = append(pts, Point{rounds.Value(j), ps.Value(j), rs.Value(j), ss.Value(j)})
 		}
 	}
 	want, _ := md.GetValue(metaChecksum)
 	if got := contentChecksum(summary, pts); got != want {
 		return nil, nil, fmt.Errorf("content checksum %s, recorded %s (corrupted file)", got, want)
 	}
+	if rec.FormatVersion != layout {
+		return nil, nil, fmt.Errorf("format_version %d in a file of layout %d", rec.FormatVersion, layout)
+	}
 	if err := rec.validate(pts); err != nil {
+		return nil, nil, err
+	}
+	if err := upgrade(rec, layout); err != nil {
 		return nil, nil, err
 	}
 	return rec, pts, nil
@@ -148,8 +148,8 @@ func decodeRun(data []byte) (*RunRecord, []Point, error) {
 
 // validate checks the invariants every published run satisfies.
 func (r *RunRecord) validate(pts []Point) error {
-	if r.FormatVersion != FormatVersion {
-		return fmt.Errorf("format_version %d, want %d", r.FormatVersion, FormatVersion)
+	if r.FormatVersion >= 2 && r.Params == nil {
+		return fmt.Errorf("run %s: params not recorded", r.RunID)
 	}
 	switch r.Status {
 	case StatusDone:
@@ -199,60 +199,25 @@ func WriteRuns(path string, recs []RunRecord) error {
 	return WriteFileAtomic(path, func(w io.Writer) error { _, err := w.Write(data); return err })
 }
 
-// EncodeRuns returns the bytes of runs.arrow for recs.
+// EncodeRuns returns the bytes of runs.arrow for recs, in one record batch.
 func EncodeRuns(recs []RunRecord) ([]byte, error) {
-	return encodeRows(RunsSchema(), runFields(), recs)
+	return encodeRows(runCols(FormatVersion), recs, layoutMetadata(FormatVersion), math.MaxInt)
 }
 
-// ReadRuns reads runs.arrow.
+// ReadRuns reads runs.arrow of any layout up to FormatVersion; the rows
+// of an older layout are upgraded (see ReadRun).
 func ReadRuns(path string) ([]RunRecord, error) {
-	return readRows(path, "runs table", RunsSchema(), runFields())
-}
-
-// encodeRows returns the bytes of an Arrow IPC file of rows, one column
-// per field (fields[j] points into a row at column j's value).
-func encodeRows[R any](schema *arrow.Schema, fields []func(*R) any, rows []R) ([]byte, error) {
-	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
-	defer b.Release()
-	for i := range rows {
-		for j, f := range fields {
-			appendValue(b.Field(j), f(&rows[i]))
-		}
-	}
-	return encodeFile(schema, []arrow.RecordBatch{b.NewRecordBatch()})
-}
-
-// readRows reads an Arrow IPC file written by encodeRows with the same
-// schema; what names the table in errors.
-func readRows[R any](path, what string, schema *arrow.Schema, fields []func(*R) any) ([]R, error) {
-	data, err := os.ReadFile(path)
+	var layout int
+	recs, err := readTable(path, "runs table", func(v int) []col[RunRecord] { layout = v; return runCols(v) })
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", what, err)
+		return nil, err
 	}
-	r, err := ipc.NewFileReader(bytes.NewReader(data), sizeLimits(data)...)
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", what, path, err)
-	}
-	defer r.Close()
-	if !sameFields(r.Schema().Fields(), schema.Fields()) {
-		return nil, fmt.Errorf("%s %s: unexpected schema (format version %d expected)", what, path, FormatVersion)
-	}
-	var rows []R
-	for i := 0; i < r.NumRecords(); i++ {
-		b, err := r.RecordBatch(i)
-		if err != nil {
-			return nil, fmt.Errorf("%s %s: batch %d: %w", what, path, i, err)
-		}
-		base := len(rows)
-		rows = append(rows, make([]R, b.NumRows())...)
-		for j, f := range fields {
-			col := b.Column(j)
-			for k := 0; k < int(b.NumRows()); k++ {
-				readValue(f(&rows[base+k]), col, k)
-			}
+	for i := range recs {
+		if err := upgrade(&recs[i], layout); err != nil {
+			return nil, fmt.Errorf("runs table %s: %w", path, err)
 		}
 	}
-	return rows, nil
+	return recs, nil
 }
 
 // WriteCurves writes curves.arrow atomically, rows in the order given.
@@ -267,63 +232,141 @@ func WriteCurves(path string, pts []CurvePoint) error {
 // EncodeCurves returns the bytes of curves.arrow: record batches of at most
 // 65,536 rows.
 func EncodeCurves(pts []CurvePoint) ([]byte, error) {
-	schema := CurvesSchema()
+	return encodeCurves(pts, FormatVersion)
+}
+
+func encodeCurves(pts []CurvePoint, layout int) ([]byte, error) {
+	return encodeRows(curveCols(), pts, layoutMetadata(layout), curveBatchRows)
+}
+
+// ReadCurves reads curves.arrow (the same columns in every layout).
+func ReadCurves(path string) ([]CurvePoint, error) {
+	return readTable(path, "curves table", func(int) []col[CurvePoint] { return curveCols() })
+}
+
+// col is one column of a table of rows R: its name and the field of a row
+// holding its value (a pointer type of codecs).
+type col[R any] struct {
+	name  string
+	field func(*R) any
+}
+
+// runCols are the columns of runs.arrow in a layout.
+func runCols(layout int) []col[RunRecord] {
+	var cols []col[RunRecord]
+	for _, c := range columnsOf(layout) {
+		cols = append(cols, col[RunRecord]{c.Name, c.field})
+	}
+	return cols
+}
+
+func curveCols() []col[CurvePoint] {
+	cols := make([]col[CurvePoint], len(CurveColumns))
+	for i, c := range CurveColumns {
+		cols[i] = col[CurvePoint]{c.Name, c.field}
+	}
+	return cols
+}
+
+// pointCols are the columns of a per-run file.
+var pointCols = []col[Point]{
+	{"round", func(p *Point) any { return &p.Round }},
+	{"pseudo_regret", func(p *Point) any { return &p.Pseudo }},
+	{"realised_regret", func(p *Point) any { return &p.Realised }},
+	{"syncs", func(p *Point) any { return &p.Syncs }},
+}
+
+// layoutMetadata is the schema metadata of a table: its layout.
+func layoutMetadata(layout int) arrow.Metadata {
+	return arrow.NewMetadata([]string{metaFormat}, []string{strconv.Itoa(layout)})
+}
+
+// encodeRows returns the bytes of an Arrow IPC file of rows, one column
+// per col (its type from the codec of its field), in record batches of at
+// most batchRows rows (one empty batch for no rows), with schema metadata
+// md.
+func encodeRows[R any](cols []col[R], rows []R, md arrow.Metadata, batchRows int) ([]byte, error) {
+	fields := make([]arrow.Field, len(cols))
+	cds := make([]codec, len(cols))
+	var zero R
+	for j, c := range cols {
+		cd := codecOf(c.field(&zero))
+		ps := make([]any, 0, len(rows))
+		if cd.typ == nil {
+			for i := range rows {
+				ps = append(ps, c.field(&rows[i]))
+			}
+		}
+		cds[j] = cd
+		fields[j] = arrow.Field{Name: c.name, Type: columnType(cd, ps), Nullable: cd.typ == nil}
+	}
+	schema := arrow.NewSchema(fields, &md)
 	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
 	defer b.Release()
 	var batches []arrow.RecordBatch
-	for lo := 0; lo == 0 || lo < len(pts); lo += curveBatchRows {
-		hi := min(lo+curveBatchRows, len(pts))
-		for _, p := range pts[lo:hi] {
-			b.Field(0).(*array.StringBuilder).Append(p.RunID)
-			b.Field(1).(*array.Int64Builder).Append(p.Round)
-			b.Field(2).(*array.Float64Builder).Append(p.Pseudo)
-			b.Field(3).(*array.Float64Builder).Append(p.Realised)
-			b.Field(4).(*array.Float64Builder).Append(p.TimeAvgPseudo)
-			b.Field(5).(*array.Float64Builder).Append(p.TimeAvgRealised)
-			b.Field(6).(*array.Float64Builder).Append(p.PerSiloPseudo)
-			b.Field(7).(*array.Float64Builder).Append(p.PerSiloRealised)
-			b.Field(8).(*array.Int64Builder).Append(p.Syncs)
+	for lo := 0; lo == 0 || lo < len(rows); lo += batchRows {
+		for i := lo; i < min(lo+batchRows, len(rows)); i++ {
+			for j, c := range cols {
+				cds[j].append(b.Field(j), c.field(&rows[i]))
+			}
 		}
 		batches = append(batches, b.NewRecordBatch())
 	}
 	return encodeFile(schema, batches)
 }
 
-// ReadCurves reads curves.arrow.
-func ReadCurves(path string) ([]CurvePoint, error) {
+// readTable reads an Arrow IPC table file written by encodeRows: colsOf
+// gives the columns of the layout the file declares. what names the table
+// in errors.
+func readTable[R any](path, what string, colsOf func(layout int) []col[R]) ([]R, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("read curves table: %w", err)
+		return nil, fmt.Errorf("read %s: %w", what, err)
 	}
 	r, err := ipc.NewFileReader(bytes.NewReader(data), sizeLimits(data)...)
 	if err != nil {
-		return nil, fmt.Errorf("curves table %s: %w", path, err)
+		return nil, fmt.Errorf("%s %s: %w", what, path, err)
 	}
 	defer r.Close()
-	if !sameFields(r.Schema().Fields(), CurvesSchema().Fields()) {
-		return nil, fmt.Errorf("curves table %s: unexpected schema", path)
+	v, _ := r.Schema().Metadata().GetValue(metaFormat)
+	layout, err := CheckLayout(v)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", what, path, err)
 	}
-	var out []CurvePoint
+	rows, err := readRows(r, colsOf(layout))
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", what, path, err)
+	}
+	return rows, nil
+}
+
+// readRows reads every record batch of r, whose schema must be cols.
+func readRows[R any](r *ipc.FileReader, cols []col[R]) ([]R, error) {
+	fs := r.Schema().Fields()
+	cds := make([]codec, len(cols))
+	var zero R
+	for j, c := range cols {
+		cds[j] = codecOf(c.field(&zero))
+		if len(fs) != len(cols) || fs[j].Name != c.name || !cds[j].fits(fs[j].Type) {
+			return nil, fmt.Errorf("unexpected columns %v", r.Schema())
+		}
+	}
+	var rows []R
 	for i := 0; i < r.NumRecords(); i++ {
 		b, err := r.RecordBatch(i)
 		if err != nil {
-			return nil, fmt.Errorf("curves table %s: batch %d: %w", path, i, err)
+			return nil, fmt.Errorf("record batch %d: %w", i, err)
 		}
-		id := b.Column(0).(*array.String)
-		f := func(j int) *array.Float64 { return b.Column(j).(*array.Float64) }
-		n := func(j int) *array.Int64 { return b.Column(j).(*array.Int64) }
-		for k := 0; k < int(b.NumRows()); k++ {
-			out = append(out, CurvePoint{
-				RunID:           id.Value(k),
-				Point:           Point{n(1).Value(k), f(2).Value(k), f(3).Value(k), n(8).Value(k)},
-				TimeAvgPseudo:   f(4).Value(k),
-				TimeAvgRealised: f(5).Value(k),
-				PerSiloPseudo:   f(6).Value(k),
-				PerSiloRealised: f(7).Value(k),
-			})
+		base := len(rows)
+		rows = append(rows, make([]R, b.NumRows())...)
+		for j, c := range cols {
+			col := b.Column(j)
+			for k := 0; k < int(b.NumRows()); k++ {
+				cds[j].read(c.field(&rows[base+k]), col, k)
+			}
 		}
 	}
-	return out, nil
+	return rows, nil
 }
 
 // sizeLimits bounds every length the reader trusts by the file size, so
@@ -355,125 +398,4 @@ func encodeFile(schema *arrow.Schema, batches []arrow.RecordBatch) ([]byte, erro
 		return nil, err
 	}
 	return buf.Bytes(), nil
-}
-
-func sameFields(got, want []arrow.Field) bool {
-	if len(got) != len(want) {
-		return false
-	}
-	for i := range got {
-		if got[i].Name != want[i].Name || !arrow.TypeEqual(got[i].Type, want[i].Type) {
-			return false
-		}
-	}
-	return true
-}
-
-func appendValue(b array.Builder, p any) {
-	switch v := p.(type) {
-	case *string:
-		b.(*array.StringBuilder).Append(*v)
-	case *int:
-		b.(*array.Int64Builder).Append(int64(*v))
-	case *int64:
-		b.(*array.Int64Builder).Append(*v)
-	case *uint64:
-		b.(*array.Uint64Builder).Append(*v)
-	case *float64:
-		b.(*array.Float64Builder).Append(*v)
-	case *bool:
-		b.(*array.BooleanBuilder).Append(*v)
-	case *[]float64:
-		lb := b.(*array.ListBuilder)
-		lb.Append(true)
-		lb.ValueBuilder().(*array.Float64Builder).AppendValues(*v, nil)
-	default:
-		panic(fmt.Sprintf("outputs: unsupported field type %T", p))
-	}
-}
-
-func readValue(p any, col arrow.Array, k int) {
-	switch v := p.(type) {
-	case *string:
-		*v = col.(*array.String).Value(k)
-	case *int:
-		*v = int(col.(*array.Int64).Value(k))
-	case *int64:
-		*v = col.(*array.Int64).Value(k)
-	case *uint64:
-		*v = col.(*array.Uint64).Value(k)
-	case *float64:
-		*v = col.(*array.Float64).Value(k)
-	case *bool:
-		*v = col.(*array.Boolean).Value(k)
-	case *[]float64:
-		l := col.(*array.List)
-		lo, hi := l.ValueOffsets(k)
-		vals := l.ListValues().(*array.Float64)
-		*v = make([]float64, 0, hi-lo)
-		for i := lo; i < hi; i++ {
-			*v = append(*v, vals.Value(int(i)))
-		}
-	default:
-		panic(fmt.Sprintf("outputs: unsupported field type %T", p))
-	}
-}
-
-// formatValue renders a field for the per-run metadata; parseValue inverts
-// it exactly (floats use the shortest representation that round-trips).
-func formatValue(p any) string {
-	switch v := p.(type) {
-	case *string:
-		return *v
-	case *int:
-		return strconv.Itoa(*v)
-	case *int64:
-		return strconv.FormatInt(*v, 10)
-	case *uint64:
-		return strconv.FormatUint(*v, 10)
-	case *float64:
-		return strconv.FormatFloat(*v, 'g', -1, 64)
-	case *bool:
-		return strconv.FormatBool(*v)
-	case *[]float64:
-		s := make([]string, len(*v))
-		for i, x := range *v {
-			s[i] = strconv.FormatFloat(x, 'g', -1, 64)
-		}
-		return strings.Join(s, ",")
-	}
-	panic(fmt.Sprintf("outputs: unsupported field type %T", p))
-}
-
-func parseValue(p any, s string) error {
-	var err error
-	switch v := p.(type) {
-	case *string:
-		*v = s
-	case *int:
-		*v, err = strconv.Atoi(s)
-	case *int64:
-		*v, err = strconv.ParseInt(s, 10, 64)
-	case *uint64:
-		*v, err = strconv.ParseUint(s, 10, 64)
-	case *float64:
-		*v, err = strconv.ParseFloat(s, 64)
-	case *bool:
-		*v, err = strconv.ParseBool(s)
-	case *[]float64:
-		*v = []float64{}
-		if s == "" {
-			return nil
-		}
-		for _, f := range strings.Split(s, ",") {
-			x, err := strconv.ParseFloat(f, 64)
-			if err != nil {
-				return err
-			}
-			*v = append(*v, x)
-		}
-	default:
-		panic(fmt.Sprintf("outputs: unsupported field type %T", p))
-	}
-	return err
 }

@@ -37,7 +37,8 @@ type RunFile struct {
 }
 
 // InvalidFile is a per-run file that failed validation (truncated,
-// corrupted, from another format version, or named for another run).
+// corrupted, foreign, or named for another run). A file of a newer
+// layout is never invalid: ScanRuns refuses the directory instead.
 type InvalidFile struct {
 	Path string
 	Err  error
@@ -55,7 +56,9 @@ type Scan struct {
 }
 
 // ScanRuns reads and validates every per-run file in DIR/runs. A missing
-// directory is an empty scan.
+// directory is an empty scan. A file of a newer layout than this build
+// reads is an error wrapping a *NewerLayoutError (the scan stops: the
+// directory belongs to a newer release), not an invalid file.
 func ScanRuns(dir string) (*Scan, error) {
 	rd := filepath.Join(dir, RunsDir)
 	entries, err := os.ReadDir(rd)
@@ -74,6 +77,11 @@ func ScanRuns(dir string) (*Scan, error) {
 			continue
 		}
 		rec, pts, err := ReadRun(p)
+		if _, newer := errors.AsType[*NewerLayoutError](err); newer {
+			// Not damaged: from a newer release. Neither read it nor
+			// let anyone move it aside.
+			return nil, fmt.Errorf("scan runs: %w", err)
+		}
 		if err == nil && rec.RunID != id {
 			err = fmt.Errorf("run file %s holds run %s", p, rec.RunID)
 		}

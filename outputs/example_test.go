@@ -17,7 +17,7 @@ func Example() {
 	for i, id := range []string{strings.Repeat("b", 64), strings.Repeat("a", 64)} {
 		rec := outputs.RunRecord{
 			RunID: id, Status: outputs.StatusDone, FormatVersion: outputs.FormatVersion,
-			Algorithm: "fedlinucb", M: 2, T: 20, B: 10, Every: 10, Seed: uint64(i + 1), Rounds: 20,
+			Family: outputs.FamilyLinear, Algorithm: "fedlinucb", Trust: "none", Params: map[string]float64{}, M: 2, T: 20, B: 10, Every: 10, Seed: uint64(i + 1), Rounds: 20,
 			PseudoRegret: 4, SiloPseudo: []float64{1, 3}, SiloRealised: []float64{1, 2},
 		}
 		pts := []outputs.Point{{Round: 10, Pseudo: 3, Realised: 2, Syncs: 1}, {Round: 20, Pseudo: 4, Realised: 3, Syncs: 2}}

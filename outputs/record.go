@@ -13,12 +13,55 @@
 // unit; Columns and CurveColumns are the same documentation in code.
 package outputs
 
-import ()
+import (
+	"fmt"
+	"strconv"
+)
 
-// FormatVersion is the version of the result files written by this package.
-// It is part of every run id: a change to what a run records or how it is
-// encoded must bump it, so that old and new results are never mixed.
-const FormatVersion = 1
+// FormatVersion is the layout version of the result files this package
+// writes: the columns of runs.arrow, curves.arrow and audit.arrow, and the
+// summary keys of a per-run file. It is written into every file and
+// manifest.json, and it is not part of run ids (runner.SemanticsVersion
+// is): a new column bumps it and orphans no result. Readers accept every
+// layout from 1 to FormatVersion (layoutAdded lists what each added) and
+// refuse a newer one with a *NewerLayoutError.
+//
+// Layouts: 1, the first release; 2 added family, trust and params to
+// runs.arrow and the per-run files.
+const FormatVersion = 2
+
+// layoutAdded lists, per layout after the first, the runs.arrow columns
+// (and per-run summary keys) it added. A file of layout v has the columns
+// of Columns without those added after v; upgrade derives their values.
+var layoutAdded = map[int][]string{
+	2: {"family", "trust", "params"},
+}
+
+// NewerLayoutError is returned when a file or directory was written by a
+// newer fedbandit than this build, in a layout it does not know: it is
+// not damaged, and this build must neither read it nor move it aside.
+// Callers wrap it with the file's name.
+type NewerLayoutError struct {
+	Layout string // the layout the file declares
+}
+
+func (e *NewerLayoutError) Error() string {
+	return fmt.Sprintf("written by a newer fedbandit (layout %s); this build reads up to %d: upgrade", e.Layout, FormatVersion)
+}
+
+// CheckLayout returns the layout a file declares (its format version as
+// written), a *NewerLayoutError when it is newer than FormatVersion, and
+// another error when it is not a layout at all (a damaged or foreign file).
+func CheckLayout(layout string) (int, error) {
+	v, err := strconv.Atoi(layout)
+	switch {
+	case err != nil || v < 1:
+		return 0, fmt.Errorf("format version %q is not a fedbandit layout", layout)
+	case v > FormatVersion:
+		return 0, &NewerLayoutError{Layout: layout}
+	}
+	return v, nil
+}
 
 // Run statuses.
 const (
@@ -58,7 +101,13 @@ type RunRecord struct {
 	SharedContexts    bool
 	ContextGen        string
 
+	Family    string
 	Algorithm string
+	Trust     string
+	// Params are the algorithm's own parameters, defaults filled in
+	// (empty when it has none; nil when not recorded: a layout-1 run of
+	// an algorithm with parameters).
+	Params    map[string]float64
 	Protocol  string
 	Lazy      bool
 	Preset    string
