@@ -19,7 +19,7 @@ import (
 // pinned on federate.Spec (the same at commit dd1c443): results of finished sweeps stay
 // reusable only while these hold. The MSLR sweeps use a stand-in instance
 // whose hash is "h" + the feature set, so only the spec part is pinned.
-// An intentional change of run identity bumps outputs.FormatVersion and
+// An intentional change of run identity bumps SemanticsVersion and
 // these values together. Re-pinned once since (2026-11-25, issue 11)
 // because the sweeps themselves now mean other runs, not because ids are
 // computed differently: their reference-code preset reproduces the

@@ -47,7 +47,7 @@ type Instance struct {
 type Run struct {
 	// ID is the run identity: hex SHA-256 of the canonical encoding of the
 	// full specification (defaults filled in), the instance content hash
-	// and outputs.FormatVersion.
+	// and SemanticsVersion.
 	ID string
 	// GroupID and Group identify the configuration without the seed.
 	GroupID, Group string
@@ -298,25 +298,33 @@ func NewRun(spec federate.Spec, in *Instance) (Run, error) {
 	return Run{ID: id, GroupID: gid[:16], Group: describe(spec, in), Instance: in, Spec: spec}, nil
 }
 
+// SemanticsVersion is the version of what determines a run's result
+// beyond its spec and instance: the simulator's semantics. It is hashed
+// into every run id; bump it only when the same spec would now compute
+// different results, which orphans every finished run. The table layout
+// (outputs.FormatVersion) is not part of the id: a new column orphans
+// nothing.
+const SemanticsVersion = 1
+
 // RunID returns the identity of a run: the hex SHA-256 of a canonical
 // encoding of the spec (call on spec.WithDefaults(); the LTR data is
 // represented by instanceHash and never encoded itself), the instance
-// content hash and outputs.FormatVersion. The encoding is JSON of the Spec
+// content hash and SemanticsVersion. The encoding is JSON of the Spec
 // struct (fields in declaration order with pinned names, floats in Go's
 // shortest round-trip form). New Spec fields are omitempty, so a field at
 // its zero value (the behaviour before it existed) changes no id, while
 // any other value gives a new one; an intentional change of identity
-// bumps outputs.FormatVersion, which `run plan` prints. TestRunIDsPinned
-// pins the ids of the shipped sweeps.
+// bumps SemanticsVersion, which `run plan` prints. TestRunIDsPinned pins
+// the ids of the shipped sweeps.
 func RunID(spec federate.Spec, instanceHash string) (string, error) {
 	spec.LTR = nil
 	spec.Calib = nil
 	b, err := json.Marshal(struct {
 		Domain       string
-		Format       int
+		Format       int // the key of layout 1, when the layout was hashed: kept so that ids stay
 		InstanceHash string
 		Spec         federate.Spec
-	}{"fedbandit/run", outputs.FormatVersion, instanceHash, spec})
+	}{"fedbandit/run", SemanticsVersion, instanceHash, spec})
 	if err != nil {
 		return "", fmt.Errorf("encode run spec: %w", err)
 	}
@@ -362,7 +370,8 @@ func (r *Run) Record(sweep string) outputs.RunRecord {
 		Group: r.Group, GroupID: r.GroupID,
 		Instance: ic.Name, InstanceKind: ic.Kind, InstanceHash: r.Instance.Hash, InstanceName: r.Instance.Name,
 		Dim: r.Instance.Dim, NoiseVar: ic.NoiseVar,
-		Algorithm: s.Algorithm, Protocol: s.Protocol, Lazy: s.Lazy, Preset: s.Preset,
+		Family: outputs.FamilyLinear, Algorithm: s.Algorithm, Trust: linearTrust(s.Algorithm), Params: linearParams(s),
+		Protocol: s.Protocol, Lazy: s.Lazy, Preset: s.Preset,
 		Eps: s.Eps, Delta: s.Delta, Relation: s.Relation,
 		M: s.M, T: s.T, B: s.B, Alpha: s.Alpha, Every: s.Every, Seed: s.Seed,
 		R: s.R, Crs: s.Crs, GramNoise: s.GramNoise, RewardLo: s.RewardLo, RewardHi: s.RewardHi, NoClip: s.NoClip,

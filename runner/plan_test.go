@@ -17,7 +17,7 @@ import (
 
 // TestRunIDGolden pins run ids: the same spec must keep its id across
 // versions of the code (a change here means every stored result is
-// orphaned, so it must come with an outputs.FormatVersion bump or a
+// orphaned, so it must come with a SemanticsVersion bump or a
 // deliberate Spec change).
 func TestRunIDGolden(t *testing.T) {
 	plan := mustPlan(t, tinyTOML)

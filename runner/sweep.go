@@ -35,7 +35,9 @@ const (
 	// ManifestFile indexes the runs of DIR (done and failed, with errors).
 	ManifestFile = "manifest.json"
 	// RejectedDir (inside DIR/runs) receives per-run files that failed
-	// validation (truncated, corrupted), kept for inspection and never read.
+	// validation (truncated, corrupted, foreign), kept for inspection and
+	// never read. A file of a newer layout is never moved there: the
+	// sweep refuses the directory instead (outputs.NewerLayoutError).
 	RejectedDir = "rejected"
 )
 
@@ -189,6 +191,9 @@ func (s *Sweep) Execute(ctx context.Context) (*Report, error) {
 		return nil, err
 	}
 	defer unlock()
+	if err := checkManifestLayout(s.Out); err != nil {
+		return nil, fmt.Errorf("sweep: %w", err)
+	}
 	if err := s.saveConfig(); err != nil {
 		return nil, err
 	}
@@ -445,6 +450,30 @@ func manifestEntries(scan *outputs.Scan) map[string]manifestEntry {
 	return entries
 }
 
+// checkManifestLayout refuses a directory whose manifest.json was written
+// by a newer fedbandit (its format_version is a layout this build does not
+// know): such a directory is read, resumed and collected only by that
+// release or a later one. Anything else about the manifest is no reason
+// to stop (it is an index, rewritten from the run files, which are checked
+// one by one: outputs.ScanRuns).
+func checkManifestLayout(dir string) error {
+	p := filepath.Join(dir, ManifestFile)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil
+	}
+	var m struct {
+		FormatVersion json.Number `json:"format_version"`
+	}
+	if json.Unmarshal(b, &m) != nil {
+		return nil
+	}
+	if _, err := outputs.CheckLayout(m.FormatVersion.String()); errors.As(err, new(*outputs.NewerLayoutError)) {
+		return fmt.Errorf("%s: %w", p, err)
+	}
+	return nil
+}
+
 // writeManifest publishes dir/manifest.json (entries sorted by id).
 func writeManifest(dir string, entries map[string]manifestEntry) error {
 	m := manifest{FormatVersion: outputs.FormatVersion, Entries: make([]manifestEntry, 0, len(entries))}
@@ -480,6 +509,9 @@ func Collect(dir string) (*outputs.CollectSummary, error) {
 		return nil, fmt.Errorf("collect: %w (a sweep collects the tables itself when it finishes; an array's collect job runs after its tasks)", err)
 	}
 	defer unlock()
+	if err := checkManifestLayout(dir); err != nil {
+		return nil, fmt.Errorf("collect: %w", err)
+	}
 	sum, err := outputs.Collect(dir)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,236 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+
+	"github.com/fedbandit/fedbandit/core"
+	"github.com/fedbandit/fedbandit/federate"
+	"github.com/fedbandit/fedbandit/outputs"
+)
+
+// layout1Dir is a results directory written by the layout-1 release
+// (fedbandit 5cab670; outputs/testdata/README.md says how).
+var layout1Dir = filepath.Join("..", "outputs", "testdata", "layout1")
+
+// TestResumeLayout1: the layout-1 release's results directory, planned
+// again from its own sweep file by this build, has every run done (its
+// run ids are the ones the old release computed), so a resume redoes
+// nothing and moves nothing aside; the collect writes runs.arrow in the
+// current layout with family, trust and params, and curves.arrow
+// byte-identical in every value (only the layout in its metadata
+// changes). The simulator is federate.Run: a run redone would show.
+func TestResumeLayout1(t *testing.T) {
+	dir := t.TempDir()
+	copyTree(t, layout1Dir, dir)
+	cfg, err := LoadConfig(filepath.Join(dir, ConfigFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := NewPlan(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := dirHashes(t, filepath.Join(dir, outputs.RunsDir))
+	s := &Sweep{Plan: plan, Out: dir, Workers: 2, Log: quietLog(), LogEvery: time.Hour}
+	rep, err := s.Execute(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Runs != 5 || rep.Skipped != 5 || rep.Executed != 0 || len(rep.Redone) != 0 {
+		t.Fatalf("resume of a layout-1 directory: %+v", rep)
+	}
+	if d := diffHashes(before, dirHashes(t, filepath.Join(dir, outputs.RunsDir))); d != "" {
+		t.Errorf("run files changed by the resume: %s", d)
+	}
+	recs, err := outputs.ReadRuns(rep.Collected.RunsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := outputs.ReadRuns(filepath.Join(layout1Dir, outputs.RunsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(recs, old) {
+		t.Error("collected rows differ from the layout-1 runs.arrow read by this build")
+	}
+	trust := map[string]string{"fedlinucb": core.TrustNone, "ldp": core.TrustLocal, "super-agent": core.TrustCentral, "feducb": core.TrustLocal}
+	for _, r := range recs {
+		if r.Family != outputs.FamilyLinear || r.Trust != trust[r.Algorithm] || r.FormatVersion != 1 {
+			t.Errorf("%s: family %q trust %q format_version %d", r.Algorithm, r.Family, r.Trust, r.FormatVersion)
+		}
+	}
+	curves, _ := outputs.ReadCurves(rep.Collected.CurvesPath)
+	oldCurves, _ := outputs.ReadCurves(filepath.Join(layout1Dir, outputs.CurvesFile))
+	if len(curves) != 10 || !reflect.DeepEqual(curves, oldCurves) {
+		t.Errorf("curves: %d rows, equal to layout 1's: %v", len(curves), reflect.DeepEqual(curves, oldCurves))
+	}
+	// The same sweep run afresh by this build records the new columns
+	// itself (feducb's sync_threshold: default and explicit) and the same
+	// curves.
+	fresh := t.TempDir()
+	rep, err = (&Sweep{Plan: plan, Out: fresh, Workers: 2, Log: quietLog(), LogEvery: time.Hour}).Execute(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	freshCurves, _ := outputs.ReadCurves(rep.Collected.CurvesPath)
+	if !reflect.DeepEqual(freshCurves, oldCurves) {
+		t.Error("this build's curves differ from the layout-1 release's")
+	}
+	freshRecs, _ := outputs.ReadRuns(rep.Collected.RunsPath)
+	var thresholds []float64
+	for _, r := range freshRecs {
+		if r.FormatVersion != outputs.FormatVersion || r.Trust != trust[r.Algorithm] || r.Params == nil {
+			t.Errorf("%s: format_version %d trust %q params %v", r.Algorithm, r.FormatVersion, r.Trust, r.Params)
+		}
+		if r.Algorithm == federate.AlgFedUCB {
+			thresholds = append(thresholds, r.Params["sync_threshold"])
+		} else if len(r.Params) != 0 {
+			t.Errorf("%s: params %v", r.Algorithm, r.Params)
+		}
+	}
+	slices.Sort(thresholds)
+	// Default T ln(MT)/(dM) at T = 20, M = 2, d = 3, and the explicit 2.5.
+	if want := []float64{2.5, federate.DefaultSyncThreshold(20, 2, 3)}; !slices.Equal(thresholds, want) {
+		t.Errorf("feducb sync_threshold %v, want %v", thresholds, want)
+	}
+}
+
+// TestNewerLayoutRefused: a sweep or a collect meeting a directory of a
+// newer layout (its manifest, or one run file) stops with the reason and
+// moves nothing aside; the files stay as they were.
+func TestNewerLayoutRefused(t *testing.T) {
+	const msg = "written by a newer fedbandit (layout 3); this build reads up to 2: upgrade"
+	plan := mustPlan(t, tinyTOML)
+	for _, tc := range []struct {
+		name  string
+		plant func(dir string) error
+	}{
+		{"manifest", func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, ManifestFile), []byte(`{"format_version": 3, "runs": 0}`), 0o644)
+		}},
+		{"run file", func(dir string) error {
+			// A valid layout-2 file relabelled layout 3.
+			p := outputs.RunPath(dir, plan.Runs[0].ID)
+			if err := relabelLayout(p, "3"); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(dir, ManifestFile), []byte(`{"format_version": 2}`), 0o644)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if _, err := sweepInto(t, plan, dir, 2, fakeSim{}, nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := tc.plant(dir); err != nil {
+				t.Fatal(err)
+			}
+			before := dirHashes(t, dir)
+			rep, err := sweepInto(t, plan, dir, 2, fakeSim{}, nil)
+			if err == nil || !strings.Contains(err.Error(), msg) || rep != nil {
+				t.Errorf("sweep: %v (report %+v)", err, rep)
+			}
+			if _, err := Collect(dir); err == nil || !strings.Contains(err.Error(), msg) {
+				t.Errorf("collect: %v", err)
+			}
+			if d := diffHashes(before, dirHashes(t, dir)); d != "" {
+				t.Errorf("files changed: %s", d)
+			}
+			if _, err := os.Stat(filepath.Join(dir, outputs.RunsDir, RejectedDir)); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("a rejected/ directory was made: %v", err)
+			}
+		})
+	}
+}
+
+// TestTrustEveryAlgorithm: every registered algorithm has a trust model,
+// and the frozen layout-1 table outputs uses to upgrade old rows agrees
+// with today's registry for every algorithm of layout 1.
+func TestTrustEveryAlgorithm(t *testing.T) {
+	for _, a := range federate.Algorithms() {
+		if linearTrust(a.Name) == "" {
+			t.Errorf("%s (model %s): no trust model", a.Name, a.Model)
+		}
+	}
+	for name, trust := range outputs.Layout1Algorithms() {
+		if got := linearTrust(name); got != trust {
+			t.Errorf("%s: layout-1 trust %q, registry %q", name, trust, got)
+		}
+	}
+}
+
+// relabelLayout rewrites an Arrow IPC file with its format version
+// metadata set to layout, everything else as it was.
+func relabelLayout(path, layout string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	r, err := ipc.NewFileReader(bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	md := r.Schema().Metadata()
+	keys, vals := slices.Clone(md.Keys()), slices.Clone(md.Values())
+	keys, vals = append(keys, "fedbandit.format_version"), append(vals, layout)
+	if i := md.FindKey("fedbandit.format_version"); i >= 0 {
+		keys, vals = keys[:len(keys)-1], vals[:len(vals)-1]
+		vals[i] = layout
+	}
+	nmd := arrow.NewMetadata(keys, vals)
+	schema := arrow.NewSchema(r.Schema().Fields(), &nmd)
+	var buf bytes.Buffer
+	w, err := ipc.NewFileWriter(&buf, ipc.WithSchema(schema))
+	if err != nil {
+		return err
+	}
+	for i := 0; i < r.NumRecords(); i++ {
+		b, err := r.RecordBatch(i)
+		if err != nil {
+			return err
+		}
+		if err := w.Write(array.NewRecordBatch(schema, b.Columns(), b.NumRows())); err != nil {
+			return err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o644)
+}
+
+// copyTree copies the regular files of a directory tree.
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
