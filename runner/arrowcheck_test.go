@@ -10,9 +10,11 @@ import (
 )
 
 // TestIndependentReader opens a sweep's tables (with done and failed runs)
-// with the npm apache-arrow package through tools/arrow-check. Skipped
-// when node or the package is not installed, unless
-// FEDBANDIT_REQUIRE_READERS=1 (CI), where it must run.
+// with the npm apache-arrow package through tools/arrow-check, and with
+// polars (npm nodejs-polars) through tools/polars-check. Skipped when node
+// or the packages are not installed, unless FEDBANDIT_REQUIRE_READERS=1
+// (CI), where they must run. TestResumeLayout1 runs both on tables with
+// parameters (feducb's sync_threshold, null for layout-1 runs).
 func TestIndependentReader(t *testing.T) {
 	plan := mustPlan(t, tinyTOML)
 	dir := t.TempDir()
@@ -24,6 +26,19 @@ func TestIndependentReader(t *testing.T) {
 	// The checker must reject a mismatch.
 	if err := arrowCheck(t, dir, "--runs", "13"); err == nil {
 		t.Error("arrow-check accepted a wrong row count")
+	}
+	requirePolarsCheck(t, "sweep", dir, "--runs", "12", "--curve-rows", "80")
+	if err := nodeTool(t, "polars-check", "nodejs-polars", "sweep", dir, "--runs", "13"); err == nil {
+		t.Error("polars-check accepted a wrong row count")
+	}
+}
+
+// requirePolarsCheck runs tools/polars-check/check.mjs (mode "sweep" or
+// "dataset") on dir and fails the test if it reports a mismatch.
+func requirePolarsCheck(t *testing.T, mode, dir string, args ...string) {
+	t.Helper()
+	if err := nodeTool(t, "polars-check", "nodejs-polars", append([]string{mode, dir}, args...)...); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -38,16 +53,24 @@ func requireArrowCheck(t *testing.T, dir string, args ...string) {
 
 func arrowCheck(t *testing.T, dir string, args ...string) error {
 	t.Helper()
-	tool, _ := filepath.Abs(filepath.Join("..", "tools", "arrow-check"))
+	return nodeTool(t, "arrow-check", "apache-arrow", append([]string{dir}, args...)...)
+}
+
+// nodeTool runs tools/<name>/check.mjs with args; pkg is the npm package
+// it needs. It skips the test when node or the package is missing, unless
+// FEDBANDIT_REQUIRE_READERS=1.
+func nodeTool(t *testing.T, name, pkg string, args ...string) error {
+	t.Helper()
+	tool, _ := filepath.Abs(filepath.Join("..", "tools", name))
 	node, err := exec.LookPath("node")
-	_, modErr := os.Stat(filepath.Join(tool, "node_modules", "apache-arrow"))
+	_, modErr := os.Stat(filepath.Join(tool, "node_modules", pkg))
 	if err != nil || modErr != nil {
 		if req, _ := strconv.ParseBool(os.Getenv("FEDBANDIT_REQUIRE_READERS")); req {
 			t.Fatalf("independent reader required but not installed (run npm ci in %s): node %v, package %v", tool, err, modErr)
 		}
-		t.Skipf("independent reader not installed (cd tools/arrow-check && npm ci)")
+		t.Skipf("independent reader not installed (cd tools/%s && npm ci)", name)
 	}
-	cmd := exec.Command(node, append([]string{filepath.Join(tool, "check.mjs"), dir}, args...)...)
+	cmd := exec.Command(node, append([]string{filepath.Join(tool, "check.mjs")}, args...)...)
 	out, err := cmd.CombinedOutput()
 	t.Logf("%s", out)
 	return err

@@ -72,6 +72,8 @@ func TestResumeLayout1(t *testing.T) {
 			t.Errorf("%s: family %q trust %q format_version %d", r.Algorithm, r.Family, r.Trust, r.FormatVersion)
 		}
 	}
+	requireArrowCheck(t, dir, "--runs", "5", "--done", "5", "--curve-rows", "10")
+	requirePolarsCheck(t, "sweep", dir, "--runs", "5", "--curve-rows", "10")
 	curves, _ := outputs.ReadCurves(rep.Collected.CurvesPath)
 	oldCurves, _ := outputs.ReadCurves(filepath.Join(layout1Dir, outputs.CurvesFile))
 	if len(curves) != 10 || !reflect.DeepEqual(curves, oldCurves) {
@@ -101,6 +103,8 @@ func TestResumeLayout1(t *testing.T) {
 			t.Errorf("%s: params %v", r.Algorithm, r.Params)
 		}
 	}
+	requireArrowCheck(t, fresh, "--runs", "5", "--done", "5", "--curve-rows", "10")
+	requirePolarsCheck(t, "sweep", fresh, "--runs", "5", "--curve-rows", "10")
 	slices.Sort(thresholds)
 	// Default T ln(MT)/(dM) at T = 20, M = 2, d = 3, and the explicit 2.5.
 	if want := []float64{2.5, federate.DefaultSyncThreshold(20, 2, 3)}; !slices.Equal(thresholds, want) {

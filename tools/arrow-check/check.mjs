@@ -13,7 +13,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { tableFromIPC } from "apache-arrow";
 
-const FORMAT_VERSION = "1";
+const FORMAT_VERSION = "2";
+const TRUST = new Set(["none", "central", "local", "shuffle", "distributed"]);
 
 const RUN_COLUMNS = [
   ["run_id", "Utf8"], ["status", "Utf8"], ["error", "Utf8"], ["format_version", "Int64"],
@@ -22,7 +23,7 @@ const RUN_COLUMNS = [
   ["d", "Int64"], ["features", "Utf8"], ["reward_model", "Utf8"], ["noise_var", "Float64"],
   ["partition_strategy", "Utf8"], ["partition_seed", "Uint64"], ["k", "Int64"], ["fixed_basis", "Bool"],
   ["instance_seed", "Uint64"], ["shared_contexts", "Bool"], ["context_gen", "Utf8"],
-  ["algorithm", "Utf8"], ["protocol", "Utf8"], ["lazy", "Bool"], ["preset", "Utf8"],
+  ["family", "Utf8"], ["algorithm", "Utf8"], ["trust", "Utf8"], ["params", "Struct<float64...>"], ["protocol", "Utf8"], ["lazy", "Bool"], ["preset", "Utf8"],
   ["eps", "Float64"], ["delta", "Float64"], ["relation", "Utf8"],
   ["M", "Int64"], ["T", "Int64"], ["B", "Int64"], ["alpha", "Float64"], ["every", "Int64"], ["seed", "Uint64"],
   ["R", "Float64"], ["crs", "Float64"], ["gram_noise", "Utf8"], ["reward_lo", "Float64"], ["reward_hi", "Float64"],
@@ -72,8 +73,19 @@ function load(path) {
   }
 }
 
+// typeName is a column's type as RUN_COLUMNS writes it: the params struct
+// (one Float64 field per parameter key, in key order) as
+// "Struct<float64...>", anything else as Arrow JS prints it.
+function typeName(f) {
+  if (f.name !== "params") return String(f.type);
+  const kids = f.type.children ?? [];
+  const names = kids.map((c) => c.name);
+  const sorted = names.every((n, i) => i === 0 || names[i - 1] < n);
+  return kids.every((c) => String(c.type) === "Float64") && sorted ? "Struct<float64...>" : String(f.type);
+}
+
 function checkSchema(path, table, want) {
-  const got = table.schema.fields.map((f) => [f.name, String(f.type)]);
+  const got = table.schema.fields.map((f) => [f.name, typeName(f)]);
   const g = got.map(([n, t]) => `${n}:${t}`).join(", ");
   const w = want.map(([n, t]) => `${n}:${t}`).join(", ");
   if (g !== w) fail(`${path}: columns\n  got  ${g}\n  want ${w}`);
@@ -105,11 +117,19 @@ function main() {
   const siloP = col(runs, "silo_pseudo_regret");
   const pseudo = col(runs, "pseudo_regret");
   const errs = col(runs, "error");
+  const family = col(runs, "family");
+  const trust = col(runs, "trust");
+  const params = col(runs, "params");
+  const layout = col(runs, "format_version").map(num);
   const byId = new Map();
   ids.forEach((id, i) => {
     if (!/^[0-9a-f]{64}$/.test(id)) fail(`${runsPath}: row ${i}: bad run id ${id}`);
     if (i > 0 && !(ids[i - 1] < id)) fail(`${runsPath}: rows not sorted by unique run_id at row ${i}`);
     byId.set(id, i);
+    if (family[i] === "") fail(`${runsPath}: run ${id}: empty family`);
+    if (!TRUST.has(trust[i])) fail(`${runsPath}: run ${id}: trust ${trust[i]}`);
+    // params is null only for a run recorded by layout 1 (parameters not recorded).
+    if (params[i] === null && layout[i] >= 2) fail(`${runsPath}: run ${id}: params null in layout ${layout[i]}`);
     if (status[i] === "done") {
       if (rounds[i] !== T[i]) fail(`${runsPath}: run ${id}: rounds ${rounds[i]} != T ${T[i]}`);
       const s = [...siloP[i]];
