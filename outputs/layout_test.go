@@ -21,8 +21,8 @@ const layout1Dir = "testdata/layout1"
 // written by fedbandit 5cab670 with the four type switches the codec
 // table replaced): every per-run file, runs.arrow and curves.arrow,
 // re-encoded in layout 1 from what this build reads, is the same file.
-// (Mutation control: a float formatted with 'e' instead of 'g', or the
-// int codec appending through uint64, fails it.)
+// (Mutation controls, run: a float formatted with 'e' instead of 'g', or
+// the int codec appending v+1, fails it.)
 func TestLayout1BytesReproduced(t *testing.T) {
 	scan, err := ScanRuns(layout1Dir)
 	if err != nil || len(scan.Invalid) != 0 || len(scan.Runs) != 5 {
