@@ -215,8 +215,8 @@ func TestHugeSweepWarns(t *testing.T) {
 // TestQuickstartIDsPinned pins the run ids of the main job (full and CI
 // size): the SHA-256 of its sorted run ids. The ids hash the spec, the
 // instance content (the embedded MQ2008, its lasso theta* and partition)
-// and the format version, so a change here orphans every user's finished
-// main job: bump outputs.FormatVersion deliberately or keep them. (Re-pinned
+// and the simulator-semantics version, so a change here orphans every user's finished
+// main job: bump runner.SemanticsVersion deliberately or keep them. (Re-pinned
 // 2026-11-25, issue 11: the main job's runs became certified ones, preset
 // exact and the lazy learner, so they are other runs with other ids.)
 func TestQuickstartIDsPinned(t *testing.T) {

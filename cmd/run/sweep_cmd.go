@@ -123,7 +123,7 @@ func printPlanHead(w io.Writer, plan *runner.Plan) {
 	for _, r := range plan.Runs {
 		groups[r.GroupID] = true
 	}
-	fmt.Fprintf(w, "sweep %q: %d runs (%d configurations x %d seeds; run ids of format v%d)\n", plan.Config.Name, len(plan.Runs), len(groups), plan.Config.Seeds, outputs.FormatVersion)
+	fmt.Fprintf(w, "sweep %q: %d runs (%d configurations x %d seeds; run ids of simulator semantics v%d)\n", plan.Config.Name, len(plan.Runs), len(groups), plan.Config.Seeds, runner.SemanticsVersion)
 	for _, in := range plan.Instances {
 		fmt.Fprintf(w, "  instance %s: %s (hash %.12s, d=%d, %.1f actions/round, %s shared)\n",
 			in.Config.Name, in.Name, in.Hash, in.Dim, in.Actions, bytesText(in.Bytes))
