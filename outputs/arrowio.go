@@ -291,10 +291,11 @@ func encodeRows[R any](cols []col[R], rows []R, md arrow.Metadata, batchRows int
 	var zero R
 	for j, c := range cols {
 		cd := codecOf(c.field(&zero))
-		ps := make([]any, 0, len(rows))
+		var ps []any
 		if cd.typ == nil {
+			ps = make([]any, len(rows))
 			for i := range rows {
-				ps = append(ps, c.field(&rows[i]))
+				ps[i] = c.field(&rows[i])
 			}
 		}
 		cds[j] = cd
@@ -303,11 +304,15 @@ func encodeRows[R any](cols []col[R], rows []R, md arrow.Metadata, batchRows int
 	schema := arrow.NewSchema(fields, &md)
 	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
 	defer b.Release()
+	appenders := make([]func(any), len(cols))
+	for j := range cols {
+		appenders[j] = cds[j].appender(b.Field(j))
+	}
 	var batches []arrow.RecordBatch
 	for lo := 0; lo == 0 || lo < len(rows); lo += batchRows {
 		for i := lo; i < min(lo+batchRows, len(rows)); i++ {
 			for j, c := range cols {
-				cds[j].append(b.Field(j), c.field(&rows[i]))
+				appenders[j](c.field(&rows[i]))
 			}
 		}
 		batches = append(batches, b.NewRecordBatch())
@@ -360,9 +365,9 @@ func readRows[R any](r *ipc.FileReader, cols []col[R]) ([]R, error) {
 		base := len(rows)
 		rows = append(rows, make([]R, b.NumRows())...)
 		for j, c := range cols {
-			col := b.Column(j)
+			read := cds[j].reader(b.Column(j))
 			for k := 0; k < int(b.NumRows()); k++ {
-				cds[j].read(c.field(&rows[base+k]), col, k)
+				read(c.field(&rows[base+k]), k)
 			}
 		}
 	}

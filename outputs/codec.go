@@ -13,7 +13,7 @@ import (
 )
 
 // A codec stores one Go field type in the tables: as an Arrow column
-// (append, read) and as a string in a per-run file's metadata (format,
+// (appender, reader) and as a string in a per-run file's metadata (format,
 // parse; parse inverts format exactly). codecs holds one entry per field
 // type; every table (runs.arrow, curves.arrow, audit.arrow, the per-run
 // files) goes through it, so a new field type is one new entry.
@@ -26,8 +26,11 @@ type codec struct {
 	fits     func(t arrow.DataType) bool
 	// docType names the type in README.md (Column.TypeName).
 	docType string
-	append  func(b array.Builder, p any)
-	read    func(p any, col arrow.Array, k int)
+	// appender binds a column's builder once and returns the function
+	// that appends one value (p points to it); reader binds a column and
+	// returns the function that stores its row k into p.
+	appender func(b array.Builder) func(p any)
+	reader   func(col arrow.Array) func(p any, k int)
 	format  func(p any) (string, error)
 	parse   func(p any, s string) error
 }
@@ -72,8 +75,14 @@ func scalar[T any, B array.Builder, A arrow.Array](typ arrow.DataType, app func(
 		typ:     typ,
 		fits:    func(t arrow.DataType) bool { return arrow.TypeEqual(t, typ) },
 		docType: typeName(typ),
-		append:  func(b array.Builder, p any) { app(b.(B), *p.(*T)) },
-		read:    func(p any, col arrow.Array, k int) { *p.(*T) = get(col.(A), k) },
+		appender: func(b array.Builder) func(p any) {
+			bb := b.(B)
+			return func(p any) { app(bb, *p.(*T)) }
+		},
+		reader: func(col arrow.Array) func(p any, k int) {
+			a := col.(A)
+			return func(p any, k int) { *p.(*T) = get(a, k) }
+		},
 		format:  func(p any) (string, error) { return format(*p.(*T)), nil },
 		parse: func(p any, s string) error {
 			v, err := parse(s)
@@ -163,38 +172,45 @@ var paramsCodec = codec{
 		return true
 	},
 	docType: "struct<float64>",
-	append: func(b array.Builder, p any) {
-		m := *p.(*map[string]float64)
+	appender: func(b array.Builder) func(p any) {
 		sb := b.(*array.StructBuilder)
-		if m == nil {
-			sb.AppendNull()
-			return
-		}
-		sb.Append(true)
 		st := sb.Type().(*arrow.StructType)
-		for i, f := range st.Fields() {
-			fb := sb.FieldBuilder(i).(*array.Float64Builder)
-			if v, ok := m[f.Name]; ok {
-				fb.Append(v)
-			} else {
-				fb.AppendNull()
+		fbs := make([]*array.Float64Builder, st.NumFields())
+		for i := range fbs {
+			fbs[i] = sb.FieldBuilder(i).(*array.Float64Builder)
+		}
+		return func(p any) {
+			m := *p.(*map[string]float64)
+			if m == nil {
+				sb.AppendNull()
+				return
+			}
+			sb.Append(true)
+			for i, f := range st.Fields() {
+				if v, ok := m[f.Name]; ok {
+					fbs[i].Append(v)
+				} else {
+					fbs[i].AppendNull()
+				}
 			}
 		}
 	},
-	read: func(p any, col arrow.Array, k int) {
+	reader: func(col arrow.Array) func(p any, k int) {
 		s := col.(*array.Struct)
-		if s.IsNull(k) {
-			*p.(*map[string]float64) = nil
-			return
-		}
-		m := map[string]float64{}
 		st := s.DataType().(*arrow.StructType)
-		for i, f := range st.Fields() {
-			if v := s.Field(i).(*array.Float64); v.IsValid(k) {
-				m[f.Name] = v.Value(k)
+		return func(p any, k int) {
+			if s.IsNull(k) {
+				*p.(*map[string]float64) = nil
+				return
 			}
+			m := map[string]float64{}
+			for i, f := range st.Fields() {
+				if v := s.Field(i).(*array.Float64); v.IsValid(k) {
+					m[f.Name] = v.Value(k)
+				}
+			}
+			*p.(*map[string]float64) = m
 		}
-		*p.(*map[string]float64) = m
 	},
 	format: func(p any) (string, error) {
 		m := *p.(*map[string]float64)
