@@ -56,4 +56,3 @@ func BenchmarkEncodeRuns(b *testing.B) {
 		}
 	}
 }
-

@@ -31,8 +31,8 @@ type codec struct {
 	// returns the function that stores its row k into p.
 	appender func(b array.Builder) func(p any)
 	reader   func(col arrow.Array) func(p any, k int)
-	format  func(p any) (string, error)
-	parse   func(p any, s string) error
+	format   func(p any) (string, error)
+	parse    func(p any, s string) error
 }
 
 // codecs maps a field pointer type (*string, *int, ...) to its codec.
@@ -83,7 +83,7 @@ func scalar[T any, B array.Builder, A arrow.Array](typ arrow.DataType, app func(
 			a := col.(A)
 			return func(p any, k int) { *p.(*T) = get(a, k) }
 		},
-		format:  func(p any) (string, error) { return format(*p.(*T)), nil },
+		format: func(p any) (string, error) { return format(*p.(*T)), nil },
 		parse: func(p any, s string) error {
 			v, err := parse(s)
 			if err == nil {
