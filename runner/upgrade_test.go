@@ -31,7 +31,10 @@ var layout1Dir = filepath.Join("..", "outputs", "testdata", "layout1")
 // nothing and moves nothing aside; the collect writes runs.arrow in the
 // current layout with family, trust and params, and curves.arrow
 // byte-identical in every value (only the layout in its metadata
-// changes). The simulator is federate.Run: a run redone would show.
+// changes). The simulator is federate.Run: a run redone would show. A
+// second seed added to the sweep mixes both layouts in one table.
+// (Mutation controls, run: SemanticsVersion 2 redoes every run; FedUCB's
+// default threshold not filled in, or super-agent's trust local, fail it.)
 func TestResumeLayout1(t *testing.T) {
 	dir := t.TempDir()
 	copyTree(t, layout1Dir, dir)
@@ -72,13 +75,43 @@ func TestResumeLayout1(t *testing.T) {
 			t.Errorf("%s: family %q trust %q format_version %d", r.Algorithm, r.Family, r.Trust, r.FormatVersion)
 		}
 	}
-	requireArrowCheck(t, dir, "--runs", "5", "--done", "5", "--curve-rows", "10")
-	requirePolarsCheck(t, "sweep", dir, "--runs", "5", "--curve-rows", "10")
 	curves, _ := outputs.ReadCurves(rep.Collected.CurvesPath)
 	oldCurves, _ := outputs.ReadCurves(filepath.Join(layout1Dir, outputs.CurvesFile))
 	if len(curves) != 10 || !reflect.DeepEqual(curves, oldCurves) {
 		t.Errorf("curves: %d rows, equal to layout 1's: %v", len(curves), reflect.DeepEqual(curves, oldCurves))
 	}
+	// Two seeds: the layout-1 runs are kept, five layout-2 runs join them,
+	// and one runs.arrow holds both (params null only in layout-1 rows),
+	// which the independent readers open.
+	raw, _ := os.ReadFile(filepath.Join(dir, ConfigFile))
+	more, err := ParseConfig([]byte(strings.Replace(string(raw), "seeds = 1", "seeds = 2", 1)), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	morePlan, err := NewPlan(more, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mixed := t.TempDir()
+	copyTree(t, layout1Dir, mixed)
+	rep, err = (&Sweep{Plan: morePlan, Out: mixed, Workers: 2, Log: quietLog(), LogEvery: time.Hour}).Execute(context.Background())
+	if err != nil || rep.Skipped != 5 || rep.Executed != 5 {
+		t.Fatalf("two seeds over layout 1: %v %+v", err, rep)
+	}
+	mixedRecs, _ := outputs.ReadRuns(rep.Collected.RunsPath)
+	layouts := map[int]int{}
+	for _, r := range mixedRecs {
+		layouts[r.FormatVersion]++
+		if (r.Params == nil) != (r.FormatVersion == 1 && r.Algorithm == federate.AlgFedUCB) {
+			t.Errorf("%s layout %d: params %v", r.Algorithm, r.FormatVersion, r.Params)
+		}
+	}
+	if layouts[1] != 5 || layouts[outputs.FormatVersion] != 5 {
+		t.Errorf("rows per layout %v", layouts)
+	}
+	requireArrowCheck(t, mixed, "--runs", "10", "--done", "10", "--curve-rows", "20")
+	requirePolarsCheck(t, "sweep", mixed, "--runs", "10", "--curve-rows", "20")
+
 	// The same sweep run afresh by this build records the new columns
 	// itself (feducb's sync_threshold: default and explicit) and the same
 	// curves.
@@ -103,8 +136,6 @@ func TestResumeLayout1(t *testing.T) {
 			t.Errorf("%s: params %v", r.Algorithm, r.Params)
 		}
 	}
-	requireArrowCheck(t, fresh, "--runs", "5", "--done", "5", "--curve-rows", "10")
-	requirePolarsCheck(t, "sweep", fresh, "--runs", "5", "--curve-rows", "10")
 	slices.Sort(thresholds)
 	// Default T ln(MT)/(dM) at T = 20, M = 2, d = 3, and the explicit 2.5.
 	if want := []float64{2.5, federate.DefaultSyncThreshold(20, 2, 3)}; !slices.Equal(thresholds, want) {
