@@ -321,7 +321,7 @@ func RunID(spec federate.Spec, instanceHash string) (string, error) {
 	spec.Calib = nil
 	b, err := json.Marshal(struct {
 		Domain       string
-		Format       int // the key of layout 1, when the layout was hashed: kept so that ids stay
+		Format       int // named when the layout was hashed; the name is encoded, so it stays
 		InstanceHash string
 		Spec         federate.Spec
 	}{"fedbandit/run", SemanticsVersion, instanceHash, spec})
