@@ -17,10 +17,11 @@ import (
 const layout1Dir = "testdata/layout1"
 
 // TestLayout1BytesReproduced: the codec table writes the columns of
-// layout 1 byte for byte as the layout-1 release did (testdata/layout1,
-// written by fedbandit 5cab670 with the four type switches the codec
-// table replaced): every per-run file, runs.arrow and curves.arrow,
-// re-encoded in layout 1 from what this build reads, is the same file.
+// layout 1 byte for byte as the layout-1 release did (testdata/layout1
+// and testdata/audit-layout1.arrow, written by fedbandit 5cab670 with the
+// four type switches the codec table replaced): every per-run file,
+// runs.arrow, curves.arrow and audit.arrow, re-encoded in layout 1 from
+// what this build reads, is the same file.
 // (Mutation controls, run: a float formatted with 'e' instead of 'g', or
 // the int codec appending v+1, fails it.)
 func TestLayout1BytesReproduced(t *testing.T) {
@@ -50,6 +51,15 @@ func TestLayout1BytesReproduced(t *testing.T) {
 	got, err = encodeCurves(curves, 1)
 	if err != nil || !bytes.Equal(got, mustRead(t, filepath.Join(layout1Dir, CurvesFile))) {
 		t.Errorf("curves.arrow: layout-1 encoding differs (%v)", err)
+	}
+	audit := "testdata/audit-layout1.arrow"
+	rows, err := ReadAudit(audit)
+	if err != nil || len(rows) != 1 {
+		t.Fatalf("audit table: %d rows, %v", len(rows), err)
+	}
+	got, err = encodeRows(auditCols(), rows, layoutMetadata(1), math.MaxInt)
+	if err != nil || !bytes.Equal(got, mustRead(t, audit)) {
+		t.Errorf("audit.arrow: layout-1 encoding differs (%v)", err)
 	}
 	// The layout-1 tables and the layout-1 run files say the same once
 	// upgraded.
