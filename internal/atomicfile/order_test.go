@@ -14,6 +14,7 @@ import (
 // real disk underneath) and can fail one named step.
 type recorder struct {
 	log  []string
+	dirs []string // CreateTemp's directory arguments
 	fail string // step to fail: "write", "chmod", "sync", "close", "rename", "syncdir"
 }
 
@@ -61,6 +62,7 @@ func (f *recFile) Close() error {
 
 func (r *recorder) CreateTemp(dir, pattern string) (tempFile, error) {
 	r.log = append(r.log, "create")
+	r.dirs = append(r.dirs, dir)
 	f, err := os.CreateTemp(dir, pattern)
 	if err != nil {
 		return nil, err
@@ -107,6 +109,20 @@ func TestWriteOrder(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(path); string(b) != "hello" {
 		t.Errorf("content %q", b)
+	}
+	// The temp file is made beside the target (a rename is atomic only
+	// within one file system).
+	if want := filepath.Dir(path) + string(filepath.Separator); len(r.dirs) != 1 || r.dirs[0] != want {
+		t.Errorf("temp file made in %q, want %q", r.dirs, want)
+	}
+	// A bare file name is written in the current directory.
+	t.Chdir(filepath.Dir(path))
+	r.log, r.dirs = nil, nil
+	if err := Write("g.txt", func(w io.Writer) error { _, err := w.Write([]byte("x")); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.dirs) != 1 || r.dirs[0] != "." {
+		t.Errorf("bare name: temp file made in %q, want \".\"", r.dirs)
 	}
 }
 
