@@ -27,7 +27,7 @@ func Write(path string, write func(w io.Writer) error) (err error) {
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, base+".*"+TempSuffix)
+	f, err := disk.CreateTemp(dir, base+".*"+TempSuffix)
 	if err != nil {
 		return fmt.Errorf("publish %s: %w", path, err)
 	}
@@ -35,7 +35,7 @@ func Write(path string, write func(w io.Writer) error) (err error) {
 	defer func() {
 		if err != nil {
 			f.Close()
-			os.Remove(tmp)
+			disk.Remove(tmp)
 		}
 	}()
 	if err = write(f); err != nil {
@@ -50,11 +50,42 @@ func Write(path string, write func(w io.Writer) error) (err error) {
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("publish %s: close: %w", path, err)
 	}
-	if err = os.Rename(tmp, path); err != nil {
+	if err = disk.Rename(tmp, path); err != nil {
 		return fmt.Errorf("publish %s: rename: %w", path, err)
 	}
-	return syncDir(dir)
+	return disk.SyncDir(dir)
 }
+
+// tempFile is the part of *os.File that Write uses.
+type tempFile interface {
+	io.Writer
+	Name() string
+	Chmod(mode os.FileMode) error
+	Sync() error
+	Close() error
+}
+
+// fileSystem is what Write does to the disk: the operating system in
+// production; tests substitute a recorder to check the order of the
+// steps (write, fsync, close, rename, fsync of the directory) and what a
+// failing step leaves behind.
+type fileSystem interface {
+	CreateTemp(dir, pattern string) (tempFile, error)
+	Rename(oldpath, newpath string) error
+	Remove(name string) error
+	SyncDir(dir string) error
+}
+
+// osDisk is the real file system.
+type osDisk struct{}
+
+func (osDisk) CreateTemp(dir, pattern string) (tempFile, error) { return os.CreateTemp(dir, pattern) }
+func (osDisk) Rename(oldpath, newpath string) error             { return os.Rename(oldpath, newpath) }
+func (osDisk) Remove(name string) error                         { return os.Remove(name) }
+func (osDisk) SyncDir(dir string) error                         { return syncDir(dir) }
+
+// disk is the file system Write uses.
+var disk fileSystem = osDisk{}
 
 // syncDir fsyncs a directory so that a rename inside it is durable.
 func syncDir(dir string) error {
