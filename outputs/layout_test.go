@@ -282,24 +282,3 @@ func copyDir(t *testing.T, from, to string) {
 	}
 }
 
-// TestCurvesManyBatches: curves.arrow of 200,000 rows is written in
-// record batches of 65,536 rows and read back exactly.
-func TestCurvesManyBatches(t *testing.T) {
-	pts := benchCurves()
-	p := filepath.Join(t.TempDir(), CurvesFile)
-	if err := WriteCurves(p, pts); err != nil {
-		t.Fatal(err)
-	}
-	r, err := ipc.NewFileReader(bytes.NewReader(mustRead(t, p)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := r.NumRecords(); n != 4 {
-		t.Errorf("%d record batches, want 4", n)
-	}
-	r.Close()
-	got, err := ReadCurves(p)
-	if err != nil || !reflect.DeepEqual(got, pts) {
-		t.Errorf("round trip of %d rows: %d rows, equal %v (%v)", len(pts), len(got), reflect.DeepEqual(got, pts), err)
-	}
-}
