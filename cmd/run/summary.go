@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/fedbandit/fedbandit/federate"
@@ -13,17 +12,11 @@ import (
 	"github.com/fedbandit/fedbandit/outputs/figure"
 )
 
-// readTables reads a sweep directory's runs.arrow and curves.arrow.
+// readTables reads a sweep directory's runs.arrow and curves.arrow,
+// refusing a pair that one collect did not write together
+// (outputs.ReadTables).
 func readTables(dir string) ([]outputs.RunRecord, []outputs.CurvePoint, error) {
-	runs, err := outputs.ReadRuns(filepath.Join(dir, outputs.RunsFile))
-	if err != nil {
-		return nil, nil, err
-	}
-	curves, err := outputs.ReadCurves(filepath.Join(dir, outputs.CurvesFile))
-	if err != nil {
-		return nil, nil, err
-	}
-	return runs, curves, nil
+	return outputs.ReadTables(dir)
 }
 
 // printSummary prints one line per configuration of the sweep in dir: its
