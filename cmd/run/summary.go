@@ -72,9 +72,9 @@ func printSummary(w io.Writer, dir string) error {
 		real := "-"
 		if rs, ok := realByGroup[s.GroupID]; ok && len(rs.Mean) > 0 {
 			kr := len(rs.Mean) - 1
-			real = fmt.Sprintf("%.4g +- %.2g", rs.Mean[kr], rs.SE[kr])
+			real = meanSE(rs.Mean[kr], rs.SE[kr], rs.N, "+-")
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.4g +- %.2g\t%s\t%s\t%s\t%s\n", s.Label, s.N, s.Mean[k], s.SE[k], real, target, delivered, amp)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", s.Label, s.N, meanSE(s.Mean[k], s.SE[k], s.N, "+-"), real, target, delivered, amp)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
