@@ -71,7 +71,7 @@ func (c signalCause) exitStatus() int {
 // not keep the user waiting. Exiting then is as safe as SIGKILL, which
 // every writer is built for (files are published atomically; a rerun
 // redoes what was in flight).
-const stopGrace = 900 * time.Millisecond
+const stopGrace = 500 * time.Millisecond
 
 // notifyContext returns a context cancelled, with a signalCause, by the
 // first SIGINT or SIGTERM; after it the signals' default action (exit)

@@ -81,3 +81,77 @@ T = [5000]
 		}
 	}
 }
+
+// TestR7FirstSignalEndsCommands (attack round 2, cases 3 to 5): the first
+// SIGTERM ends `run plan`, `run sweep` and `run audit` within a second
+// even while a calibration's numeric search does not watch the context
+// (eps = 1e200 under the exact preset made the accountant's bracket
+// doubling loop for ever), with status 143 and the usual message. Where
+// the accountant refuses such an eps at once, the command must instead
+// have exited with an error by the time the signal would be sent.
+//
+// Mutation control (run once): with the exit after stopGrace removed from
+// notifyContext, plan and audit ran on after the signal and this test
+// failed ("still running 2s after SIGTERM").
+func TestR7FirstSignalEndsCommands(t *testing.T) {
+	if os.Getenv(childArgsEnv) != "" {
+		t.Skip("in child")
+	}
+	dir := t.TempDir()
+	sweep := filepath.Join(dir, "eps.toml")
+	os.WriteFile(sweep, []byte(`name = "huge eps"
+seeds = 2
+[[instance]]
+kind = "synthetic"
+d = 4
+k = 5
+seed = 2
+[[algorithm]]
+name = "ldp"
+[grid]
+eps = [1e200]
+delta = [0.1]
+M = [3]
+B = [5]
+T = [50]
+`), 0o644)
+	for _, args := range [][]string{
+		{"plan", sweep, "--rate", "1e9"},
+		{"sweep", sweep, "--out", filepath.Join(dir, "out"), "--rate", "1e9"},
+		{"audit", "--sweep", sweep, "--trials", "100"},
+	} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestMainChild$", "-test.count=1")
+		cmd.Env = append(os.Environ(), childArgsEnv+"="+strings.Join(args, "\x1f"))
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		var err error
+		select {
+		case err = <-done: // refused before the signal: an error naming eps
+			if err == nil || !strings.Contains(stderr.String(), "eps") {
+				t.Errorf("run %s: exited before the signal with %v:\n%s", args[0], err, stderr.String())
+			}
+			continue
+		case <-time.After(1500 * time.Millisecond):
+		}
+		cmd.Process.Signal(syscall.SIGTERM)
+		sent := time.Now()
+		select {
+		case err = <-done:
+		case <-time.After(2 * time.Second):
+			cmd.Process.Kill()
+			<-done
+			t.Errorf("run %s: still running 2s after SIGTERM", args[0])
+			continue
+		}
+		var ee *exec.ExitError
+		if took := time.Since(sent); took > time.Second || !errors.As(err, &ee) || ee.ExitCode() != 143 ||
+			!strings.Contains(stderr.String(), "received terminated") || !strings.Contains(stderr.String(), "rerun the same command") {
+			t.Errorf("run %s: %v after %s, want status 143 within 1s; stderr:\n%s", args[0], err, took, stderr.String())
+		}
+	}
+}
