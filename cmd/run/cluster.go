@@ -510,7 +510,7 @@ func printStatus(w io.Writer, dir string, st []runner.TaskStatus, parallel int, 
 	}
 	if len(rerun) == 0 {
 		if _, err := os.Stat(filepath.Join(dir, "runs.arrow")); err != nil {
-			fmt.Fprintf(w, "every run is done; collect the tables with\n  run collect %s\n", dir)
+			fmt.Fprintf(w, "every run is done; collect the tables with\n  run collect %s\n", shellQuote(dir))
 		}
 		return
 	}
