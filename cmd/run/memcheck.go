@@ -33,7 +33,7 @@ func (f memoryFlag) check(what string, need int64) error {
 	}
 	needText := bytesText(need)
 	if need < 0 {
-		needText = "more than 8 EiB (the estimate overflows)"
+		needText += " (the estimate overflows)"
 	}
 	return fmt.Errorf("%s: estimated peak memory %s exceeds the %s available here (%s): refusing to start. "+
 		"Lower --workers or the grid's sizes (see `run plan`), run it on a larger machine or a cluster (run slurm), "+

@@ -459,3 +459,26 @@ func TestFD3TableRefusesMismatchedPair(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestR8bMeminfoParsing: the pre-flight reads MemAvailable (kB) and the
+// cgroup v2 path and limit; "max" is no limit.
+func TestR8bMeminfoParsing(t *testing.T) {
+	dir := t.TempDir()
+	mi := writeFile(t, filepath.Join(dir, "meminfo"), "MemTotal:       16000000 kB\nMemFree:         1000 kB\nMemAvailable:    8000000 kB\n")
+	if n, ok := memAvailable(mi); !ok || n != 8000000<<10 {
+		t.Errorf("memAvailable = %d, %v", n, ok)
+	}
+	if _, ok := memAvailable(writeFile(t, filepath.Join(dir, "bad"), "MemTotal: 1 kB\n")); ok {
+		t.Error("no MemAvailable line: ok")
+	}
+	cg := writeFile(t, filepath.Join(dir, "cgroup"), "0::/user.slice/job\n")
+	if d, ok := cgroupDir(cg); !ok || d != "/user.slice/job" {
+		t.Errorf("cgroupDir = %q, %v", d, ok)
+	}
+	if _, ok := readBytes(writeFile(t, filepath.Join(dir, "max"), "max\n")); ok {
+		t.Error(`memory.max "max" read as a limit`)
+	}
+	if n, ok := readBytes(writeFile(t, filepath.Join(dir, "lim"), "4294967296\n")); !ok || n != 4<<30 {
+		t.Errorf("readBytes = %d, %v", n, ok)
+	}
+}

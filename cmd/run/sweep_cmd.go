@@ -184,8 +184,12 @@ func durText(s float64) string {
 	return time.Duration(s * float64(time.Second)).Round(time.Second).String()
 }
 
+// bytesText formats a byte count; a negative one is an estimate that
+// overflowed int64.
 func bytesText(b int64) string {
 	switch {
+	case b < 0:
+		return "more than 8 EiB"
 	case b >= 1<<30:
 		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
 	case b >= 1<<20:
