@@ -129,7 +129,7 @@ func (c *AuditCmd) Run(ctx context.Context) error {
 				bar.Abort(false)
 				prog.Wait()
 			}
-			return context.Cause(ctx)
+			return fmt.Errorf("audit interrupted, nothing written (%w); rerun the same command to start again", context.Cause(ctx))
 		}
 		o := federate.AuditOptions{Trials: c.Trials, Seed: c.Seed, SigmaScale: c.SigmaScale, Pair: c.Pair}
 		if bar != nil {
@@ -140,6 +140,9 @@ func (c *AuditCmd) Run(ctx context.Context) error {
 			if prog != nil {
 				bar.Abort(false)
 				prog.Wait()
+			}
+			if ctx.Err() != nil {
+				return fmt.Errorf("audit interrupted, nothing written (%w); rerun the same command to start again", context.Cause(ctx))
 			}
 			return fmt.Errorf("%s: %w", j.label, err)
 		}

@@ -163,6 +163,11 @@ func main() {
 	case errors.Is(err, runner.ErrInterrupted):
 		fmt.Fprintln(os.Stderr, "run:", err)
 		os.Exit(130)
+	case errors.As(context.Cause(ctx), &sc):
+		// A command that stopped on the signal with an error of its own
+		// (a context error from deep inside): still the signal's status.
+		fmt.Fprintf(os.Stderr, "run: %v: stopped (%v); published results are kept; rerun the same command to continue\n", sc, err)
+		os.Exit(sc.exitStatus())
 	default:
 		k.FatalIfErrorf(err)
 	}
