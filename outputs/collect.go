@@ -102,7 +102,8 @@ type CollectSummary struct {
 
 // Collect reads every per-run file of DIR and writes DIR/runs.arrow (one
 // row per run, sorted by run id) and DIR/curves.arrow (one row per run and
-// checkpoint, sorted by run id then round). Invalid per-run files are an
+// checkpoint, sorted by run id then round) together with DIR/tables.json,
+// as one commit (WriteTables). Invalid per-run files are an
 // error naming them (rerun the sweep to redo those runs), and so is a
 // directory with no run files (nothing is written then); temp files are
 // ignored. Call it while no sweep writes into dir (runner.Collect takes the
@@ -137,10 +138,7 @@ func Collect(dir string) (*CollectSummary, error) {
 			sum.Failed++
 		}
 	}
-	if err := WriteRuns(sum.RunsPath, recs); err != nil {
-		return nil, err
-	}
-	if err := WriteCurves(sum.CurvesPath, curves); err != nil {
+	if err := WriteTables(dir, recs, curves); err != nil {
 		return nil, err
 	}
 	return sum, nil

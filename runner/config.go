@@ -465,7 +465,17 @@ func (c *Config) DatasetDir(in InstanceConfig) (string, error) {
 	if in.Dataset == "" {
 		return "", errors.New("missing: the directory of a dataset prepared with `prep`")
 	}
-	d := os.ExpandEnv(in.Dataset)
+	var unset []string
+	d := os.Expand(in.Dataset, func(name string) string {
+		v, ok := os.LookupEnv(name)
+		if !ok {
+			unset = append(unset, "$"+name)
+		}
+		return v
+	})
+	if len(unset) > 0 {
+		return "", fmt.Errorf("%q: environment variable %s is not set: set it to your prepared dataset directory", in.Dataset, strings.Join(unset, ", "))
+	}
 	if d == "" {
 		return "", fmt.Errorf("%q expands to an empty path: set the environment variable to your prepared dataset directory", in.Dataset)
 	}

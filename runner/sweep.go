@@ -85,7 +85,8 @@ type SimulateFunc func(ctx context.Context, spec federate.Spec) (*federate.Resul
 // invalid per-run files are never read as results.
 type Sweep struct {
 	Plan *Plan
-	// Out is the output directory (created if needed).
+	// Out is the output directory: created if needed; an existing one
+	// must be empty or hold the ResultsMarker (ClaimDir).
 	Out string
 	// Workers is the number of concurrent runs; 0 means runtime.NumCPU().
 	Workers int
@@ -170,6 +171,9 @@ func (s *Sweep) Execute(ctx context.Context) (*Report, error) {
 	workers := s.Workers
 	if workers <= 0 {
 		workers = runtime.NumCPU()
+	}
+	if err := ClaimDir(s.Out); err != nil {
+		return nil, fmt.Errorf("sweep: %w", err)
 	}
 	if err := os.MkdirAll(filepath.Join(s.Out, outputs.RunsDir), 0o755); err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
@@ -500,7 +504,11 @@ func writeManifest(dir string, entries map[string]manifestEntry) error {
 // never reads run files a sweep is still writing: with a sweep or an
 // array task running it fails at once, saying so (a sweep collects by
 // itself when it finishes; an array's collect job runs after its tasks).
+// A directory without the ResultsMarker is refused (ClaimDir).
 func Collect(dir string) (*outputs.CollectSummary, error) {
+	if err := CheckOwned(dir); errors.Is(err, ErrNotOwned) {
+		return nil, fmt.Errorf("collect: %w", err)
+	}
 	if st, err := os.Stat(filepath.Join(dir, outputs.RunsDir)); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("collect %s: no %s/ directory: not a sweep output directory (`run sweep SWEEP --out %s` writes one)", dir, outputs.RunsDir, dir)
 	}

@@ -30,9 +30,10 @@ func TestWorkerCountInvariance(t *testing.T) {
 	if d := diffHashes(h1, h3); d != "" {
 		t.Fatalf("outputs differ between 1 and 3 workers:\n%s", d)
 	}
-	// runs + curves + manifest + sweep.toml + configs/x + 12 run files
-	if len(h1) != tinyRuns+5 {
-		t.Errorf("%d files, want %d: %v", len(h1), tinyRuns+5, h1)
+	// runs + curves + tables.json + manifest + sweep.toml + configs/x +
+	// the results marker + 12 run files
+	if len(h1) != tinyRuns+7 {
+		t.Errorf("%d files, want %d: %v", len(h1), tinyRuns+7, h1)
 	}
 }
 
@@ -261,10 +262,14 @@ func TestCollectLockedAndNonEmpty(t *testing.T) {
 		t.Errorf("empty dir: err = %v", err)
 	}
 	os.MkdirAll(filepath.Join(empty, "runs"), 0o755)
+	if _, err := Collect(empty); !errors.Is(err, ErrNotOwned) {
+		t.Errorf("unmarked dir: err = %v", err)
+	}
+	os.WriteFile(filepath.Join(empty, ResultsMarker), nil, 0o644)
 	if _, err := Collect(empty); err == nil || !strings.Contains(err.Error(), "nothing to collect") {
 		t.Errorf("no run files: err = %v", err)
 	}
-	if ents, _ := os.ReadDir(empty); len(ents) != 2 { // runs/ and .lock
+	if ents, _ := os.ReadDir(empty); len(ents) != 3 { // runs/, the marker and .lock
 		t.Errorf("collect wrote into an empty directory: %v", ents)
 	}
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -22,18 +23,69 @@ import (
 type AuditCmd struct {
 	Sweep      string   `help:"Audit every private configuration of this sweep file (TOML) instead of the one the flags below describe; each is audited with the learner the file gives it." type:"existingfile"`
 	Algorithm  string   `help:"Private algorithm to audit (ldp, sdp-amp, feducb)." default:"ldp"`
-	Eps        float64  `help:"Target eps." default:"1"`
-	Delta      float64  `help:"Target delta." default:"0.1"`
-	B          int      `name:"B" help:"Batch size: the first release covers B users." default:"25"`
-	Preset     string   `help:"Calibration preset (exact, paper, reference-code)." default:"exact"`
-	Relation   string   `help:"Neighbouring relation (add-remove, replace-one; default add-remove, or the one the algorithm is stated for)."`
-	Protocol   string   `help:"Protocol (P, P_alt; default: the algorithm's)."`
+	Eps        float64  `help:"Target eps, in (0, 100]." default:"1"`
+	Delta      float64  `help:"Target delta, in (0, 1)." default:"0.1"`
+	B          int      `name:"B" help:"Batch size: the first release covers B users, 1..100000." default:"25"`
+	Preset     string   `help:"Calibration preset (exact, paper, reference-code)." enum:"exact,paper,reference-code" default:"exact"`
+	Relation   string   `help:"Neighbouring relation (add-remove, replace-one; default add-remove, or the one the algorithm is stated for)." enum:",add-remove,replace-one" default:""`
+	Protocol   string   `help:"Protocol (P, P_alt; default: the algorithm's)." enum:",P,P_alt" default:""`
 	Learner    []string `help:"Learners to audit: eager, lazy." default:"eager,lazy"`
 	Pair       string   `help:"Neighbouring datasets: reward (the first user's rewards 1 vs 0; release: the first tree node) or schedule (her context norm 1 vs 1/2; release: the round of the first synchronisation). Default: schedule for an algorithm whose schedule depends on the data (feducb), reward otherwise." enum:",reward,schedule" default:""`
-	Trials     int      `help:"Releases drawn under each of the two neighbouring datasets." default:"4000"`
-	Seed       uint64   `help:"Seed of the audit's noise streams." default:"1"`
-	SigmaScale float64  `name:"sigma-scale" help:"Multiply the noise actually drawn (mutation control: 0.5 must be flagged as a violation, 2 as a wrong noise scale)." default:"1"`
-	Out        string   `help:"Write the results here: audit.arrow (one row per configuration, releases included; schema in outputs/README.md) and the plot audit.png / audit.svg." type:"path"`
+	Trials     int      `help:"Releases drawn under each of the two neighbouring datasets, 10..1000000 (16 bytes each are kept per configuration)." default:"4000"`
+	Seed       uint64   `help:"Seed of the audit's noise streams (any value, 0 included)." default:"1"`
+	SigmaScale float64  `name:"sigma-scale" help:"Multiply the noise actually drawn, in (0, 1000] (mutation control: 0.5 must be flagged as a violation, 2 as a wrong noise scale; a noiseless release, 0, has no privacy to measure and is refused)." default:"1"`
+	Out        string   `help:"Write the results here: audit.arrow (one row per configuration, releases included; schema in outputs/README.md) and the plot audit.png / audit.svg (a new or empty directory, or one run wrote before)." type:"path"`
+	memoryFlag
+}
+
+// Bounds of the audit's flags (documented in their help).
+const (
+	maxAuditEps    = 100
+	maxAuditB      = 100000
+	minAuditTrials = 10
+	maxAuditTrials = 1000000
+	maxSigmaScale  = 1000
+)
+
+// Validate checks every flag before anything runs: each error names its
+// flag. (federate.Audit has defaults of its own for a zero Trials or
+// SigmaScale; the CLI never passes a zero.)
+func (c *AuditCmd) Validate() error {
+	if alg, err := federate.LookupAlgorithm(c.Algorithm); err != nil {
+		return fmt.Errorf("--algorithm: %w", err)
+	} else if c.Sweep == "" && !alg.Private() {
+		return fmt.Errorf("--algorithm %s: not private, nothing to audit", c.Algorithm)
+	}
+	if !(c.Eps > 0 && c.Eps <= maxAuditEps) {
+		return fmt.Errorf("--eps %v: want a target eps in (0, %d]", c.Eps, maxAuditEps)
+	}
+	if !(c.Delta > 0 && c.Delta < 1) {
+		return fmt.Errorf("--delta %v: want a target delta in (0, 1)", c.Delta)
+	}
+	if c.B < 1 || c.B > maxAuditB {
+		return fmt.Errorf("--B %d: want a batch size 1..%d", c.B, maxAuditB)
+	}
+	if len(c.Learner) == 0 {
+		return errors.New("--learner: want eager, lazy or both")
+	}
+	for _, l := range c.Learner {
+		if l != "eager" && l != "lazy" {
+			return fmt.Errorf("--learner %q: want eager or lazy", l)
+		}
+	}
+	if c.Trials < minAuditTrials || c.Trials > maxAuditTrials {
+		return fmt.Errorf("--trials %d: want %d..%d releases per dataset", c.Trials, minAuditTrials, maxAuditTrials)
+	}
+	if !(c.SigmaScale > 0 && c.SigmaScale <= maxSigmaScale) {
+		return fmt.Errorf("--sigma-scale %v: want a noise multiplier in (0, %d] (0 would release without noise: no privacy to audit)", c.SigmaScale, maxSigmaScale)
+	}
+	return nil
+}
+
+// auditBytes estimates an audit's peak memory: the releases kept per
+// configuration (two float64 per trial) and about 1 MiB of state each.
+func auditBytes(jobs, trials int) int64 {
+	return int64(jobs) * (16*int64(trials) + 1<<20)
 }
 
 // auditJob is one configuration to audit.
@@ -54,6 +106,14 @@ func (c *AuditCmd) Run(ctx context.Context) error {
 	if len(jobs) == 0 {
 		return fmt.Errorf("run audit: nothing to audit")
 	}
+	if err := c.memoryFlag.check("run audit", auditBytes(len(jobs), c.Trials)); err != nil {
+		return err
+	}
+	if c.Out != "" {
+		if err := runner.CheckOwned(c.Out); errors.Is(err, runner.ErrNotOwned) {
+			return err
+		}
+	}
 	var bar *mpb.Bar
 	var prog *mpb.Progress
 	if isTerminal(os.Stderr) {
@@ -64,6 +124,13 @@ func (c *AuditCmd) Run(ctx context.Context) error {
 	}
 	var rows []outputs.AuditRow
 	for _, j := range jobs {
+		if ctx.Err() != nil {
+			if prog != nil {
+				bar.Abort(false)
+				prog.Wait()
+			}
+			return fmt.Errorf("audit interrupted, nothing written (%w); rerun the same command to start again", context.Cause(ctx))
+		}
 		o := federate.AuditOptions{Trials: c.Trials, Seed: c.Seed, SigmaScale: c.SigmaScale, Pair: c.Pair}
 		if bar != nil {
 			o.Progress = func() { bar.Increment() }
@@ -73,6 +140,9 @@ func (c *AuditCmd) Run(ctx context.Context) error {
 			if prog != nil {
 				bar.Abort(false)
 				prog.Wait()
+			}
+			if ctx.Err() != nil {
+				return fmt.Errorf("audit interrupted, nothing written (%w); rerun the same command to start again", context.Cause(ctx))
 			}
 			return fmt.Errorf("%s: %w", j.label, err)
 		}
@@ -85,7 +155,7 @@ func (c *AuditCmd) Run(ctx context.Context) error {
 	if c.Out == "" {
 		return nil
 	}
-	if err := os.MkdirAll(c.Out, 0o755); err != nil {
+	if err := runner.ClaimDir(c.Out); err != nil {
 		return err
 	}
 	table := filepath.Join(c.Out, outputs.AuditFile)
@@ -105,9 +175,6 @@ func (c *AuditCmd) Run(ctx context.Context) error {
 func (c *AuditCmd) jobs() (jobs []auditJob, skipped []string, err error) {
 	if c.Sweep == "" {
 		for _, l := range c.Learner {
-			if l != "eager" && l != "lazy" {
-				return nil, nil, fmt.Errorf("--learner %q: want eager or lazy", l)
-			}
 			s := federate.Spec{Algorithm: c.Algorithm, Eps: c.Eps, Delta: c.Delta, B: c.B, Preset: c.Preset,
 				Relation: c.Relation, Protocol: c.Protocol, Lazy: l == "lazy"}
 			// Labelled as the audit sees it (defaults filled: the

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"text/template"
@@ -49,15 +50,52 @@ type arrayJob struct {
 	Parallel int `json:"parallel"`
 }
 
+// check reports the first field that run slurm always sets and a job
+// file lacks.
+func (j *arrayJob) check() error {
+	switch {
+	case j.Sweep == "":
+		return errors.New(`no "sweep" (the sweep file's path)`)
+	case j.Tasks < 1 || j.Tasks > runner.MaxTasks:
+		return fmt.Errorf(`"tasks" = %d, want 1..%d`, j.Tasks, runner.MaxTasks)
+	case j.Runs < 1:
+		return fmt.Errorf(`"runs" = %d, want >= 1`, j.Runs)
+	case j.PlanDigest == "":
+		return errors.New(`no "plan_digest"`)
+	}
+	return nil
+}
+
 // TaskCmd is `run task`.
 type TaskCmd struct {
 	Config     string `arg:"" type:"existingfile" help:"Sweep file (TOML)."`
 	Out        string `required:"" type:"path" help:"Output directory shared by all tasks."`
-	Tasks      int    `required:"" help:"Number of tasks the plan is split into (the array's size; at most 1001)."`
+	Tasks      int    `required:"" help:"Number of tasks the plan is split into (the array's size), 1..1001."`
 	Index      *int   `help:"Task index, 0..tasks-1 (default: $SLURM_ARRAY_TASK_ID, else $JOB_COMPLETION_INDEX)."`
-	Workers    int    `help:"Concurrent runs (default: $SLURM_CPUS_PER_TASK, else 1)."`
-	PlanDigest string `help:"Refuse to run unless the plan's digest is this (run slurm sets it, so that a sweep file edited after submission is not executed with another split)."`
+	Workers    *int   `help:"Concurrent runs, 1..4096 (default: $SLURM_CPUS_PER_TASK, else 1)."`
+	PlanDigest string `help:"Refuse to run unless the plan's digest (64 hex digits) is this (run slurm sets it, so that a sweep file edited after submission is not executed with another split)."`
+	memoryFlag
 }
+
+// Validate checks the options.
+func (c *TaskCmd) Validate() error {
+	if c.Tasks < 1 || c.Tasks > runner.MaxTasks {
+		return fmt.Errorf("--tasks %d: want 1..%d", c.Tasks, runner.MaxTasks)
+	}
+	if c.Index != nil && (*c.Index < 0 || *c.Index >= c.Tasks) {
+		return fmt.Errorf("--index %d: want 0..%d (--tasks %d)", *c.Index, c.Tasks-1, c.Tasks)
+	}
+	if err := checkWorkers(c.Workers); err != nil {
+		return err
+	}
+	if c.PlanDigest != "" && !hexDigestRE.MatchString(c.PlanDigest) {
+		return fmt.Errorf("--plan-digest %q: want the 64 hex digits run slurm writes", c.PlanDigest)
+	}
+	return nil
+}
+
+// hexDigestRE is a SHA-256 digest in lower-case hex.
+var hexDigestRE = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 // Run executes one task.
 func (c *TaskCmd) Run(ctx context.Context) error {
@@ -72,14 +110,27 @@ func (c *TaskCmd) Run(ctx context.Context) error {
 	if c.PlanDigest != "" && plan.Digest() != c.PlanDigest {
 		return fmt.Errorf("task %d: the plan of %s (%d runs, digest %.12s) is not the one this array was made for (digest %.12s): the sweep file or the data changed after `run slurm`; make the array again", index, c.Config, len(plan.Runs), plan.Digest(), c.PlanDigest)
 	}
-	workers := c.Workers
-	if workers <= 0 {
-		workers = 1
-		if n, err := strconv.Atoi(os.Getenv("SLURM_CPUS_PER_TASK")); err == nil && n > 0 {
-			workers = n
+	workers := 1
+	if c.Workers != nil {
+		workers = *c.Workers
+	} else if v := os.Getenv("SLURM_CPUS_PER_TASK"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxWorkers {
+			return fmt.Errorf("$SLURM_CPUS_PER_TASK = %q: want 1..%d (or give --workers)", v, maxWorkers)
 		}
+		workers = n
 	}
 	t := runner.Task{Index: index, Of: c.Tasks}
+	if err := t.Validate(len(plan.Runs)); err != nil {
+		return fmt.Errorf("--tasks: %w", err)
+	}
+	if err := runner.CheckOwned(c.Out); errors.Is(err, runner.ErrNotOwned) {
+		return err
+	}
+	e := plan.Estimate(nil, workers, nil, 0)
+	if err := c.memoryFlag.check(fmt.Sprintf("run task %d of %d", index, c.Tasks), e.PeakBytes); err != nil {
+		return err
+	}
 	s := &runner.Sweep{Plan: plan, Out: c.Out, Workers: workers, Task: &t, LogEvery: 30 * time.Second, Log: slog.Default()}
 	rep, err := s.Execute(ctx)
 	if rep != nil {
@@ -98,7 +149,7 @@ func taskIndex(flag *int) (int, error) {
 	for _, name := range []string{"SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX"} {
 		if v := os.Getenv(name); v != "" {
 			i, err := strconv.Atoi(v)
-			if err != nil {
+			if err != nil || i < 0 {
 				return 0, fmt.Errorf("$%s = %q: not a task index", name, v)
 			}
 			return i, nil
@@ -111,31 +162,56 @@ func taskIndex(flag *int) (int, error) {
 type SlurmCmd struct {
 	Config    string   `arg:"" type:"existingfile" help:"Sweep file (TOML)."`
 	Out       string   `required:"" type:"path" help:"Output directory, on a filesystem every node sees."`
-	Tasks     int      `help:"Number of array tasks (default: one per run, at most 1001, Slurm's default MaxArraySize)."`
-	Parallel  int      `help:"Tasks running at once (the %P of --array; default 100)." default:"100"`
-	CPUs      int      `name:"cpus-per-task" help:"CPUs per task: its runs go concurrently on them." default:"1"`
-	Partition string   `help:"Slurm partition (default: the cluster's default)."`
-	Account   string   `help:"Slurm account to charge (default: yours)."`
-	Time      string   `help:"Time limit per task, in Slurm's format (default: twice the largest task's estimate plus 10 minutes)."`
-	Mem       string   `help:"Memory per task, in Slurm's format (default: from the plan's memory estimate, at least 1G)."`
-	Sbatch    []string `name:"sbatch" sep:"none" help:"An extra #SBATCH line for both jobs, e.g. --sbatch=--qos=short (repeatable)."`
+	Tasks     *int     `help:"Number of array tasks, 1..1001 (Slurm's default MaxArraySize) and at most one per run (default: one per run, up to 1001)."`
+	Parallel  int      `help:"Tasks running at once, >= 1 (the %P of --array)." default:"100"`
+	CPUs      int      `name:"cpus-per-task" help:"CPUs per task, 1..4096: its runs go concurrently on them." default:"1"`
+	Partition string   `help:"Slurm partition: letters, digits, _ . - (a comma-separated list is allowed; default: the cluster's default)."`
+	Account   string   `help:"Slurm account to charge: letters, digits, _ . - (default: yours)."`
+	Time      string   `help:"Time limit per task, > 0, in Slurm's syntax MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS (default: twice the largest task's estimate plus 10 minutes)."`
+	Mem       string   `help:"Memory per task, > 0, in Slurm's syntax: an integer with an optional unit K, M (default), G or T (default: from the plan's memory estimate, at least 1G)."`
+	Sbatch    []string `name:"sbatch" sep:"none" help:"An extra #SBATCH line for both jobs, as --option or --option=value (the value is quoted), e.g. --sbatch=--qos=short (repeatable)."`
 	Submit    bool     `help:"Submit the array and the collect job (sbatch) instead of only writing the scripts."`
 	speedFlags
 }
 
 // Validate checks the options.
 func (c *SlurmCmd) Validate() error {
-	if c.Tasks < 0 || c.Tasks > runner.MaxTasks {
-		return fmt.Errorf("--tasks %d: want 1..%d (or leave it out)", c.Tasks, runner.MaxTasks)
+	if c.Tasks != nil && (*c.Tasks < 1 || *c.Tasks > runner.MaxTasks) {
+		return fmt.Errorf("--tasks %d: want 1..%d (or leave it out for one task per run)", *c.Tasks, runner.MaxTasks)
 	}
 	if c.Parallel < 1 {
 		return fmt.Errorf("--parallel %d: want >= 1", c.Parallel)
 	}
-	if c.CPUs < 1 {
-		return fmt.Errorf("--cpus-per-task %d: want >= 1", c.CPUs)
+	if c.CPUs < 1 || c.CPUs > maxCPUsPerTask {
+		return fmt.Errorf("--cpus-per-task %d: want 1..%d", c.CPUs, maxCPUsPerTask)
+	}
+	if c.Time != "" {
+		if err := checkSlurmTime(c.Time); err != nil {
+			return err
+		}
+	}
+	if c.Mem != "" {
+		if err := checkSlurmMem(c.Mem); err != nil {
+			return err
+		}
+	}
+	if err := checkSlurmName("--partition", c.Partition); err != nil {
+		return err
+	}
+	if err := checkSlurmName("--account", c.Account); err != nil {
+		return err
+	}
+	for _, x := range c.Sbatch {
+		if _, err := sbatchDirective(x); err != nil {
+			return err
+		}
 	}
 	return c.speedFlags.validate()
 }
+
+// maxCPUsPerTask bounds --cpus-per-task (a node with more cores is rare;
+// a larger value is a typo).
+const maxCPUsPerTask = 4096
 
 // Run writes (and submits) the scripts.
 func (c *SlurmCmd) Run(ctx context.Context) error {
@@ -154,12 +230,24 @@ func (c *SlurmCmd) Run(ctx context.Context) error {
 	if len(plan.Runs) == 0 {
 		return errors.New("the plan has no runs")
 	}
-	tasks := c.Tasks
-	if tasks == 0 {
-		tasks = runner.DefaultTasks(len(plan.Runs))
+	tasks := runner.DefaultTasks(len(plan.Runs))
+	if c.Tasks != nil {
+		tasks = *c.Tasks
 	}
 	if err := (runner.Task{Index: 0, Of: tasks}).Validate(len(plan.Runs)); err != nil {
 		return fmt.Errorf("--tasks: %w", err)
+	}
+	// Everything that reaches the scripts, checked before anything is
+	// written.
+	for _, f := range []struct{ what, s string }{
+		{sweep + ": name", plan.Config.Name}, {"sweep file path", sweep}, {"--out", out},
+	} {
+		if err := noControl(f.what, f.s); err != nil {
+			return err
+		}
+	}
+	if err := runner.ClaimDir(out); err != nil {
+		return err
 	}
 	dir := filepath.Join(out, clusterDir)
 	if err := os.MkdirAll(filepath.Join(dir, clusterLogs), 0o755); err != nil {
@@ -177,6 +265,20 @@ func (c *SlurmCmd) Run(ctx context.Context) error {
 	if mem == "" {
 		mem = fmt.Sprintf("%dM", max(1024, (e.PeakBytes+(256<<20))>>20))
 	}
+	if err := checkSlurmTime(limit); err != nil {
+		return err
+	}
+	if err := checkSlurmMem(mem); err != nil {
+		return err
+	}
+	var extra []string
+	for _, x := range c.Sbatch {
+		d, err := sbatchDirective(x)
+		if err != nil {
+			return err
+		}
+		extra = append(extra, d)
+	}
 	bin := filepath.Join(dir, clusterBin)
 	if err := copyExecutable(bin); err != nil {
 		return err
@@ -189,7 +291,8 @@ func (c *SlurmCmd) Run(ctx context.Context) error {
 	data := scriptData{
 		Name: "fedbandit-" + plan.Config.Name, Out: out, Dir: dir, Bin: bin, Sweep: sweep, Job: job,
 		Last: tasks - 1, Parallel: c.Parallel, CPUs: c.CPUs, Time: limit, Mem: mem,
-		Partition: c.Partition, Account: c.Account, Extra: c.Sbatch,
+		Partition: c.Partition, Account: c.Account, Extra: extra,
+		Logs: strings.ReplaceAll(filepath.Join(dir, clusterLogs), "%", "%%"),
 	}
 	for _, s := range []struct {
 		file string
@@ -224,10 +327,10 @@ func (c *SlurmCmd) Run(ctx context.Context) error {
 }
 
 // submitCommand is the shell command that submits the array and its
-// collect job.
+// collect job (paths quoted for the shell).
 func submitCommand(dir string) string {
 	return fmt.Sprintf("jid=$(sbatch --parsable %s) && sbatch --dependency=afterok:${jid%%;*} %s",
-		filepath.Join(dir, arrayScript), filepath.Join(dir, collectJob))
+		shellQuote(filepath.Join(dir, arrayScript)), shellQuote(filepath.Join(dir, collectJob)))
 }
 
 // sbatch submits a script and returns the job id.
@@ -292,6 +395,7 @@ func copyExecutable(dst string) error {
 // scriptData fills the sbatch templates.
 type scriptData struct {
 	Name, Out, Dir, Bin, Sweep string
+	Logs                       string // Dir/logs with % doubled (sbatch filename patterns)
 	Job                        arrayJob
 	Last, Parallel, CPUs       int
 	Time, Mem                  string
@@ -299,13 +403,14 @@ type scriptData struct {
 	Extra                      []string
 }
 
-var funcs = template.FuncMap{"q": shellQuote}
+// funcs quote values: q for a shell word, sq for an #SBATCH value.
+var funcs = template.FuncMap{"q": shellQuote, "sq": sbatchQuote}
 
 // siteTmpl holds the directives both scripts end with: the site's
 // partition, account and extra lines.
 var siteTmpl = template.Must(template.New("site").Funcs(funcs).Parse(`{{if .Partition}}
-#SBATCH --partition={{.Partition}}{{end}}{{if .Account}}
-#SBATCH --account={{.Account}}{{end}}{{range .Extra}}
+#SBATCH --partition={{sq .Partition}}{{end}}{{if .Account}}
+#SBATCH --account={{sq .Account}}{{end}}{{range .Extra}}
 #SBATCH {{.}}{{end}}`))
 
 // script is an sbatch template that can use "site".
@@ -318,12 +423,12 @@ var arrayTmpl = script("array", `#!/bin/bash
 # share I of {{.Job.Tasks}} of the plan of {{.Sweep}} ({{.Job.Runs}} runs) into
 # {{.Out}}, each run published atomically; a task that is requeued or
 # submitted again redoes nothing already published.
-#SBATCH --job-name={{.Name}}
+#SBATCH --job-name={{sq .Name}}
 #SBATCH --array=0-{{.Last}}%{{.Parallel}}
 #SBATCH --cpus-per-task={{.CPUs}}
-#SBATCH --mem={{.Mem}}
-#SBATCH --time={{.Time}}
-#SBATCH --output={{.Dir}}/logs/%A_%a.out
+#SBATCH --mem={{sq .Mem}}
+#SBATCH --time={{sq .Time}}
+#SBATCH --output={{sq (printf "%s/%%A_%%a.out" .Logs)}}
 #SBATCH --requeue{{template "site" .}}
 exec {{q .Bin}} task {{q .Sweep}} --out {{q .Out}} --tasks {{.Job.Tasks}} --plan-digest {{.Job.PlanDigest}}
 `)
@@ -331,11 +436,11 @@ exec {{q .Bin}} task {{q .Sweep}} --out {{q .Out}} --tasks {{.Job.Tasks}} --plan
 var collectTmpl = script("collect", `#!/bin/bash
 # fedbandit collect job: written by run slurm, submitted to start after the
 # array succeeds (--dependency=afterok). Writes runs.arrow and curves.arrow.
-#SBATCH --job-name={{.Name}}-collect
+#SBATCH --job-name={{sq (printf "%s-collect" .Name)}}
 #SBATCH --cpus-per-task=1
-#SBATCH --mem={{.Mem}}
+#SBATCH --mem={{sq .Mem}}
 #SBATCH --time=0-01:00:00
-#SBATCH --output={{.Dir}}/logs/collect_%j.out{{template "site" .}}
+#SBATCH --output={{sq (printf "%s/collect_%%j.out" .Logs)}}{{template "site" .}}
 exec {{q .Bin}} collect {{q .Out}}
 `)
 
@@ -362,6 +467,9 @@ func (c *StatusCmd) Run() error {
 	var job arrayJob
 	if err := json.Unmarshal(b, &job); err != nil {
 		return fmt.Errorf("%s: %w", filepath.Join(c.Dir, clusterDir, jobFile), err)
+	}
+	if err := job.check(); err != nil {
+		return fmt.Errorf("%s: %w: not written by run slurm, or damaged; make the array again with run slurm", filepath.Join(c.Dir, clusterDir, jobFile), err)
 	}
 	plan, err := loadPlan(job.Sweep)
 	if err != nil {
@@ -402,7 +510,7 @@ func printStatus(w io.Writer, dir string, st []runner.TaskStatus, parallel int, 
 	}
 	if len(rerun) == 0 {
 		if _, err := os.Stat(filepath.Join(dir, "runs.arrow")); err != nil {
-			fmt.Fprintf(w, "every run is done; collect the tables with\n  run collect %s\n", dir)
+			fmt.Fprintf(w, "every run is done; collect the tables with\n  run collect %s\n", shellQuote(dir))
 		}
 		return
 	}
@@ -419,7 +527,7 @@ func rerunCommand(dir string, tasks []int, parallel int) string {
 		limit = fmt.Sprintf("%%%d", parallel)
 	}
 	return fmt.Sprintf("jid=$(sbatch --parsable --array=%s%s %s) && sbatch --dependency=afterok:${jid%%;*} %s",
-		indexList(tasks), limit, filepath.Join(dir, arrayScript), filepath.Join(dir, collectJob))
+		indexList(tasks), limit, shellQuote(filepath.Join(dir, arrayScript)), shellQuote(filepath.Join(dir, collectJob)))
 }
 
 // indexList writes sorted indices in Slurm's array syntax: "0-3,7,9-10".

@@ -63,10 +63,15 @@ func (c *PlanCmd) Help() string {
 	return algorithmsHelp() + `
 Expands the grid (instances x algorithms x grid values x seeds; identical runs
 once), loads each learning-to-rank instance to compute its content hash, and prints
-the number of runs, how many are already done in --out, the CPU time (sum of
-M T K d^2 multiply-adds at --rate per core) and the peak memory, and which keys
+the number of runs, how many are already done in --out, the CPU time and the
+peak memory, and which keys
 of the file an algorithm ignores (eps for a non-private one, the learner's keys
-for one that does not learn). Runs nothing.
+for one that does not learn). Runs nothing but the timing pilots.
+
+The CPU time comes from the speeds measured on this machine: a short timed
+pilot of each cost class (cached per machine; --remeasure times them again).
+With --rate R the pilots are skipped and each run costs M T K d^2
+multiply-adds at R per second of one core.
 
 Examples:
 

@@ -23,7 +23,9 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"reflect"
 	"syscall"
+	"time"
 
 	"github.com/alecthomas/kong"
 
@@ -62,19 +64,74 @@ func (c signalCause) exitStatus() int {
 	return 130
 }
 
+// stopGrace is how long a command has, after the first Ctrl-C or
+// SIGTERM, to stop by itself (running simulations stop at their next
+// round, the manifest is written) before the process exits anyway: work
+// that does not watch the context (a calibration's numeric search) must
+// not keep the user waiting. Exiting then is as safe as SIGKILL, which
+// every writer is built for (files are published atomically; a rerun
+// redoes what was in flight).
+const stopGrace = 500 * time.Millisecond
+
 // notifyContext returns a context cancelled, with a signalCause, by the
 // first SIGINT or SIGTERM; after it the signals' default action (exit)
-// applies again, so a second Ctrl-C stops at once.
-func notifyContext() context.Context {
+// applies again, so a second Ctrl-C stops at once. If the command has not
+// returned stopGrace after the first signal, exit is called with the
+// signal's conventional status (128 + its number) and a message on
+// stderr.
+func notifyContext(exit func(int)) context.Context {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		s := <-sigs
 		signal.Stop(sigs)
-		cancel(signalCause{s})
+		cause := signalCause{s}
+		cancel(cause)
+		time.Sleep(stopGrace)
+		fmt.Fprintf(os.Stderr, "run: %v: stopped; work in progress is discarded, published results are kept; rerun the same command to continue\n", cause)
+		exit(cause.exitStatus())
 	}()
 	return ctx
+}
+
+// AfterApply refuses a control character (newline, carriage return, tab,
+// NUL, ...) in every text flag and argument: no file name, title or Slurm
+// value of this tool needs one, and a newline reaching a job script or a
+// log line would start a command or forge a line.
+func (c *cli) AfterApply(kctx *kong.Context) error {
+	check := func(name string, v reflect.Value) error {
+		for v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return nil
+			}
+			v = v.Elem()
+		}
+		switch {
+		case v.Kind() == reflect.String:
+			return noControl(name, v.String())
+		case v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.String:
+			for i := 0; i < v.Len(); i++ {
+				if err := noControl(name, v.Index(i).String()); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	for _, f := range kctx.Flags() {
+		if err := check("--"+f.Name, f.Target); err != nil {
+			return err
+		}
+	}
+	if n := kctx.Selected(); n != nil {
+		for _, a := range n.Positional {
+			if err := check("<"+a.Name+">", a.Target); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func main() {
@@ -94,7 +151,7 @@ func main() {
 	// The first Ctrl-C (or SIGTERM) cancels the context: running
 	// simulations stop at the next round, finished runs stay published. A
 	// second one kills at once.
-	ctx := notifyContext()
+	ctx := notifyContext(os.Exit)
 	k.BindTo(ctx, (*context.Context)(nil))
 	err := k.Run()
 	var sc signalCause
@@ -106,6 +163,11 @@ func main() {
 	case errors.Is(err, runner.ErrInterrupted):
 		fmt.Fprintln(os.Stderr, "run:", err)
 		os.Exit(130)
+	case errors.As(context.Cause(ctx), &sc):
+		// A command that stopped on the signal with an error of its own
+		// (a context error from deep inside): still the signal's status.
+		fmt.Fprintf(os.Stderr, "run: %v: stopped (%v); published results are kept; rerun the same command to continue\n", sc, err)
+		os.Exit(sc.exitStatus())
 	default:
 		k.FatalIfErrorf(err)
 	}

@@ -15,8 +15,25 @@ type PlotCmd struct {
 	LogX     bool    `help:"Logarithmic round axis."`
 	LogY     bool    `help:"Logarithmic regret axis."`
 	Title    string  `help:"Figure title (default: the sweep name)."`
-	WidthCm  float64 `help:"Figure width in cm." default:"16"`
-	HeightCm float64 `help:"Figure height in cm." default:"10"`
+	WidthCm  float64 `help:"Figure width in cm, 2..100." default:"16"`
+	HeightCm float64 `help:"Figure height in cm, 2..100." default:"10"`
+}
+
+// Bounds of the figure size in cm: smaller leaves no room for the axes,
+// larger makes a PNG of hundreds of megabytes.
+const minFigureCm, maxFigureCm = 2, 100
+
+// Validate checks the figure size.
+func (c *PlotCmd) Validate() error {
+	for _, f := range []struct {
+		flag string
+		v    float64
+	}{{"--width-cm", c.WidthCm}, {"--height-cm", c.HeightCm}} {
+		if !(f.v >= minFigureCm && f.v <= maxFigureCm) {
+			return fmt.Errorf("%s %v: want a size in cm, %d..%d", f.flag, f.v, minFigureCm, maxFigureCm)
+		}
+	}
+	return nil
 }
 
 // plotOptions are the options shared with the sweep and the main job.

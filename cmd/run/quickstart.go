@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -32,8 +33,11 @@ type QuickstartCmd struct {
 	Out     string `help:"Output directory of the sweep." default:"fedbandit-quickstart" type:"path"`
 	Cache   string `help:"Where the prepared MQ2008 dataset is cached (default: the user cache directory, e.g. ~/.cache/fedbandit)." type:"path"`
 	Quick   bool   `help:"Reduced size for CI: fewer rounds and seeds (a few seconds)."`
-	Workers int    `help:"Concurrent runs (default: one per core)."`
+	Workers *int   `help:"Concurrent runs, 1..4096 (default: one per core)."`
 }
+
+// Validate checks the options.
+func (c *QuickstartCmd) Validate() error { return checkWorkers(c.Workers) }
 
 // Quickstart sizes.
 const (
@@ -62,7 +66,7 @@ func (c *QuickstartCmd) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := runSweep(ctx, plan, c.Out, c.Workers, 10*time.Second, true); err != nil {
+	if err := runSweep(ctx, plan, c.Out, workersOr(c.Workers, runtime.NumCPU()), 10*time.Second, true); err != nil {
 		return err
 	}
 	fmt.Printf("\nDone in %s. The sweep file is %s; rerun it with\n  go run ./cmd/run sweep %s --out %s\n"+

@@ -32,7 +32,11 @@ func (c *ScalingCmd) Run() error {
 	for _, f := range fits {
 		pts := ""
 		for _, p := range f.Points {
-			pts += fmt.Sprintf("%d: %.4g +- %.2g (%d)  ", p.M, p.Mean, p.SE, p.Seeds)
+			if p.Seeds < 2 {
+				pts += fmt.Sprintf("%d: %.4g (n=%d, no SE)  ", p.M, p.Mean, p.Seeds)
+			} else {
+				pts += fmt.Sprintf("%d: %.4g +- %.2g (%d)  ", p.M, p.Mean, p.SE, p.Seeds)
+			}
 		}
 		exp := "- (fewer than 3 positive mean costs)"
 		if !math.IsNaN(f.Exponent) {

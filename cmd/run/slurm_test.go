@@ -26,7 +26,7 @@ import (
 
 // slurmSweep is a small synthetic sweep: 16 runs, each well under a
 // second.
-const slurmSweep = `name = "slurm-test"
+const slurmSweep = `name = "slurm test"
 seeds = 4
 
 [[instance]]
@@ -276,7 +276,11 @@ func tablesOf(t *testing.T, dir string) ([]byte, string) {
 // same tables again, every run published once.
 func TestSlurmArray(t *testing.T) {
 	c := startCluster(t)
-	work := t.TempDir()
+	// A space in every path and in the sweep's name: the scripts must
+	// quote them (attack round 2, case 39), or Slurm writes no logs and
+	// the tasks fail.
+	work := filepath.Join(t.TempDir(), "sp ace")
+	os.MkdirAll(work, 0o755)
 	bin := buildRun(t, work)
 	sweep := filepath.Join(work, "sweep.toml")
 	os.WriteFile(sweep, []byte(slurmSweep), 0o644)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/fedbandit/fedbandit/federate"
@@ -13,17 +12,11 @@ import (
 	"github.com/fedbandit/fedbandit/outputs/figure"
 )
 
-// readTables reads a sweep directory's runs.arrow and curves.arrow.
+// readTables reads a sweep directory's runs.arrow and curves.arrow,
+// refusing a pair that one collect did not write together
+// (outputs.ReadTables).
 func readTables(dir string) ([]outputs.RunRecord, []outputs.CurvePoint, error) {
-	runs, err := outputs.ReadRuns(filepath.Join(dir, outputs.RunsFile))
-	if err != nil {
-		return nil, nil, err
-	}
-	curves, err := outputs.ReadCurves(filepath.Join(dir, outputs.CurvesFile))
-	if err != nil {
-		return nil, nil, err
-	}
-	return runs, curves, nil
+	return outputs.ReadTables(dir)
 }
 
 // printSummary prints one line per configuration of the sweep in dir: its
@@ -79,9 +72,9 @@ func printSummary(w io.Writer, dir string) error {
 		real := "-"
 		if rs, ok := realByGroup[s.GroupID]; ok && len(rs.Mean) > 0 {
 			kr := len(rs.Mean) - 1
-			real = fmt.Sprintf("%.4g +- %.2g", rs.Mean[kr], rs.SE[kr])
+			real = meanSE(rs.Mean[kr], rs.SE[kr], rs.N, "+-")
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.4g +- %.2g\t%s\t%s\t%s\t%s\n", s.Label, s.N, s.Mean[k], s.SE[k], real, target, delivered, amp)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", s.Label, s.N, meanSE(s.Mean[k], s.SE[k], s.N, "+-"), real, target, delivered, amp)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

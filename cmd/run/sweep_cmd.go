@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -28,26 +29,56 @@ func loadPlan(path string) (*runner.Plan, error) {
 type PlanCmd struct {
 	Config  string `arg:"" type:"existingfile" help:"Sweep file (TOML)."`
 	Out     string `help:"Output directory of the sweep: count the runs already done there." type:"path"`
-	Workers int    `help:"Workers to assume for the wall-time and memory estimates (default: one per core)."`
+	Workers *int   `help:"Workers to assume for the wall-time and memory estimates, 1..4096 (default: one per core)."`
 	List    bool   `help:"Also print every run: id, then its configuration and seed, in run order."`
 	speedFlags
 }
 
-// Validate rejects a rate that cannot be a speed.
-func (c *PlanCmd) Validate() error { return c.speedFlags.validate() }
+// Validate checks the options.
+func (c *PlanCmd) Validate() error {
+	if err := checkWorkers(c.Workers); err != nil {
+		return err
+	}
+	return c.speedFlags.validate()
+}
+
+// maxWorkers bounds --workers: more concurrent runs than this is a typo
+// (each worker holds a run's state).
+const maxWorkers = 4096
+
+// checkWorkers checks a --workers flag: absent (the command's default) or
+// 1..maxWorkers.
+func checkWorkers(w *int) error {
+	if w != nil && (*w < 1 || *w > maxWorkers) {
+		return fmt.Errorf("--workers %d: want 1..%d concurrent runs (leave it out for the default)", *w, maxWorkers)
+	}
+	return nil
+}
+
+// workersOr is the --workers value, or def when it is absent.
+func workersOr(w *int, def int) int {
+	if w != nil {
+		return *w
+	}
+	return def
+}
 
 // speedFlags choose how run times are estimated: measured by default.
 type speedFlags struct {
-	Rate      *float64 `help:"Skip the timing pilots and assume this many multiply-adds per second of one core (> 0), in the cost model M T K d^2 per run (see docs/bench/runner.md)."`
+	Rate      *float64 `help:"Skip the timing pilots and assume this many multiply-adds per second of one core, 1e3..1e15, in the cost model M T K d^2 per run (see docs/bench/runner.md). Default: the speeds measured on this machine by short timed pilots (cached)."`
 	Remeasure bool     `help:"Time the pilots again even if this machine's rates are cached."`
 }
+
+// The range of --rate: a core does about 1e9 to 1e11 multiply-adds per
+// second; values far outside are typos and would overflow the estimates.
+const minRate, maxRate = 1e3, 1e15
 
 func (f *speedFlags) validate() error {
 	if f.Rate == nil {
 		return nil
 	}
-	if r := *f.Rate; !(r > 0) || math.IsInf(r, 0) {
-		return fmt.Errorf("--rate %v: want the multiply-adds per second of one core, > 0", r)
+	if r := *f.Rate; !(r >= minRate && r <= maxRate) {
+		return fmt.Errorf("--rate %v: want the multiply-adds per second of one core, %g..%g", r, minRate, maxRate)
 	}
 	return nil
 }
@@ -98,10 +129,7 @@ func (c *PlanCmd) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	workers := c.Workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
+	workers := workersOr(c.Workers, runtime.NumCPU())
 	printPlanHead(os.Stdout, plan)
 	e, err := c.estimate(ctx, os.Stdout, plan, scan, workers)
 	if err != nil {
@@ -144,12 +172,24 @@ func printEstimate(w io.Writer, e runner.Estimate, workers int) {
 	fmt.Fprintf(w, "  peak memory: about %s (shared instances %s + one run state per worker)\n", bytesText(e.PeakBytes), bytesText(e.SharedBytes))
 }
 
+// durText formats seconds: as a time.Duration up to 100,000 hours, in
+// hours beyond (where a Duration would overflow and wrap negative).
 func durText(s float64) string {
+	switch {
+	case math.IsNaN(s) || s < 0:
+		return "unknown"
+	case s >= 1e5*3600:
+		return fmt.Sprintf("%.3gh", s/3600)
+	}
 	return time.Duration(s * float64(time.Second)).Round(time.Second).String()
 }
 
+// bytesText formats a byte count; a negative one is an estimate that
+// overflowed int64.
 func bytesText(b int64) string {
 	switch {
+	case b < 0:
+		return "more than 8 EiB"
 	case b >= 1<<30:
 		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
 	case b >= 1<<20:
@@ -164,14 +204,23 @@ func bytesText(b int64) string {
 type SweepCmd struct {
 	Config   string        `arg:"" type:"existingfile" help:"Sweep file (TOML)."`
 	Out      string        `required:"" type:"path" help:"Output directory (created; rerun with the same directory to resume)."`
-	Workers  int           `help:"Concurrent runs (default: one per core)."`
-	LogEvery time.Duration `help:"Interval of progress log lines when stderr is not a terminal." default:"30s"`
+	Workers  *int          `help:"Concurrent runs, 1..4096 (default: one per core)."`
+	LogEvery time.Duration `help:"Interval of progress log lines when stderr is not a terminal, > 0." default:"30s"`
 	NoPlot   bool          `help:"Do not draw regret.png/regret.svg at the end."`
 	speedFlags
+	memoryFlag
 }
 
-// Validate rejects a rate that cannot be a speed.
-func (c *SweepCmd) Validate() error { return c.speedFlags.validate() }
+// Validate checks the options.
+func (c *SweepCmd) Validate() error {
+	if err := checkWorkers(c.Workers); err != nil {
+		return err
+	}
+	if c.LogEvery <= 0 {
+		return fmt.Errorf("--log-every %v: want an interval > 0, e.g. 30s", c.LogEvery)
+	}
+	return c.speedFlags.validate()
+}
 
 // Run executes the sweep.
 func (c *SweepCmd) Run(ctx context.Context) error {
@@ -179,9 +228,11 @@ func (c *SweepCmd) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	workers := c.Workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
+	workers := workersOr(c.Workers, runtime.NumCPU())
+	// Refuse a directory run does not own before anything else (the
+	// estimate's pilots take a while).
+	if err := runner.CheckOwned(c.Out); errors.Is(err, runner.ErrNotOwned) {
+		return err
 	}
 	var scan *outputs.Scan
 	if _, err := os.Stat(c.Out); err == nil {
@@ -194,7 +245,12 @@ func (c *SweepCmd) Run(ctx context.Context) error {
 		return err
 	}
 	warnEstimate(os.Stderr, e, workers)
-	return runSweep(ctx, plan, c.Out, c.Workers, c.LogEvery, !c.NoPlot)
+	if e.Pending > 0 {
+		if err := c.memoryFlag.check("run sweep", e.PeakBytes); err != nil {
+			return err
+		}
+	}
+	return runSweep(ctx, plan, c.Out, workers, c.LogEvery, !c.NoPlot)
 }
 
 // warnEstimate prints the estimate of the runs about to execute, and a

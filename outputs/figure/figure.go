@@ -371,11 +371,7 @@ func Draw(series []Series, o Options) (*plot.Plot, error) {
 // DIR/regret.png and DIR/regret.svg (DIR/regret-realised.* for the
 // realised metric) atomically. It returns the paths written.
 func SaveDir(dir string, o Options) ([]string, error) {
-	runs, err := outputs.ReadRuns(filepath.Join(dir, outputs.RunsFile))
-	if err != nil {
-		return nil, err
-	}
-	curves, err := outputs.ReadCurves(filepath.Join(dir, outputs.CurvesFile))
+	runs, curves, err := outputs.ReadTables(dir)
 	if err != nil {
 		return nil, err
 	}

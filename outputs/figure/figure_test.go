@@ -4,7 +4,6 @@ import (
 	"image/png"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -99,10 +98,7 @@ func TestLabels(t *testing.T) {
 func TestSaveDir(t *testing.T) {
 	runs, curves := runsAndCurves()
 	dir := t.TempDir()
-	if err := outputs.WriteRuns(filepath.Join(dir, outputs.RunsFile), runs); err != nil {
-		t.Fatal(err)
-	}
-	if err := outputs.WriteCurves(filepath.Join(dir, outputs.CurvesFile), curves); err != nil {
+	if err := outputs.WriteTables(dir, runs, curves); err != nil {
 		t.Fatal(err)
 	}
 	for _, o := range []Options{{}, {Metric: Realised, LogX: true, LogY: true}} {
