@@ -1,11 +1,15 @@
 package runner
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/fedbandit/fedbandit/outputs"
 )
 
 // ResultsMarker is the file that marks a directory as a results directory
@@ -81,6 +85,14 @@ func CheckOwned(dir string) error {
 	if _, err := os.Stat(filepath.Join(dir, ResultsMarker)); err == nil {
 		return nil
 	}
+	if legacyResults(dir) {
+		// A results directory of a release before the marker: adopt it,
+		// so that it resumes and collects like any other.
+		if err := os.WriteFile(filepath.Join(dir, ResultsMarker), []byte(markerText), 0o644); err != nil {
+			return fmt.Errorf("mark output directory: %w", err)
+		}
+		return nil
+	}
 	what := "it is not empty"
 	if _, err := os.Stat(filepath.Join(dir, "manifest.json")); err == nil {
 		what = "it holds a manifest.json that run did not write (a prepared dataset? a project folder?)"
@@ -90,4 +102,24 @@ func CheckOwned(dir string) error {
 	return fmt.Errorf("refusing to write into %s: %w: %s and has no %s marker. "+
 		"Give --out a new or empty directory. If it is a results directory made by an older fedbandit, mark it with `touch %s`",
 		dir, ErrNotOwned, what, ResultsMarker, filepath.Join(dir, ResultsMarker))
+}
+
+// legacyResults reports whether dir is a results directory written by a
+// release before the ResultsMarker existed: a manifest.json that decodes,
+// field for field, as run's own manifest (a format version of at least
+// 1, a runs count and entries), beside a runs/ directory. A dataset's
+// manifest (prep's schema) or any other JSON does not qualify.
+func legacyResults(dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var m manifest
+	if dec.Decode(&m) != nil || m.FormatVersion < 1 || m.Entries == nil || m.Runs != len(m.Entries) {
+		return false
+	}
+	st, err := os.Stat(filepath.Join(dir, outputs.RunsDir))
+	return err == nil && st.IsDir()
 }

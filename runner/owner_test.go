@@ -68,3 +68,42 @@ func TestOD1OD2OutputDirOwned(t *testing.T) {
 		}
 	}
 }
+
+// TestLegacyResultsAdopted: a results directory of a release before the
+// marker (run's own manifest.json beside runs/) is adopted, marker
+// written, so that it resumes and collects (issue "One core": today's
+// directories resume with no run redone; TestResumeLayout1 runs one end
+// to end). A manifest of another schema, or one without runs/, is not.
+func TestLegacyResultsAdopted(t *testing.T) {
+	runManifest := `{"format_version":1,"runs":1,"done":1,"failed":0,"entries":[{"id":"ab","status":"done","group":"g"}]}`
+	for name, c := range map[string]struct {
+		manifest string
+		runsDir  bool
+		adopted  bool
+	}{
+		"legacy results":        {runManifest, true, true},
+		"no runs directory":     {runManifest, false, false},
+		"dataset manifest":      {`{"schema_version":1,"rows":15}`, true, false},
+		"extra field":           {`{"format_version":1,"runs":0,"entries":[],"mine":1}`, true, false},
+		"format version 0":      {`{"format_version":0,"runs":0,"entries":[]}`, true, false},
+		"runs count mismatched": {`{"format_version":1,"runs":3,"entries":[]}`, true, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(c.manifest), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if c.runsDir {
+				os.Mkdir(filepath.Join(dir, "runs"), 0o755)
+			}
+			err := ClaimDir(dir)
+			_, marked := os.Stat(filepath.Join(dir, ResultsMarker))
+			if c.adopted && (err != nil || marked != nil) {
+				t.Errorf("not adopted: %v (marker: %v)", err, marked)
+			}
+			if !c.adopted && (!errors.Is(err, ErrNotOwned) || marked == nil) {
+				t.Errorf("adopted: err %v, marker written %v", err, marked == nil)
+			}
+		})
+	}
+}
