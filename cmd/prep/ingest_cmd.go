@@ -24,10 +24,40 @@ type IngestCmd struct {
 	Fold  string   `placeholder:"FoldN" help:"Fold of a directory or zip layout (Fold1..Fold5). Default: Fold1 for MSLR-WEB; the partitions S1..S5 for LETOR 4.0."`
 	Parts []string `sep:"," placeholder:"PART" help:"Files of the layout: train,vali,test (of --fold; default all three), or S1..S5 for LETOR 4.0 without --fold (default all five). The defaults read every query exactly once."`
 
-	LabelMax int  `placeholder:"N" help:"Largest allowed label. Default: 4 for MSLR-WEB (136 features), 2 for LETOR 4.0 (46 features), 4 otherwise."`
-	Features int  `placeholder:"N" help:"Number of feature columns f1..fN. Default: the largest index on the first data line; larger indices later are errors."`
+	LabelMax *int `placeholder:"N" help:"Largest allowed label, 1 <= N <= 65536. Default: 4 for MSLR-WEB (136 features), 2 for LETOR 4.0 (46 features), 4 otherwise."`
+	Features *int `placeholder:"N" help:"Number of feature columns f1..fN, 1 <= N <= 65536. Default: the largest index on the first data line; larger indices later are errors."`
 	Lenient  bool `help:"Skip bad lines instead of stopping at the first; their count and first examples go into manifest.json."`
-	Workers  int  `placeholder:"N" help:"Parser goroutines (default: number of CPUs)."`
+	Workers  *int `placeholder:"N" help:"Parser goroutines, 1 <= N <= 1024 (default: number of CPUs)."`
+}
+
+// Validate checks the flags as given (kong calls it after parsing): an
+// explicit 0 is a value, never the default.
+func (c *IngestCmd) Validate() error {
+	for _, in := range c.Inputs {
+		if err := checkText("<INPUT>", in); err != nil {
+			return err
+		}
+	}
+	for _, t := range []struct{ flag, v string }{{"--out", c.Out}, {"--fold", c.Fold}} {
+		if err := checkText(t.flag, t.v); err != nil {
+			return err
+		}
+	}
+	if c.Fold != "" && !ingest.ValidFold(c.Fold) {
+		return fmt.Errorf("--fold %q: want Fold1..Fold5", c.Fold)
+	}
+	for _, p := range c.Parts {
+		if !ingest.ValidPart(p) {
+			return fmt.Errorf("--parts %q: want train, vali, test (MSLR-WEB, LETOR with --fold) or S1..S5 (LETOR 4.0)", p)
+		}
+	}
+	if err := checkOptInt("--label-max", c.LabelMax, 1, maxLabel, "the largest relevance label"); err != nil {
+		return err
+	}
+	if err := checkOptInt("--features", c.Features, 1, maxFeatures, "feature columns"); err != nil {
+		return err
+	}
+	return checkOptInt("--workers", c.Workers, 1, maxWorkers, "parser goroutines")
 }
 
 // Help is shown by `prep ingest --help` after the flags.
@@ -65,9 +95,9 @@ func (c *IngestCmd) Run() error {
 		Lenient:  c.Lenient,
 		Fold:     c.Fold,
 		Parts:    c.Parts,
-		LabelMax: c.LabelMax,
-		Features: c.Features,
-		Workers:  c.Workers,
+		LabelMax: optInt(c.LabelMax),
+		Features: optInt(c.Features),
+		Workers:  optInt(c.Workers),
 	}
 	// A bar on a terminal; plain log lines (progress every few seconds and
 	// a summary) otherwise, e.g. in CI or when stderr goes to a file.
@@ -97,12 +127,32 @@ func isTerminal(f *os.File) bool {
 // SynthCmd is `prep synth`: MSLR-WEB10K-shaped text for scale tests.
 type SynthCmd struct {
 	Out      string  `short:"o" placeholder:"FILE" help:"Output file (.gz compresses); default: standard output. Written to a temp file and renamed."`
-	Seed     uint64  `default:"1" help:"Seed of the generated data (same seed => same bytes)."`
-	Queries  int     `default:"10000" help:"Number of queries (MSLR-WEB10K: 10,000)."`
-	MeanDocs float64 `default:"120" help:"Target mean documents per query."`
-	MaxDocs  int     `default:"908" help:"Largest documents per query (one query has exactly this many, one exactly 1)."`
-	FirstQID int64   `name:"first-qid" default:"1" help:"qid of the first query (use distinct ranges to build train/vali/test files)."`
+	Seed     uint64  `default:"1" help:"Seed of the generated data (same seed => same bytes; every uint64, 0 included, is a seed)."`
+	Queries  int     `default:"10000" help:"Number of queries, 1 <= N <= 10^7 (MSLR-WEB10K: 10,000)."`
+	MeanDocs float64 `default:"120" help:"Target mean documents per query, 1 <= mean <= --max-docs."`
+	MaxDocs  int     `default:"908" help:"Largest documents per query, 1 <= N <= 10^6 (one query has exactly this many, one exactly 1)."`
+	FirstQID int64   `name:"first-qid" default:"1" help:"qid of the first query, >= 1 (use distinct ranges to build train/vali/test files)."`
 	Force    bool    `help:"Overwrite an existing output file."`
+}
+
+// Validate checks the flags as given (kong calls it after parsing).
+func (c *SynthCmd) Validate() error {
+	if err := checkText("--out", c.Out); err != nil {
+		return err
+	}
+	if err := checkInt("--queries", c.Queries, 1, maxQueries, "queries to write"); err != nil {
+		return err
+	}
+	if err := checkInt("--max-docs", c.MaxDocs, 1, maxDocs, "documents of the largest query"); err != nil {
+		return err
+	}
+	if !(c.MeanDocs >= 1 && c.MeanDocs <= float64(c.MaxDocs)) {
+		return fmt.Errorf("--mean-docs %v: want 1 <= mean <= --max-docs %d", c.MeanDocs, c.MaxDocs)
+	}
+	if c.FirstQID < 1 || c.FirstQID > maxFirstQID-int64(c.Queries) {
+		return fmt.Errorf("--first-qid %d: want 1 <= qid <= %d", c.FirstQID, maxFirstQID-int64(c.Queries))
+	}
+	return nil
 }
 
 // Help is shown by `prep synth --help` after the flags.
