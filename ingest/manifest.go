@@ -61,6 +61,10 @@ type Manifest struct {
 	Lenient bool `json:"lenient"`
 	// Skipped reports the lines skipped in lenient mode.
 	Skipped SkippedLines `json:"skipped"`
+	// Ragged counts the MSLR-WEB / LETOR 4.0 lines with fewer features than
+	// the format's count that AllowRagged accepted (zero-filled), with the
+	// first examples; absent when they were errors (the default).
+	Ragged *SkippedLines `json:"ragged_rows,omitempty"`
 	// RowGroupRows is the number of rows per Parquet row group (the last
 	// may be shorter).
 	RowGroupRows int `json:"row_group_rows"`

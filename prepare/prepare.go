@@ -184,11 +184,7 @@ func fit(ctx context.Context, out string, man *ingest.Manifest, f lasso.FitOptio
 		if err != nil {
 			return nil, err
 		}
-		model := f.Model
-		if model == "" {
-			model = lasso.ModelReference
-		}
-		th, _, err := lasso.ReadTheta(lasso.ThetaPath(out, set.ID(), model))
+		th, _, err := lasso.ReadTheta(filepath.Join(out, lasso.InstancesDir, f.Stem(set.ID())+lasso.ThetaExt))
 		if err == nil && th.DatasetSHA256 == man.DocumentsHash {
 			return th, nil
 		}

@@ -41,6 +41,8 @@ type FitCmd struct {
 	MaxIter      int     `default:"10000" placeholder:"N" help:"Maximum coordinate-descent sweeps, 1 <= N <= 10^9 (default ${default})."`
 	Workers      *int    `placeholder:"N" help:"Goroutines reading the data, 1 <= N <= 1024 (default: number of CPUs)."`
 
+	AllowUnconverged bool `help:"Keep a fit that stops at --max-iter above its tolerance (refused otherwise): its artifact name ends in -unconverged, and sweeps on it say so in their summary and calibration_note."`
+
 	// key names a setting in errors: the flag ("--tol") by default, the
 	// config key ("fit[0].tol") for prep all's config.
 	key func(flag string) string `kong:"-"`
@@ -58,9 +60,16 @@ An all-zero fit (alpha >= alpha_max, e.g. alpha=1 on MQ2008's [0,1]
 features) is an error: every document would get the same reward and regret
 would be identically zero. Use --cv or a smaller alpha.
 
-Writes DATASET_DIR/instances/<set>-<model>.theta.json (atomically) with
-theta*, the lasso settings, R^2, MSE, non-zeros, duality gap, iterations,
-the CV curve, and the dataset's documents_sha256.
+A fit that stops at --max-iter with its duality gap above the tolerance is
+refused (raise --max-iter), unless --allow-unconverged.
+
+Writes DATASET_DIR/instances/<set>-<model>-<fit>.theta.json (atomically),
+<fit> being a<alpha>, cv<K>-n<N>-e<eps> or cv<K>-g<hash> (explicit grid),
+then -fi (--fit-intercept), -pos (--positive), -unconverged: fits with
+other settings never replace each other. The file holds theta*, the lasso
+settings, R^2, MSE, non-zeros, duality gap, iterations, converged, the CV
+curve, and the dataset's documents_sha256. Files named
+<set>-<model>.theta.json (written before) still load.
 
 Examples:
   prep fit data/mslr10k --features title --alpha 1          # the paper's instance
@@ -128,7 +137,8 @@ func (c *FitCmd) options() (lasso.FitOptions, error) {
 	}
 	o := lasso.FitOptions{
 		Features: c.Features, Intercept: c.Intercept, NoIntercept: c.NoIntercept, Model: c.Model, Workers: optInt(c.Workers),
-		Lasso: lasso.Options{Alpha: alpha, FitIntercept: c.FitIntercept, Positive: c.Positive, Tol: c.Tol, MaxIter: c.MaxIter},
+		AllowUnconverged: c.AllowUnconverged,
+		Lasso:            lasso.Options{Alpha: alpha, FitIntercept: c.FitIntercept, Positive: c.Positive, Tol: c.Tol, MaxIter: c.MaxIter},
 	}
 	if c.Intercept == 0 {
 		o.NoIntercept = true
@@ -162,7 +172,10 @@ func printTheta(dir string, th *lasso.Theta) {
 	}
 	fmt.Printf("%s: %s, model %s, alpha %g: R^2 %.4f, MSE %.6g, %d/%d non-zero, duality gap %.3g (tol %.3g), %d iterations -> %s\n",
 		dir, th.Features.String(), th.Model, f.Alpha, f.R2, f.MSE, f.NonZero, len(f.Coef), f.Gap, f.Tol, f.Iterations,
-		lasso.ThetaPath(dir, th.Features.ID(), th.Model))
+		lasso.ThetaFile(dir, th))
+	if !th.Converged() {
+		fmt.Printf("NOT CONVERGED (kept with --allow-unconverged): sweeps on this theta* say so in their summary and calibration_note\n")
+	}
 }
 
 // PartitionCmd is `prep partition`: split a dataset's queries across silos
@@ -270,7 +283,7 @@ silo count. Example config (prep all mslr10k.toml):
   seed     = 7
 
 Fit tables also take intercept, no_intercept, fit_intercept, positive, tol,
-max_iter, alphas, n_alphas, eps (as the prep fit flags).
+max_iter, alphas, n_alphas, eps, allow_unconverged (as the prep fit flags).
 
 Same with flags:
   prep all -i ~/data/MSLR-WEB10K.zip -o data/mslr10k --features title --alpha 1 --silos 10,100`
@@ -334,6 +347,8 @@ type fitConfig struct {
 	Positive     bool      `toml:"positive"`
 	Tol          *float64  `toml:"tol"`
 	MaxIter      *int      `toml:"max_iter"`
+	// AllowUnconverged is --allow-unconverged.
+	AllowUnconverged bool `toml:"allow_unconverged"`
 }
 
 // or returns *p, or def when p is nil.
@@ -407,6 +422,7 @@ func (c *AllCmd) Run() error {
 			Folds: or(f.Folds, 5), Alphas: f.Alphas, NAlphas: or(f.NAlphas, 10), Eps: or(f.Eps, 1e-3),
 			Intercept: or(f.Intercept, features.DefaultIntercept), NoIntercept: f.NoIntercept,
 			FitIntercept: f.FitIntercept, Positive: f.Positive, Tol: or(f.Tol, 1e-4), MaxIter: or(f.MaxIter, 10000),
+			AllowUnconverged: f.AllowUnconverged,
 		}
 		if fc.Model == "" {
 			fc.Model = lasso.ModelReference

@@ -24,10 +24,11 @@ type IngestCmd struct {
 	Fold  string   `placeholder:"FoldN" help:"Fold of a directory or zip layout (Fold1..Fold5). Default: Fold1 for MSLR-WEB; the partitions S1..S5 for LETOR 4.0."`
 	Parts []string `sep:"," placeholder:"PART" help:"Files of the layout: train,vali,test (of --fold; default all three), or S1..S5 for LETOR 4.0 without --fold (default all five). The defaults read every query exactly once."`
 
-	LabelMax *int `placeholder:"N" help:"Largest allowed label, 1 <= N <= 65536. Default: 4 for MSLR-WEB (136 features), 2 for LETOR 4.0 (46 features), 4 otherwise."`
-	Features *int `placeholder:"N" help:"Number of feature columns f1..fN, 1 <= N <= 65536. Default: the largest index on the first data line; larger indices later are errors."`
-	Lenient  bool `help:"Skip bad lines instead of stopping at the first; their count and first examples go into manifest.json."`
-	Workers  *int `placeholder:"N" help:"Parser goroutines, 1 <= N <= 1024 (default: number of CPUs)."`
+	LabelMax    *int `placeholder:"N" help:"Largest allowed label, 1 <= N <= 65536. Default: 4 for MSLR-WEB (136 features), 2 for LETOR 4.0 (46 features), 4 otherwise."`
+	Features    *int `placeholder:"N" help:"Number of feature columns f1..fN, 1 <= N <= 65536. Default: the largest index on the first data line; larger indices later are errors."`
+	Lenient     bool `help:"Skip bad lines instead of stopping at the first; their count and first examples go into manifest.json."`
+	AllowRagged bool `help:"Accept MSLR-WEB / LETOR 4.0 lines with fewer features than the format's 136 / 46 (zero-filled); their count and first examples go into manifest.json as ragged_rows. Without it such a line is an error."`
+	Workers     *int `placeholder:"N" help:"Parser goroutines, 1 <= N <= 1024 (default: number of CPUs)."`
 }
 
 // Validate checks the flags as given (kong calls it after parsing): an
@@ -66,7 +67,9 @@ func (c *IngestCmd) Help() string {
 validated strictly: a bad label, qid, feature index or value, a qid that
 reappears after other queries, empty input, or a truncated .gz/.zip stops
 the run with an error naming the file, line and field and quoting the bad
-token (use --lenient to skip bad lines instead). CRLF line ends, trailing
+token (use --lenient to skip bad lines instead). An MSLR-WEB or LETOR 4.0
+line with fewer features than the format's 136 / 46 is an error too (a cut
+or edited line), unless --allow-ragged. CRLF line ends, trailing
 blanks and comments are normal input; LETOR 4.0 comments such as
 "#docid = GX008-86-4444840 inc = 1 prob = 0.086622" become typed columns.
 
@@ -89,15 +92,16 @@ func (c *IngestCmd) Run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	opts := ingest.Options{
-		Inputs:   c.Inputs,
-		Out:      c.Out,
-		Force:    c.Force,
-		Lenient:  c.Lenient,
-		Fold:     c.Fold,
-		Parts:    c.Parts,
-		LabelMax: optInt(c.LabelMax),
-		Features: optInt(c.Features),
-		Workers:  optInt(c.Workers),
+		Inputs:      c.Inputs,
+		Out:         c.Out,
+		Force:       c.Force,
+		Lenient:     c.Lenient,
+		AllowRagged: c.AllowRagged,
+		Fold:        c.Fold,
+		Parts:       c.Parts,
+		LabelMax:    optInt(c.LabelMax),
+		Features:    optInt(c.Features),
+		Workers:     optInt(c.Workers),
 	}
 	// A bar on a terminal; plain log lines (progress every few seconds and
 	// a summary) otherwise, e.g. in CI or when stderr goes to a file.
@@ -112,6 +116,9 @@ func (c *IngestCmd) Run() error {
 	}
 	fmt.Printf("%s: %d rows, %d queries, %d features, labels %v, documents_sha256 %s\n",
 		c.Out, m.Rows, m.Queries, m.Features, m.LabelHistogram, m.DocumentsHash)
+	if m.Ragged != nil && m.Ragged.Count > 0 {
+		fmt.Printf("accepted %d ragged lines, zero-filled (see ragged_rows in manifest.json)\n", m.Ragged.Count)
+	}
 	if m.Skipped.Count > 0 {
 		fmt.Printf("skipped %d bad lines (see manifest.json)\n", m.Skipped.Count)
 	}

@@ -182,7 +182,7 @@ func TestFitZeroFlagsValidated(t *testing.T) {
 			t.Errorf("prep fit %v: err = %v, want %q", tc.args, err, tc.want)
 		}
 	}
-	if err := prep(t, "fit", ds, "--features", "all", "--cv", "--folds", "3", "--n-alphas", "4"); err != nil {
+	if err := prep(t, "fit", ds, "--features", "all", "--cv", "--folds", "3", "--n-alphas", "4", "--eps", "0.5"); err != nil {
 		t.Errorf("valid CV flags: %v", err)
 	}
 }
