@@ -161,6 +161,9 @@ func dataset(ctx context.Context, o Options, out string, log *slog.Logger) (*ing
 			return nil, false, fmt.Errorf("prepare: %w", err)
 		}
 	}
+	if drops := ingest.ForceDrops(out); o.Force && !o.Cache && len(drops) > 0 {
+		log.Warn("force: re-ingesting drops the dataset's fitted theta* and partitions once the new dataset is complete", "dir", out, "files", drops)
+	}
 	man, err = ingest.Run(ctx, ingest.Options{Inputs: o.Inputs, Out: out, Force: o.Force, Log: log})
 	if err != nil {
 		return nil, false, err

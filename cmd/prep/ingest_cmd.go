@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/fedbandit/fedbandit/ingest"
@@ -19,7 +20,7 @@ import (
 type IngestCmd struct {
 	Inputs []string `arg:"" name:"INPUT" help:"Files (plain or .gz), an MSLR-WEB directory (Fold1..5/{train,vali,test}.txt), a LETOR 4.0 directory (S1..S5.txt, Fold*/), or the original MSLR-WEB10K.zip / MSLR-WEB30K.zip (read in place). Read in the order given."`
 	Out    string   `required:"" short:"o" placeholder:"DATASET_DIR" help:"Dataset directory to create. It appears complete or not at all."`
-	Force  bool     `help:"Replace an existing DATASET_DIR written by prep ingest, once the new one is complete. Refused when DATASET_DIR holds files prep did not write or contains an input."`
+	Force  bool     `help:"Replace an existing DATASET_DIR written by prep ingest, once the new one is complete; its fitted theta* (instances/) and partitions (partitions/) go with it, and are listed first. Refused when DATASET_DIR holds files prep did not write, is a results directory of run, or contains an input."`
 
 	Fold  string   `placeholder:"FoldN" help:"Fold of a directory or zip layout (Fold1..Fold5). Default: Fold1 for MSLR-WEB; the partitions S1..S5 for LETOR 4.0."`
 	Parts []string `sep:"," placeholder:"PART" help:"Files of the layout: train,vali,test (of --fold; default all three), or S1..S5 for LETOR 4.0 without --fold (default all five). The defaults read every query exactly once."`
@@ -109,6 +110,12 @@ func (c *IngestCmd) Run() error {
 		opts.Progress = os.Stderr
 	} else {
 		opts.Log = slog.Default()
+	}
+	if c.Force {
+		if drops := ingest.ForceDrops(c.Out); len(drops) > 0 {
+			fmt.Fprintf(os.Stderr, "--force: replacing %s also drops its %d fitted theta* and partition files once the new dataset is complete (re-run prep fit and prep partition afterwards):\n  %s\n",
+				c.Out, len(drops), strings.Join(drops, "\n  "))
+		}
 	}
 	m, err := ingest.Run(ctx, opts)
 	if err != nil {
