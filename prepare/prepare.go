@@ -191,6 +191,14 @@ func fit(ctx context.Context, out string, man *ingest.Manifest, f lasso.FitOptio
 		if err == nil && th.DatasetSHA256 == man.DocumentsHash {
 			return th, nil
 		}
+		// A cache made before artifact names carried the settings holds
+		// the fit under <set>-<model>.theta.json: replaced by the fit
+		// below, so that the instance has one theta* to load.
+		model := f.Model
+		if model == "" {
+			model = lasso.ModelReference
+		}
+		os.Remove(lasso.ThetaPath(out, set.ID(), model))
 	}
 	log.Info("fitting theta* (lasso)", "features", f.Features)
 	return lasso.FitDataset(ctx, out, f)
