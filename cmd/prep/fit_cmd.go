@@ -239,7 +239,7 @@ func printPartition(dir string, p *partition.Partition, path string) {
 // AllCmd is `prep all`: ingest, fit and partition in one go, from flags or
 // a TOML config.
 type AllCmd struct {
-	Config string `arg:"" optional:"" name:"CONFIG" type:"existingfile" help:"TOML config (see below). When given, the other flags are ignored."`
+	Config string `arg:"" optional:"" name:"CONFIG" type:"existingfile" help:"TOML config (see below). It replaces the flags: --input, --out, --force, --alpha and --seed given with it are errors."`
 
 	Inputs   []string `name:"input" short:"i" placeholder:"PATH" help:"Input files, directory or zip (as for prep ingest; repeatable)."`
 	Out      string   `short:"o" placeholder:"DATASET_DIR" help:"Dataset directory. An existing prepared dataset is reused if it was made from the same inputs (an error otherwise), unless --force."`
@@ -292,6 +292,18 @@ Same with flags:
 // Validate checks the flags as given (kong calls it after parsing); a
 // config's keys are checked when it is read, naming the key.
 func (c *AllCmd) Validate() error {
+	if c.Config != "" {
+		// The config replaces the flags: one given as well would be
+		// silently ignored.
+		for _, f := range []struct {
+			flag string
+			set  bool
+		}{{"--input", len(c.Inputs) > 0}, {"--out", c.Out != ""}, {"--force", c.Force}, {"--alpha", c.Alpha != nil}, {"--seed", c.Seed != 0}} {
+			if f.set {
+				return fmt.Errorf("%s with CONFIG %s: the config replaces the flags; put it in the config (see prep all --help)", f.flag, c.Config)
+			}
+		}
+	}
 	for _, in := range c.Inputs {
 		if err := checkText("--input", in); err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -298,6 +299,21 @@ func TestO2AllConfigErrorsNameKey(t *testing.T) {
 		err := prep(t, "all", cfg)
 		if err == nil || !strings.Contains(err.Error(), cfg+": "+tc.want) || strings.Contains(err.Error(), "--") {
 			t.Errorf("config %q: err = %v, want %q", tc.body, err, cfg+": "+tc.want)
+		}
+	}
+}
+
+// TestAllConfigReplacesFlags: a flag given together with a prep all
+// config would be ignored; it is an error naming it.
+func TestAllConfigReplacesFlags(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "c.toml")
+	if err := os.WriteFile(cfg, []byte("out = \"ds\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, flag := range []string{"--out=x", "--input=x", "--force", "--alpha=1e-3", "--seed=3"} {
+		err := parseWithin(t, []string{"all", cfg, flag})
+		if name := strings.SplitN(flag, "=", 2)[0]; err == nil || !strings.Contains(err.Error(), name+" with CONFIG") {
+			t.Errorf("prep all CONFIG %s: err = %v", flag, err)
 		}
 	}
 }
