@@ -139,6 +139,11 @@ func Run(ctx context.Context, opts Options) (*Manifest, error) {
 // but what the pipeline writes: the theta* and partition artifacts fitted
 // to the old data go with it).
 func commitDir(tmp, out string, force bool) error {
+	if isEmptyDir(out) { // e.g. made by mkdir: taken as missing
+		if err := os.Remove(out); err != nil {
+			return err
+		}
+	}
 	if _, err := os.Stat(out); err == nil {
 		if !force {
 			return fmt.Errorf("%s already exists (use --force to replace it)", out)

@@ -86,6 +86,9 @@ func checkOutput(out string, inputs []string, force bool) error {
 	if err := notResults(out); err != nil {
 		return err
 	}
+	if isEmptyDir(out) {
+		return nil // e.g. made by mkdir: nothing in it to lose
+	}
 	if !force {
 		return fmt.Errorf("%s already exists (use --force to replace a dataset directory written by prep ingest)", out)
 	}
@@ -203,4 +206,15 @@ func abandoned(dir string) bool {
 		return false
 	}
 	return !processAlive(pid)
+}
+
+// isEmptyDir reports whether p is a directory (not a symbolic link) with
+// no entries.
+func isEmptyDir(p string) bool {
+	st, err := os.Lstat(p)
+	if err != nil || !st.IsDir() {
+		return false
+	}
+	ents, err := os.ReadDir(p)
+	return err == nil && len(ents) == 0
 }

@@ -58,3 +58,23 @@ func TestOD1ResultsDirNeverADataset(t *testing.T) {
 		t.Errorf("the results manifest changed: %s", b)
 	}
 }
+
+// TestIngestIntoEmptyDir: an existing empty directory (made by mkdir) is
+// an output like a missing one; a non-empty one still needs --force.
+func TestIngestIntoEmptyDir(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, filepath.Join(dir, "good.txt"), []byte(good))
+	out := filepath.Join(dir, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), Options{Inputs: []string{in}, Out: out}); err != nil {
+		t.Fatalf("empty directory: %v", err)
+	}
+	if _, err := ReadManifest(out); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), Options{Inputs: []string{in}, Out: out}); err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Errorf("non-empty directory without --force: %v", err)
+	}
+}
