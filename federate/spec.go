@@ -144,6 +144,9 @@ type LTRData struct {
 	R, Crs float64
 	// Hash is a content hash of everything above, part of run identities.
 	Hash string
+	// Note warns about the instance (e.g. a theta* whose lasso fit did not
+	// converge); sweeps copy it into calibration_note. Not part of Hash.
+	Note string
 
 	// The queries' X in panel layout (the UCB kernel's), built once on
 	// first use and shared by all runs (and by instances that share the

@@ -59,6 +59,10 @@ type Options struct {
 	// Features fixes the number of feature columns N. 0 means the largest
 	// feature index on the first data line.
 	Features int
+	// AllowRagged accepts MSLR-WEB / LETOR 4.0 lines with fewer features
+	// than the format's count (zero-filled); they are counted in the
+	// manifest's ragged_rows. Without it such a line is an error.
+	AllowRagged bool
 	// Progress receives a progress bar (bytes, rows, ETA); nil: no bar.
 	Progress io.Writer
 	// Log receives plain progress lines every few seconds and a summary;
@@ -135,6 +139,11 @@ func Run(ctx context.Context, opts Options) (*Manifest, error) {
 // but what the pipeline writes: the theta* and partition artifacts fitted
 // to the old data go with it).
 func commitDir(tmp, out string, force bool) error {
+	if isEmptyDir(out) { // e.g. made by mkdir: taken as missing
+		if err := os.Remove(out); err != nil {
+			return err
+		}
+	}
 	if _, err := os.Stat(out); err == nil {
 		if !force {
 			return fmt.Errorf("%s already exists (use --force to replace it)", out)
@@ -210,7 +219,9 @@ type parsedChunk struct {
 	flat []float64
 	// bad holds the lines skipped in lenient mode, in order.
 	bad []*ParseError
-	err *ParseError // strict mode: the first bad line
+	// ragged holds the short lines accepted under AllowRagged, in order.
+	ragged []*ParseError
+	err    *ParseError // strict mode: the first bad line
 }
 
 // parseConfig is what the workers need to parse a chunk.
@@ -219,6 +230,7 @@ type parseConfig struct {
 	labelMax int
 	cs       *commentSchema
 	lenient  bool
+	rows     rowRule
 	sources  []*source
 }
 
@@ -270,6 +282,12 @@ func (pc *parseConfig) parseChunk(c *chunk) *parsedChunk {
 			// The file ends inside this line: a cut download or copy. Its
 			// missing features would silently become 0.
 			fe = ferr(featureField(pl.last), nil, "the file ends inside this line (no final newline, features up to %d of %d): it looks truncated", pl.last, pc.nfeat)
+		}
+		if fe == nil {
+			var ragged bool
+			if fe, ragged = pc.rows.check(pl, pc.nfeat); ragged {
+				p.ragged = append(p.ragged, ferr("features", nil, "%d of %d features", pl.given, pc.nfeat).at(name, ln))
+			}
 		}
 		if fe == nil && pl.comment != nil {
 			if ncc == 0 {
@@ -393,7 +411,7 @@ func convert(ctx context.Context, opts Options, res *resolved, dir string) (*Man
 	}
 	_, comment := splitComment(trimLine(first))
 	cs := detectCommentSchema(comment)
-	pcfg := &parseConfig{nfeat: nfeat, labelMax: labelMax, cs: &cs, lenient: opts.Lenient, sources: res.sources}
+	pcfg := &parseConfig{nfeat: nfeat, labelMax: labelMax, cs: &cs, lenient: opts.Lenient, rows: newRowRule(format, opts.AllowRagged), sources: res.sources}
 
 	rgRows := opts.RowGroupRows
 	if rgRows <= 0 {
@@ -533,6 +551,9 @@ func convert(ctx context.Context, opts Options, res *resolved, dir string) (*Man
 		Writer:         writerName,
 		Skipped:        SkippedLines{Examples: []string{}},
 	}
+	if opts.AllowRagged {
+		m.Ragged = &SkippedLines{Examples: []string{}}
+	}
 	for k, name := range cs.columns() {
 		t := "string"
 		if cs.isNumeric(k) {
@@ -623,6 +644,12 @@ func convert(ctx context.Context, opts Options, res *resolved, dir string) (*Man
 			m.Skipped.Count++
 			if len(m.Skipped.Examples) < maxSkippedExamples {
 				m.Skipped.Examples = append(m.Skipped.Examples, b.Error())
+			}
+		}
+		for _, b := range p.ragged {
+			m.Ragged.Count++
+			if len(m.Ragged.Examples) < maxSkippedExamples {
+				m.Ragged.Examples = append(m.Ragged.Examples, b.Error())
 			}
 		}
 		m.CommentsIgnored += p.commentsIgnored

@@ -353,3 +353,15 @@ func (z *zipMember) Read(p []byte) (int, error) {
 
 // Close closes the member.
 func (z *zipMember) Close() error { return z.rc.Close() }
+
+// ValidFold reports whether fold names a fold of the MSLR-WEB / LETOR 4.0
+// layouts (Fold1..Fold5).
+func ValidFold(fold string) bool {
+	return len(fold) == 5 && fold[:4] == "Fold" && fold[4] >= '1' && fold[4] <= '5'
+}
+
+// ValidPart reports whether part names a file of a layout: train, vali,
+// test or S1..S5.
+func ValidPart(part string) bool {
+	return slices.Contains(mslrParts, part) || slices.Contains(letorParts, part)
+}

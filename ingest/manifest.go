@@ -61,6 +61,10 @@ type Manifest struct {
 	Lenient bool `json:"lenient"`
 	// Skipped reports the lines skipped in lenient mode.
 	Skipped SkippedLines `json:"skipped"`
+	// Ragged counts the MSLR-WEB / LETOR 4.0 lines with fewer features than
+	// the format's count that AllowRagged accepted (zero-filled), with the
+	// first examples; absent when they were errors (the default).
+	Ragged *SkippedLines `json:"ragged_rows,omitempty"`
 	// RowGroupRows is the number of rows per Parquet row group (the last
 	// may be shorter).
 	RowGroupRows int `json:"row_group_rows"`
@@ -131,6 +135,9 @@ const maxSkippedExamples = 10
 
 // ReadManifest reads DIR/manifest.json.
 func ReadManifest(dir string) (*Manifest, error) {
+	if err := notResults(dir); err != nil {
+		return nil, fmt.Errorf("read manifest: %w", err)
+	}
 	p := filepath.Join(dir, ManifestFile)
 	b, err := os.ReadFile(p)
 	if err != nil {
@@ -183,10 +190,15 @@ func hashFile(p string) (string, error) {
 const verifiedFile = ".verified.json"
 
 // fileStamp identifies a file's content cheaply: a change of content
-// through the file system changes its size or modification time.
+// through the file system changes its size or modification time, and on
+// Linux its inode (a file copied or moved over it) or its status-change
+// time (an edit in place, even one that restores the modification time).
 type fileStamp struct {
 	Size    int64  `json:"size"`
 	ModTime int64  `json:"mtime_ns"`
+	Dev     uint64 `json:"dev,omitempty"`
+	Inode   uint64 `json:"inode,omitempty"`
+	CTime   int64  `json:"ctime_ns,omitempty"`
 	SHA256  string `json:"documents_sha256"`
 }
 
@@ -196,12 +208,14 @@ var verified sync.Map
 
 // verifyDocuments checks that DIR/documents.parquet has the manifest's
 // documents_sha256 before its data is used. The check hashes the file
-// once per content: it is skipped while the file's size and modification
-// time equal those recorded at the last successful check (in this process,
-// or in DIR/.verified.json, which is written best-effort: a read-only
-// dataset directory is hashed on every load). An edit that also restores
-// the modification time is not caught; `prep verify` hashes
-// unconditionally.
+// once per content: it is skipped while the file's size, modification
+// time and (on Linux) device, inode and status-change time equal those
+// recorded at the last successful check (in this process, or in
+// DIR/.verified.json, which is written best-effort: a read-only dataset
+// directory is hashed on every load). An edit that restores the size and
+// the modification time still moves the status-change time, which no
+// user can set back (attack round 2, R2b); off Linux such an edit is not
+// caught at load. `prep verify` hashes unconditionally.
 func verifyDocuments(dir string, m *Manifest) error {
 	p := filepath.Join(dir, DocumentsFile)
 	st, err := os.Stat(p)
@@ -209,6 +223,7 @@ func verifyDocuments(dir string, m *Manifest) error {
 		return err
 	}
 	want := fileStamp{Size: st.Size(), ModTime: st.ModTime().UnixNano(), SHA256: m.DocumentsHash}
+	want.Dev, want.Inode, want.CTime = statIdentity(st)
 	abs, _ := filepath.Abs(p)
 	if v, ok := verified.Load(abs); ok && v.(fileStamp) == want {
 		return nil
@@ -269,4 +284,15 @@ func Stale(dir string, opts Options) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// isDatasetManifest reports whether b is a manifest.json of prep ingest
+// (any schema version: an older dataset may be replaced by --force), not
+// another program's file of the same name (e.g. a sweep's manifest).
+func isDatasetManifest(b []byte) bool {
+	var m struct {
+		SchemaVersion *int   `json:"schema_version"`
+		DocumentsHash string `json:"documents_sha256"`
+	}
+	return json.Unmarshal(b, &m) == nil && m.SchemaVersion != nil && m.DocumentsHash != ""
 }

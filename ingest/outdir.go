@@ -24,6 +24,35 @@ var ownedEntries = map[string]bool{
 	"partitions":  true,
 }
 
+// ResultsMarker is the file `run` puts in every results directory it
+// creates (sweep, collect, slurm, task outputs). prep never writes into a
+// directory holding it, and a dataset is never read from one.
+const ResultsMarker = ".fedbandit-results"
+
+// notResults returns an error when dir is a results directory of `run`.
+func notResults(dir string) error {
+	if _, err := os.Lstat(filepath.Join(dir, ResultsMarker)); err == nil {
+		return fmt.Errorf("%s is a results directory written by `run` (it holds %s), not a dataset directory: choose another directory", dir, ResultsMarker)
+	}
+	return nil
+}
+
+// ForceDrops lists what replacing the dataset directory out would drop
+// besides the dataset itself: its fitted theta* artifacts (instances/) and
+// partitions (partitions/), as paths, sorted. Callers say so before an
+// ingest with Force replaces out.
+func ForceDrops(out string) []string {
+	var drops []string
+	for _, dir := range []string{"instances", "partitions"} {
+		ents, _ := os.ReadDir(filepath.Join(out, dir))
+		for _, e := range ents {
+			drops = append(drops, filepath.Join(out, dir, e.Name()))
+		}
+	}
+	sort.Strings(drops)
+	return drops
+}
+
 // ownerFile, inside a temporary output directory, holds the process id of
 // the ingest that created it, so that a later run can tell a leftover of a
 // killed run from the work of one still running.
@@ -54,6 +83,12 @@ func checkOutput(out string, inputs []string, force bool) error {
 	if err != nil {
 		return err
 	}
+	if err := notResults(out); err != nil {
+		return err
+	}
+	if isEmptyDir(out) {
+		return nil // e.g. made by mkdir: nothing in it to lose
+	}
 	if !force {
 		return fmt.Errorf("%s already exists (use --force to replace a dataset directory written by prep ingest)", out)
 	}
@@ -62,6 +97,9 @@ func checkOutput(out string, inputs []string, force bool) error {
 	}
 	if _, err := os.Stat(filepath.Join(out, ManifestFile)); err != nil {
 		return fmt.Errorf("--force replaces only a dataset directory written by prep ingest; %s has no %s, so nothing in it is replaced", out, ManifestFile)
+	}
+	if b, err := os.ReadFile(filepath.Join(out, ManifestFile)); err != nil || !isDatasetManifest(b) {
+		return fmt.Errorf("--force replaces only a dataset directory written by prep ingest; %s is not a dataset manifest, so nothing in %s is replaced", filepath.Join(out, ManifestFile), out)
 	}
 	ents, err := os.ReadDir(out)
 	if err != nil {
@@ -168,4 +206,15 @@ func abandoned(dir string) bool {
 		return false
 	}
 	return !processAlive(pid)
+}
+
+// isEmptyDir reports whether p is a directory (not a symbolic link) with
+// no entries.
+func isEmptyDir(p string) bool {
+	st, err := os.Lstat(p)
+	if err != nil || !st.IsDir() {
+		return false
+	}
+	ents, err := os.ReadDir(p)
+	return err == nil && len(ents) == 0
 }

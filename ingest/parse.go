@@ -53,6 +53,7 @@ type parsedLine struct {
 	qid     int64
 	comment []byte // text after '#', trimmed; nil when absent
 	last    int    // largest feature index given (0: none)
+	given   int    // number of features given
 }
 
 // trimLine removes a trailing CR and trailing blanks.
@@ -223,6 +224,7 @@ func parseLine(line []byte, feats []float64, labelMax int) (parsedLine, *fieldEr
 			feats[idx-1] = v
 			next = idx + 1
 			i = end
+			pl.given++
 			continue
 		}
 		tok, i = nextToken(data, i)
@@ -251,12 +253,45 @@ func parseLine(line []byte, feats []float64, labelMax int) (parsedLine, *fieldEr
 		}
 		feats[idx-1] = v
 		next = idx + 1
+		pl.given++
 	}
 	for k := next; k <= n; k++ {
 		feats[k-1] = 0
 	}
 	pl.last = next - 1
 	return pl, nil
+}
+
+// rowRule says what a data line with fewer features than the schema
+// means. The dense formats (MSLR-WEB, LETOR 4.0) list every feature on
+// every line: a short line is damage (a cut line, an edited file) and an
+// error, unless AllowRagged accepts it (zero-filled, and counted in the
+// manifest). SVMlight-style input is sparse by definition: an absent
+// feature is 0.
+type rowRule struct {
+	dense       bool
+	allowRagged bool
+}
+
+// newRowRule returns the rule of a format.
+func newRowRule(format string, allowRagged bool) rowRule {
+	return rowRule{dense: format == FormatMSLR || format == FormatLETOR4, allowRagged: allowRagged}
+}
+
+// check returns the error of a line with fewer features than nfeat under
+// the rule, or ragged = true when the rule accepts it.
+func (r rowRule) check(pl parsedLine, nfeat int) (fe *fieldError, ragged bool) {
+	if !r.dense || pl.given >= nfeat {
+		return nil, false
+	}
+	if r.allowRagged {
+		return nil, true
+	}
+	field := "features"
+	if pl.last < nfeat {
+		field = featureField(pl.last + 1)
+	}
+	return ferr(field, nil, "the line has %d of the format's %d features (highest index %d): a short row is not zero-filled; --allow-ragged accepts such rows and records them in manifest.json", pl.given, nfeat, pl.last), false
 }
 
 // countFeatures returns the largest feature index on a line, validating the

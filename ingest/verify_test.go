@@ -3,6 +3,7 @@ package ingest
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -57,5 +58,55 @@ func TestLoadVerifiesDocuments(t *testing.T) {
 	}
 	if _, err := Load(out, []int{1}); err != nil {
 		t.Errorf("restored dataset: %v", err)
+	}
+}
+
+// TestR2bTamperRestoringMtime (attack round 2, R2b): documents.parquet
+// replaced by different bytes of the same size, its modification time set
+// back, is caught by the next Load (in this process and, through
+// .verified.json, in a new one): the status-change time moved.
+//
+// Mutation control (run 2026-11-25): a stamp without statIdentity (size
+// and mtime only, the code before) makes this test fail.
+func TestR2bTamperRestoringMtime(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the status-change time is read on Linux only")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	if _, err := mq2008.Extract(src); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "mq2008")
+	if _, err := Run(t.Context(), Options{Inputs: []string{src}, Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(out, []int{1}); err != nil {
+		t.Fatal(err)
+	}
+	docs := filepath.Join(out, DocumentsFile)
+	st, err := os.Stat(docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(docs)
+	b[50000] ^= 0x01
+	if err := os.WriteFile(docs, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(docs, st.ModTime(), st.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if st2, _ := os.Stat(docs); st2.Size() != st.Size() || !st2.ModTime().Equal(st.ModTime()) {
+		t.Fatal("setup: size or mtime differ")
+	}
+	for _, fresh := range []bool{false, true} {
+		if fresh { // a new process: only .verified.json remembers
+			abs, _ := filepath.Abs(docs)
+			verified.Delete(abs)
+		}
+		if _, err := Load(out, []int{1}); err == nil || !strings.Contains(err.Error(), "changed or is corrupt") {
+			t.Errorf("fresh process %v: tampered file with restored mtime loaded: %v", fresh, err)
+		}
 	}
 }

@@ -5,11 +5,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -129,10 +132,76 @@ type CVSettings struct {
 }
 
 // ThetaPath returns DATASET_DIR/instances/<setID>-<model>.theta.json, where
-// setID is features.Set.ID().
+// setID is features.Set.ID(): the name theta artifacts had before their
+// names carried the lasso settings (see ThetaFile). Such files still load.
 func ThetaPath(datasetDir, setID, model string) string {
 	return filepath.Join(datasetDir, InstancesDir, setID+"-"+model+".theta.json")
 }
+
+// ThetaExt ends the name of every theta artifact.
+const ThetaExt = ".theta.json"
+
+// ThetaFile returns the path of t's artifact in datasetDir:
+// instances/<setID>-<model>-<fit>[-fi][-pos][-unconverged].theta.json,
+// where <fit> is a<alpha> for a given alpha, cv<K>-n<N>-e<eps> for
+// cross-validation over the default grid and cv<K>-g<hash> over an
+// explicit grid; -fi marks a fitted intercept, -pos the positivity
+// constraint and -unconverged a fit that stopped at max_iter. Every
+// setting that changes the solution is in the name, so fits with
+// different settings are different files (tol and max_iter only decide
+// how close a converged fit is to the optimum, and are recorded inside).
+func ThetaFile(datasetDir string, t *Theta) string {
+	return filepath.Join(datasetDir, InstancesDir, ThetaStem(t.Features.ID(), t.Model, t.Settings, t.Fit == nil || t.Fit.Converged)+ThetaExt)
+}
+
+// ThetaStem is the artifact name of ThetaFile without directory and
+// extension.
+func ThetaStem(setID, model string, s Settings, converged bool) string {
+	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	name := setID + "-" + model + "-"
+	switch {
+	case s.CV == nil:
+		name += "a" + g(s.Alpha)
+	case len(s.CV.Alphas) > 0:
+		b, _ := json.Marshal(s.CV.Alphas)
+		sum := sha256.Sum256(b)
+		name += fmt.Sprintf("cv%d-g%s", s.CV.Folds, hex.EncodeToString(sum[:4]))
+	default:
+		name += fmt.Sprintf("cv%d-n%d-e%s", s.CV.Folds, s.CV.NAlphas, g(s.CV.Eps))
+	}
+	if s.FitIntercept {
+		name += "-fi"
+	}
+	if s.Positive {
+		name += "-pos"
+	}
+	if !converged {
+		name += "-unconverged"
+	}
+	return name
+}
+
+// FindThetas lists the theta artifacts of a feature set and model in
+// datasetDir: the files named by ThetaFile and the older ThetaPath name,
+// sorted by name.
+func FindThetas(datasetDir, setID, model string) ([]string, error) {
+	prefix := setID + "-" + model
+	ents, err := os.ReadDir(filepath.Join(datasetDir, InstancesDir))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("lasso: %w", err)
+	}
+	var out []string
+	for _, e := range ents {
+		n := e.Name()
+		if n == prefix+ThetaExt || strings.HasPrefix(n, prefix+"-a") && strings.HasSuffix(n, ThetaExt) || strings.HasPrefix(n, prefix+"-cv") && strings.HasSuffix(n, ThetaExt) {
+			out = append(out, filepath.Join(datasetDir, InstancesDir, n))
+		}
+	}
+	return out, nil
+}
+
+// Converged reports whether the fit recorded in t met its tolerance.
+func (t *Theta) Converged() bool { return t.Fit == nil || t.Fit.Converged }
 
 // ReadTheta reads a theta artifact and returns it with the hex SHA-256 of
 // the file's bytes.
@@ -188,6 +257,10 @@ type FitOptions struct {
 	Lasso Options
 	// Workers bounds the goroutines reading the data (0: GOMAXPROCS).
 	Workers int
+	// AllowUnconverged keeps a fit that stopped at MaxIter above its
+	// tolerance (its artifact name ends in -unconverged); without it such
+	// a fit is an error wrapping ErrUnconverged and writes nothing.
+	AllowUnconverged bool
 	// Log receives progress lines; nil: slog.Default().
 	Log *slog.Logger
 }
@@ -235,8 +308,12 @@ func (s *DatasetSource) Fill(q int, dst []float64) {
 	}
 }
 
+// ErrUnconverged is wrapped by the error of a fit that did not converge
+// (without FitOptions.AllowUnconverged).
+var ErrUnconverged = errors.New("the lasso did not converge")
+
 // FitDataset fits theta* for the prepared dataset in dir and writes the
-// theta artifact atomically to ThetaPath. It loads only the feature set's
+// theta artifact atomically to ThetaFile. It loads only the feature set's
 // columns, builds the statistics in one parallel pass and fits with the
 // given alpha or by cross-validation grouped by query. A degenerate
 // (all-zero) fit is an error wrapping ErrDegenerate and writes nothing.
@@ -291,7 +368,11 @@ func FitDataset(ctx context.Context, dir string, o FitOptions) (*Theta, error) {
 		log.Warn("cross-validation chose the smallest alpha of the grid; the optimum may lie below it: extend the grid (smaller --eps or explicit --alphas)", "alpha", res.Alpha)
 	}
 	if !res.Converged {
-		log.Warn("lasso did not converge: duality gap above tolerance after max iterations", "gap", res.Gap, "tol", res.Tol, "max_iter", o.Lasso.MaxIter)
+		if !o.AllowUnconverged {
+			return nil, fmt.Errorf("lasso: %s, %s model: %w: duality gap %.3g above the tolerance %.3g after %d iterations (max_iter); raise max_iter, or accept it with --allow-unconverged (allow_unconverged = true), which records it in the artifact's name and in every sweep that uses it",
+				set.ID(), o.Model, ErrUnconverged, res.Gap, res.Tol, res.Iterations)
+		}
+		log.Warn("lasso did not converge: duality gap above tolerance after max iterations; kept as asked (-unconverged artifact)", "gap", res.Gap, "tol", res.Tol, "max_iter", o.Lasso.MaxIter)
 	}
 	t := &Theta{
 		Schema: ThetaSchema, Version: ThetaVersion, DatasetSHA256: man.DocumentsHash,
@@ -324,7 +405,7 @@ func FitDataset(ctx context.Context, dir string, o FitOptions) (*Theta, error) {
 		t.Theta[i] = w * t.Scale
 	}
 	t.Intercept = res.Intercept * t.Scale
-	path := ThetaPath(dir, set.ID(), o.Model)
+	path := ThetaFile(dir, t)
 	if err := WriteTheta(path, t); err != nil {
 		return nil, err
 	}
@@ -359,4 +440,31 @@ func FitSource(ctx context.Context, src Source, o Options, workers int) (*Result
 		return nil, err
 	}
 	return CrossValidate(ctx, ms, o)
+}
+
+// Stem returns the artifact name (ThetaStem) that a converged fit of o
+// on the feature set setID gets, so a caller can look for it before
+// fitting.
+func (o FitOptions) Stem(setID string) string {
+	s := Settings{Alpha: o.Lasso.Alpha, FitIntercept: o.Lasso.FitIntercept, Positive: o.Lasso.Positive}
+	if cv := o.Lasso.CV; cv != nil {
+		s.CV = &CVSettings{Folds: cv.Folds, Alphas: cv.Alphas}
+		if s.CV.Folds == 0 {
+			s.CV.Folds = DefaultFolds
+		}
+		if len(cv.Alphas) == 0 {
+			s.CV.NAlphas, s.CV.Eps = cv.NAlphas, cv.Eps
+			if s.CV.NAlphas == 0 {
+				s.CV.NAlphas = DefaultAlphas
+			}
+			if s.CV.Eps == 0 {
+				s.CV.Eps = DefaultEps
+			}
+		}
+	}
+	model := o.Model
+	if model == "" {
+		model = ModelReference
+	}
+	return ThetaStem(setID, model, s, true)
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -54,7 +55,7 @@ func TestFitDatasetMatchesSklearn(t *testing.T) {
 		if math.Abs(th.Intercept-c.Intercept) > 1e-6 {
 			t.Errorf("intercept %v, sklearn %v", th.Intercept, c.Intercept)
 		}
-		got, hash, err := ReadTheta(ThetaPath(dir, "all", ModelReference))
+		got, hash, err := ReadTheta(ThetaFile(dir, th))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,8 +80,8 @@ func TestFitDatasetDegenerate(t *testing.T) {
 			t.Errorf("error %q does not mention %q", err, want)
 		}
 	}
-	if _, err := os.Stat(ThetaPath(dir, "all", ModelReference)); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("a degenerate fit wrote an artifact (stat: %v)", err)
+	if ps, _ := FindThetas(dir, "all", ModelReference); len(ps) > 0 {
+		t.Errorf("a degenerate fit wrote an artifact: %v", ps)
 	}
 }
 
@@ -97,7 +98,7 @@ func TestFitDatasetWellSpecified(t *testing.T) {
 	if want := math.Min(1, 1/raw); math.Abs(th.Scale-want) > 1e-15 {
 		t.Errorf("scale %v, want %v (||coef|| = %v)", th.Scale, want, raw)
 	}
-	if _, err := os.Stat(ThetaPath(dir, "cols-1-10_40-46", ModelWellSpecified)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, InstancesDir, "cols-1-10_40-46-well-specified-a1e-05.theta.json")); err != nil {
 		t.Error(err)
 	}
 	if _, err := FitDataset(context.Background(), dir, FitOptions{Log: Quiet, Features: "all", Model: "other", Lasso: Options{Alpha: 1e-3}}); err == nil {
@@ -117,7 +118,7 @@ func TestThetaContentHash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := ThetaPath(dir, "all", ModelReference)
+	path := ThetaFile(dir, th)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"math"
 	"path/filepath"
+	"strings"
 
 	"github.com/fedbandit/fedbandit/features"
 	"github.com/fedbandit/fedbandit/federate"
@@ -39,6 +40,71 @@ type Options struct {
 	Strategy string
 	// PartitionSeed seeds the random partition strategy.
 	PartitionSeed uint64
+	// Theta names the theta artifact (its file name in DATASET_DIR/instances,
+	// with or without .theta.json) when the dataset holds several for the
+	// feature set and model; empty: the only one there is.
+	Theta string
+}
+
+// UnconvergedNote starts the note of an instance whose theta* comes from
+// a lasso fit that did not converge (kept with prep fit
+// --allow-unconverged); sweeps carry it into calibration_note.
+const UnconvergedNote = "theta* NOT CONVERGED"
+
+// findTheta picks the theta artifact of o: the one named by o.Theta, or
+// the only artifact of the feature set and model (artifacts with the same
+// content, such as a file under its pre-settings name and its copy under
+// the current name, count once).
+func findTheta(o Options, setID string) (string, *lasso.Theta, string, error) {
+	paths, err := lasso.FindThetas(o.Dataset, setID, o.Model)
+	if err != nil {
+		return "", nil, "", fmt.Errorf("ltr: %w", err)
+	}
+	if o.Theta != "" {
+		want := strings.TrimSuffix(filepath.Base(o.Theta), lasso.ThetaExt) + lasso.ThetaExt
+		var keep []string
+		for _, p := range paths {
+			if filepath.Base(p) == want {
+				keep = append(keep, p)
+			}
+		}
+		if len(keep) == 0 {
+			return "", nil, "", fmt.Errorf("ltr: no theta* %s for feature set %q and model %q in %s (have: %s)", want, o.Features, o.Model, filepath.Join(o.Dataset, lasso.InstancesDir), names(paths))
+		}
+		paths = keep
+	}
+	if len(paths) == 0 {
+		return "", nil, "", fmt.Errorf("ltr: no theta* for feature set %q and model %q in %s: run `prep fit %s --features %s --model %s --alpha A` (or --cv) first", o.Features, o.Model, o.Dataset, o.Dataset, o.Features, o.Model)
+	}
+	var (
+		path, hash string
+		theta      *lasso.Theta
+	)
+	for _, p := range paths {
+		t, h, err := lasso.ReadTheta(p)
+		if err != nil {
+			return "", nil, "", fmt.Errorf("ltr: %w", err)
+		}
+		switch {
+		case theta == nil:
+			path, theta, hash = p, t, h
+		case h != hash:
+			return "", nil, "", fmt.Errorf("ltr: %s holds several theta* for feature set %q and model %q (%s): name one with theta_file = \"NAME\" in the [[instance]]", filepath.Join(o.Dataset, lasso.InstancesDir), o.Features, o.Model, names(paths))
+		}
+	}
+	return path, theta, hash, nil
+}
+
+// names lists the base names of paths.
+func names(paths []string) string {
+	b := make([]string, len(paths))
+	for i, p := range paths {
+		b[i] = filepath.Base(p)
+	}
+	if len(b) == 0 {
+		return "none"
+	}
+	return strings.Join(b, ", ")
 }
 
 // Build loads the instance named by o. It reads only the feature set's
@@ -79,13 +145,9 @@ func Build(o Options) (*federate.LTRData, error) {
 	if set, err := features.Resolve(o.Features, man.Features, features.DefaultIntercept); err == nil {
 		setID = set.ID()
 	}
-	thetaPath := lasso.ThetaPath(o.Dataset, setID, o.Model)
-	theta, thetaHash, err := lasso.ReadTheta(thetaPath)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("ltr: no theta* for feature set %q and model %q in %s: run `prep fit %s --features %s --model %s --alpha A` (or --cv) first", o.Features, o.Model, o.Dataset, o.Dataset, o.Features, o.Model)
-	}
+	thetaPath, theta, thetaHash, err := findTheta(o, setID)
 	if err != nil {
-		return nil, fmt.Errorf("ltr: %w", err)
+		return nil, err
 	}
 	if theta.DatasetSHA256 != man.DocumentsHash {
 		return nil, fmt.Errorf("ltr: %s was fitted on dataset %s but %s now holds %s: re-run `prep fit`", thetaPath, short(theta.DatasetSHA256), o.Dataset, short(man.DocumentsHash))
@@ -126,6 +188,11 @@ func Build(o Options) (*federate.LTRData, error) {
 		NoiseStd: math.Sqrt(o.NoiseVar),
 		R:        1,
 		Crs:      0.1,
+	}
+	if !theta.Converged() {
+		f := theta.Fit
+		data.Note = fmt.Sprintf("%s: %s stopped at max_iter %d with duality gap %.3g above its tolerance %.3g (kept with prep fit --allow-unconverged)",
+			UnconvergedNote, filepath.Base(thetaPath), theta.Settings.MaxIter, f.Gap, f.Tol)
 	}
 	raw := make([]float64, 0)
 	for qi := range ds.Queries {

@@ -136,7 +136,7 @@ func TestBuildWellSpecified(t *testing.T) {
 // fitted on other data, is an error.
 func TestBuildChecksArtifacts(t *testing.T) {
 	dir := mq2008Dataset(t)
-	fitAll(t, dir, lasso.ModelReference)
+	fitted := fitAll(t, dir, lasso.ModelReference)
 	man, _ := ingest.ReadManifest(dir)
 	wrong, _ := partition.Split(partition.Contiguous, make([]partition.Query, 700), 10, 0)
 	if _, err := partition.WriteArtifact(dir, man.DocumentsHash, wrong); err != nil {
@@ -155,7 +155,7 @@ func TestBuildChecksArtifacts(t *testing.T) {
 	if _, err := Build(Options{Dataset: dir, Features: "all", Silos: 10}); err != nil {
 		t.Errorf("matching partition: %v", err)
 	}
-	p := lasso.ThetaPath(dir, "all", lasso.ModelReference)
+	p := lasso.ThetaFile(dir, fitted)
 	b, _ := os.ReadFile(p)
 	// A hand edit is caught by the artifact's own content hash.
 	os.WriteFile(p, []byte(strings.Replace(string(b), man.DocumentsHash, strings.Repeat("0", 64), 1)), 0o644)

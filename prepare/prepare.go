@@ -161,6 +161,9 @@ func dataset(ctx context.Context, o Options, out string, log *slog.Logger) (*ing
 			return nil, false, fmt.Errorf("prepare: %w", err)
 		}
 	}
+	if drops := ingest.ForceDrops(out); o.Force && !o.Cache && len(drops) > 0 {
+		log.Warn("force: re-ingesting drops the dataset's fitted theta* and partitions once the new dataset is complete", "dir", out, "files", drops)
+	}
 	man, err = ingest.Run(ctx, ingest.Options{Inputs: o.Inputs, Out: out, Force: o.Force, Log: log})
 	if err != nil {
 		return nil, false, err
@@ -184,14 +187,18 @@ func fit(ctx context.Context, out string, man *ingest.Manifest, f lasso.FitOptio
 		if err != nil {
 			return nil, err
 		}
+		th, _, err := lasso.ReadTheta(filepath.Join(out, lasso.InstancesDir, f.Stem(set.ID())+lasso.ThetaExt))
+		if err == nil && th.DatasetSHA256 == man.DocumentsHash {
+			return th, nil
+		}
+		// A cache made before artifact names carried the settings holds
+		// the fit under <set>-<model>.theta.json: replaced by the fit
+		// below, so that the instance has one theta* to load.
 		model := f.Model
 		if model == "" {
 			model = lasso.ModelReference
 		}
-		th, _, err := lasso.ReadTheta(lasso.ThetaPath(out, set.ID(), model))
-		if err == nil && th.DatasetSHA256 == man.DocumentsHash {
-			return th, nil
-		}
+		os.Remove(lasso.ThetaPath(out, set.ID(), model))
 	}
 	log.Info("fitting theta* (lasso)", "features", f.Features)
 	return lasso.FitDataset(ctx, out, f)

@@ -135,6 +135,10 @@ type InstanceConfig struct {
 	Strategy string `toml:"strategy"`
 	// PartitionSeed (ltr) seeds the "random" strategy.
 	PartitionSeed uint64 `toml:"partition_seed"`
+	// ThetaFile (ltr) names the theta artifact in DATASET/instances (e.g.
+	// "all-reference-a0.0001") when the dataset holds several for the
+	// feature set and model; empty: the only one.
+	ThetaFile string `toml:"theta_file"`
 }
 
 // AlgorithmConfig is one [[algorithm]] table.
@@ -400,11 +404,11 @@ func (c *Config) validateInstance(key string, in InstanceConfig) error {
 	if math.IsNaN(in.NoiseVar) || math.IsInf(in.NoiseVar, 0) || in.NoiseVar < 0 {
 		return bad("noise_var", "%v, want a finite variance >= 0", in.NoiseVar)
 	}
-	ltrOnly := map[string]bool{"dataset": in.Dataset != "", "features": in.Features != "", "strategy": in.Strategy != "", "partition_seed": in.PartitionSeed != 0}
+	ltrOnly := map[string]bool{"dataset": in.Dataset != "", "features": in.Features != "", "strategy": in.Strategy != "", "partition_seed": in.PartitionSeed != 0, "theta_file": in.ThetaFile != ""}
 	synOnly := map[string]bool{"d": in.D != 0, "k": in.K != 0, "fixed_basis": in.FixedBasis, "seed": in.Seed != 0, "shared_contexts": in.SharedContexts, "context_gen": in.ContextGen != "", "theta": len(in.Theta) > 0, "link": in.Link != ""}
 	switch in.Kind {
 	case federate.InstanceSynthetic:
-		for _, k := range []string{"dataset", "features", "strategy", "partition_seed"} {
+		for _, k := range []string{"dataset", "features", "strategy", "partition_seed", "theta_file"} {
 			if ltrOnly[k] {
 				return bad(k, "only for kind = \"ltr\"")
 			}

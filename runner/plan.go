@@ -230,7 +230,7 @@ func (c *Config) buildInstance(ic InstanceConfig, m int, build BuildLTRFunc) (*I
 		}
 		data, err := build(ltr.Options{
 			Dataset: dir, Features: ic.Features, Model: ic.Model, NoiseVar: ic.NoiseVar,
-			Silos: m, Strategy: ic.Strategy, PartitionSeed: ic.PartitionSeed,
+			Silos: m, Strategy: ic.Strategy, PartitionSeed: ic.PartitionSeed, Theta: ic.ThetaFile,
 		})
 		if err != nil {
 			return nil, err

@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -360,6 +361,9 @@ func (s *Sweep) execute(ctx context.Context, sim SimulateFunc, r *Run, log *slog
 	rec.Sigma, rec.Lambda, rec.BetaT, rec.Kappa = c.Sigma, c.Lambda, res.BetaT, c.Kappa
 	rec.DeliveredEps, rec.DeliveredDelta, rec.Amplified = c.DeliveredEps, c.DeliveredDelta, c.Amplified
 	rec.CalibrationNote, rec.MuGDP = c.Note, c.Mu
+	if d := r.Spec.LTR; d != nil && d.Note != "" {
+		rec.CalibrationNote = strings.TrimPrefix(rec.CalibrationNote+"; "+d.Note, "; ")
+	}
 	rec.NonPD, rec.Syncs, rec.Scalars = int64(res.NonPD), int64(res.Syncs), res.Scalars
 	last := pts[len(pts)-1]
 	rec.Rounds, rec.PseudoRegret, rec.RealisedRegret = int(last.Round), last.Pseudo, last.Realised

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 
 	"github.com/BurntSushi/toml"
 
@@ -32,13 +33,19 @@ type FitCmd struct {
 	NAlphas int       `default:"10" placeholder:"N" help:"Size of the default CV grid (default ${default})."`
 	Eps     float64   `default:"1e-3" placeholder:"E" help:"Bottom of the default CV grid relative to min_j |X_j^T y|/n (default ${default})."`
 
-	Intercept    float64 `default:"0.01" placeholder:"V" help:"Value of the constant intercept feature 0 of every document (default ${default})."`
+	Intercept    float64 `default:"0.01" placeholder:"V" help:"Value of the constant intercept feature 0 of every document, 0 <= V <= 1e6; 0 means no intercept feature, as --no-intercept (default ${default})."`
 	NoIntercept  bool    `help:"No constant intercept feature (artifact name gets -i0)."`
 	FitIntercept bool    `help:"Also fit an unpenalised intercept b, centering X and y as scikit-learn does (the reference does not)."`
 	Positive     bool    `help:"Constrain coefficients to be >= 0."`
-	Tol          float64 `default:"1e-4" placeholder:"T" help:"scikit-learn's tol: stop when the duality gap is below tol * ||y||^2 / n (default ${default})."`
-	MaxIter      int     `default:"10000" placeholder:"N" help:"Maximum coordinate-descent sweeps (default ${default})."`
-	Workers      int     `placeholder:"N" help:"Goroutines reading the data (default: number of CPUs)."`
+	Tol          float64 `default:"1e-4" placeholder:"T" help:"scikit-learn's tol, 0 < T < 1: stop when the duality gap is below tol * ||y||^2 / n (default ${default})."`
+	MaxIter      int     `default:"10000" placeholder:"N" help:"Maximum coordinate-descent sweeps, 1 <= N <= 10^9 (default ${default})."`
+	Workers      *int    `placeholder:"N" help:"Goroutines reading the data, 1 <= N <= 1024 (default: number of CPUs)."`
+
+	AllowUnconverged bool `help:"Keep a fit that stops at --max-iter above its tolerance (refused otherwise): its artifact name ends in -unconverged, and sweeps on it say so in their summary and calibration_note."`
+
+	// key names a setting in errors: the flag ("--tol") by default, the
+	// config key ("fit[0].tol") for prep all's config.
+	key func(flag string) string `kong:"-"`
 }
 
 // Help is shown by `prep fit --help` after the flags.
@@ -53,9 +60,16 @@ An all-zero fit (alpha >= alpha_max, e.g. alpha=1 on MQ2008's [0,1]
 features) is an error: every document would get the same reward and regret
 would be identically zero. Use --cv or a smaller alpha.
 
-Writes DATASET_DIR/instances/<set>-<model>.theta.json (atomically) with
-theta*, the lasso settings, R^2, MSE, non-zeros, duality gap, iterations,
-the CV curve, and the dataset's documents_sha256.
+A fit that stops at --max-iter with its duality gap above the tolerance is
+refused (raise --max-iter), unless --allow-unconverged.
+
+Writes DATASET_DIR/instances/<set>-<model>-<fit>.theta.json (atomically),
+<fit> being a<alpha>, cv<K>-n<N>-e<eps> or cv<K>-g<hash> (explicit grid),
+then -fi (--fit-intercept), -pos (--positive), -unconverged: fits with
+other settings never replace each other. The file holds theta*, the lasso
+settings, R^2, MSE, non-zeros, duality gap, iterations, converged, the CV
+curve, and the dataset's documents_sha256. Files named
+<set>-<model>.theta.json (written before) still load.
 
 Examples:
   prep fit data/mslr10k --features title --alpha 1          # the paper's instance
@@ -64,32 +78,57 @@ Examples:
   prep fit data/mq2008 --features 1-10,40-46 --alpha 1e-3 --fit-intercept`
 }
 
+// Validate checks the flags as given (kong calls it after parsing).
+func (c *FitCmd) Validate() error {
+	_, err := c.options()
+	return err
+}
+
+// name returns how errors name the setting of flag (without its dashes).
+func (c *FitCmd) name(flag string) string {
+	if c.key != nil {
+		return c.key(flag)
+	}
+	return "--" + flag
+}
+
 // options validates the flags as given (a flag the user set to 0 is an
 // error where 0 is not a valid value, never a silent default) and returns
-// the fit options.
+// the fit options. Errors name the flag, or the config key for prep all.
 func (c *FitCmd) options() (lasso.FitOptions, error) {
 	finitePos := func(x float64) bool { return x > 0 && !math.IsInf(x, 0) }
+	fail := func(format string, a ...any) (lasso.FitOptions, error) {
+		return lasso.FitOptions{}, fmt.Errorf(format, a...)
+	}
+	if err := checkFeatureSet(c.name("features"), c.Features); err != nil {
+		return fail("%w", err)
+	}
 	switch {
 	case !c.CV && c.Alpha == nil:
-		return lasso.FitOptions{}, errors.New("give --alpha A or --cv")
+		return fail("give %s A or %s", c.name("alpha"), c.name("cv"))
+	case c.Model != lasso.ModelReference && c.Model != lasso.ModelWellSpecified:
+		return fail("%s %q: want %s or %s", c.name("model"), c.Model, lasso.ModelReference, lasso.ModelWellSpecified)
 	case c.Alpha != nil && !finitePos(*c.Alpha):
-		return lasso.FitOptions{}, fmt.Errorf("--alpha %v: want a penalty > 0 (alpha = 0 is least squares, which the lasso solver does not do; use a small alpha or --cv)", *c.Alpha)
-	case c.Folds < 2:
-		return lasso.FitOptions{}, fmt.Errorf("--folds %d: want >= 2 cross-validation folds", c.Folds)
-	case c.NAlphas < 1:
-		return lasso.FitOptions{}, fmt.Errorf("--n-alphas %d: want >= 1 grid points", c.NAlphas)
+		return fail("%s %v: want a penalty > 0 (alpha = 0 is least squares, which the lasso solver does not do; use a small alpha or %s)", c.name("alpha"), *c.Alpha, c.name("cv"))
+	case c.Folds < 2 || c.Folds > maxFolds:
+		return fail("%s %d: want 2 <= K <= %d cross-validation folds", c.name("folds"), c.Folds, maxFolds)
+	case c.NAlphas < 1 || c.NAlphas > maxNAlphas:
+		return fail("%s %d: want 1 <= N <= %d grid points", c.name("n-alphas"), c.NAlphas, maxNAlphas)
 	case !finitePos(c.Eps) || c.Eps >= 1:
-		return lasso.FitOptions{}, fmt.Errorf("--eps %v: want 0 < eps < 1", c.Eps)
-	case !finitePos(c.Tol):
-		return lasso.FitOptions{}, fmt.Errorf("--tol %v: want > 0", c.Tol)
-	case c.MaxIter < 1:
-		return lasso.FitOptions{}, fmt.Errorf("--max-iter %d: want >= 1", c.MaxIter)
-	case c.Workers < 0:
-		return lasso.FitOptions{}, fmt.Errorf("--workers %d: want >= 1 (or leave it out for one per CPU)", c.Workers)
+		return fail("%s %v: want 0 < eps < 1", c.name("eps"), c.Eps)
+	case !(c.Intercept >= 0 && c.Intercept <= maxAbsValue):
+		return fail("%s %v: want 0 (no intercept feature) or 0 < V <= %g", c.name("intercept"), c.Intercept, maxAbsValue)
+	case !finitePos(c.Tol) || c.Tol >= 1:
+		return fail("%s %v: want 0 < tol < 1", c.name("tol"), c.Tol)
+	case c.MaxIter < 1 || c.MaxIter > maxIter:
+		return fail("%s %d: want 1 <= N <= %d", c.name("max-iter"), c.MaxIter, maxIter)
+	}
+	if err := checkOptInt(c.name("workers"), c.Workers, 1, maxWorkers, "goroutines reading the data"); err != nil {
+		return fail("%w", err)
 	}
 	for i, a := range c.Alphas {
 		if !finitePos(a) {
-			return lasso.FitOptions{}, fmt.Errorf("--alphas: value %d is %v, want > 0", i+1, a)
+			return fail("%s: value %d is %v, want > 0", c.name("alphas"), i+1, a)
 		}
 	}
 	var alpha float64
@@ -97,8 +136,9 @@ func (c *FitCmd) options() (lasso.FitOptions, error) {
 		alpha = *c.Alpha
 	}
 	o := lasso.FitOptions{
-		Features: c.Features, Intercept: c.Intercept, NoIntercept: c.NoIntercept, Model: c.Model, Workers: c.Workers,
-		Lasso: lasso.Options{Alpha: alpha, FitIntercept: c.FitIntercept, Positive: c.Positive, Tol: c.Tol, MaxIter: c.MaxIter},
+		Features: c.Features, Intercept: c.Intercept, NoIntercept: c.NoIntercept, Model: c.Model, Workers: optInt(c.Workers),
+		AllowUnconverged: c.AllowUnconverged,
+		Lasso:            lasso.Options{Alpha: alpha, FitIntercept: c.FitIntercept, Positive: c.Positive, Tol: c.Tol, MaxIter: c.MaxIter},
 	}
 	if c.Intercept == 0 {
 		o.NoIntercept = true
@@ -132,7 +172,10 @@ func printTheta(dir string, th *lasso.Theta) {
 	}
 	fmt.Printf("%s: %s, model %s, alpha %g: R^2 %.4f, MSE %.6g, %d/%d non-zero, duality gap %.3g (tol %.3g), %d iterations -> %s\n",
 		dir, th.Features.String(), th.Model, f.Alpha, f.R2, f.MSE, f.NonZero, len(f.Coef), f.Gap, f.Tol, f.Iterations,
-		lasso.ThetaPath(dir, th.Features.ID(), th.Model))
+		lasso.ThetaFile(dir, th))
+	if !th.Converged() {
+		fmt.Printf("NOT CONVERGED (kept with --allow-unconverged): sweeps on this theta* say so in their summary and calibration_note\n")
+	}
 }
 
 // PartitionCmd is `prep partition`: split a dataset's queries across silos
@@ -166,6 +209,11 @@ Examples:
   prep partition data/mslr10k -m 100 --strategy random --seed 7`
 }
 
+// Validate checks the flags as given (kong calls it after parsing).
+func (c *PartitionCmd) Validate() error {
+	return checkInt("--silos", c.Silos, 1, maxSilos, "silos")
+}
+
 // Run executes `prep partition`.
 func (c *PartitionCmd) Run() error {
 	return writePartition(c.Dataset, c.Strategy, c.Silos, c.Seed)
@@ -191,7 +239,7 @@ func printPartition(dir string, p *partition.Partition, path string) {
 // AllCmd is `prep all`: ingest, fit and partition in one go, from flags or
 // a TOML config.
 type AllCmd struct {
-	Config string `arg:"" optional:"" name:"CONFIG" type:"existingfile" help:"TOML config (see below). When given, the other flags are ignored."`
+	Config string `arg:"" optional:"" name:"CONFIG" type:"existingfile" help:"TOML config (see below). It replaces the flags: --input, --out, --force, --alpha and --seed given with it are errors."`
 
 	Inputs   []string `name:"input" short:"i" placeholder:"PATH" help:"Input files, directory or zip (as for prep ingest; repeatable)."`
 	Out      string   `short:"o" placeholder:"DATASET_DIR" help:"Dataset directory. An existing prepared dataset is reused if it was made from the same inputs (an error otherwise), unless --force."`
@@ -235,10 +283,54 @@ silo count. Example config (prep all mslr10k.toml):
   seed     = 7
 
 Fit tables also take intercept, no_intercept, fit_intercept, positive, tol,
-max_iter, alphas, n_alphas, eps (as the prep fit flags).
+max_iter, alphas, n_alphas, eps, allow_unconverged (as the prep fit flags).
 
 Same with flags:
   prep all -i ~/data/MSLR-WEB10K.zip -o data/mslr10k --features title --alpha 1 --silos 10,100`
+}
+
+// Validate checks the flags as given (kong calls it after parsing); a
+// config's keys are checked when it is read, naming the key.
+func (c *AllCmd) Validate() error {
+	if c.Config != "" {
+		// The config replaces the flags: one given as well would be
+		// silently ignored.
+		for _, f := range []struct {
+			flag string
+			set  bool
+		}{{"--input", len(c.Inputs) > 0}, {"--out", c.Out != ""}, {"--force", c.Force}, {"--alpha", c.Alpha != nil}, {"--seed", c.Seed != 0}} {
+			if f.set {
+				return fmt.Errorf("%s with CONFIG %s: the config replaces the flags; put it in the config (see prep all --help)", f.flag, c.Config)
+			}
+		}
+	}
+	for _, in := range c.Inputs {
+		if err := checkText("--input", in); err != nil {
+			return err
+		}
+	}
+	if err := checkText("--out", c.Out); err != nil {
+		return err
+	}
+	for _, f := range c.Features {
+		if err := checkFeatureSet("--features", f); err != nil {
+			return err
+		}
+	}
+	for _, m := range c.Model {
+		if m != lasso.ModelReference && m != lasso.ModelWellSpecified {
+			return fmt.Errorf("--model %q: want %s or %s", m, lasso.ModelReference, lasso.ModelWellSpecified)
+		}
+	}
+	if c.Alpha != nil && !(*c.Alpha > 0 && !math.IsInf(*c.Alpha, 0)) {
+		return fmt.Errorf("--alpha %v: want a penalty > 0 (leave it out for cross-validation)", *c.Alpha)
+	}
+	for _, m := range c.Silos {
+		if err := checkInt("--silos", m, 1, maxSilos, "silos"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // allConfig is the TOML layout of `prep all CONFIG`.
@@ -267,6 +359,8 @@ type fitConfig struct {
 	Positive     bool      `toml:"positive"`
 	Tol          *float64  `toml:"tol"`
 	MaxIter      *int      `toml:"max_iter"`
+	// AllowUnconverged is --allow-unconverged.
+	AllowUnconverged bool `toml:"allow_unconverged"`
 }
 
 // or returns *p, or def when p is nil.
@@ -334,12 +428,13 @@ func (c *AllCmd) Run() error {
 		return errors.New("no dataset directory: give --out or out = \"...\" in the config")
 	}
 	o := prepare.Options{Inputs: cfg.Inputs, Out: cfg.Out, Force: cfg.Force, Log: slog.Default()}
-	for _, f := range cfg.Fit {
+	for i, f := range cfg.Fit {
 		fc := FitCmd{
 			Dataset: cfg.Out, Features: f.Features, Model: f.Model, Alpha: f.Alpha, CV: f.CV || f.Alpha == nil,
 			Folds: or(f.Folds, 5), Alphas: f.Alphas, NAlphas: or(f.NAlphas, 10), Eps: or(f.Eps, 1e-3),
 			Intercept: or(f.Intercept, features.DefaultIntercept), NoIntercept: f.NoIntercept,
 			FitIntercept: f.FitIntercept, Positive: f.Positive, Tol: or(f.Tol, 1e-4), MaxIter: or(f.MaxIter, 10000),
+			AllowUnconverged: f.AllowUnconverged,
 		}
 		if fc.Model == "" {
 			fc.Model = lasso.ModelReference
@@ -347,13 +442,23 @@ func (c *AllCmd) Run() error {
 		if fc.CV {
 			fc.Alpha = nil
 		}
+		if c.Config != "" {
+			fc.key = func(flag string) string {
+				return fmt.Sprintf("%s: fit[%d].%s", c.Config, i, strings.ReplaceAll(flag, "-", "_"))
+			}
+		}
 		fo, err := fc.options()
 		if err != nil {
 			return err
 		}
 		o.Fits = append(o.Fits, fo)
 	}
-	for _, p := range cfg.Partition {
+	for i, p := range cfg.Partition {
+		if c.Config != "" {
+			if err := checkInt(fmt.Sprintf("%s: partition[%d].silos", c.Config, i), p.Silos, 1, maxSilos, "silos"); err != nil {
+				return err
+			}
+		}
 		o.Partitions = append(o.Partitions, prepare.Partition{Strategy: p.Strategy, Silos: p.Silos, Seed: p.Seed})
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

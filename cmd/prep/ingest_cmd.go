@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/fedbandit/fedbandit/ingest"
@@ -19,15 +20,46 @@ import (
 type IngestCmd struct {
 	Inputs []string `arg:"" name:"INPUT" help:"Files (plain or .gz), an MSLR-WEB directory (Fold1..5/{train,vali,test}.txt), a LETOR 4.0 directory (S1..S5.txt, Fold*/), or the original MSLR-WEB10K.zip / MSLR-WEB30K.zip (read in place). Read in the order given."`
 	Out    string   `required:"" short:"o" placeholder:"DATASET_DIR" help:"Dataset directory to create. It appears complete or not at all."`
-	Force  bool     `help:"Replace an existing DATASET_DIR written by prep ingest, once the new one is complete. Refused when DATASET_DIR holds files prep did not write or contains an input."`
+	Force  bool     `help:"Replace an existing DATASET_DIR written by prep ingest, once the new one is complete; its fitted theta* (instances/) and partitions (partitions/) go with it, and are listed first. Refused when DATASET_DIR holds files prep did not write, is a results directory of run, or contains an input."`
 
 	Fold  string   `placeholder:"FoldN" help:"Fold of a directory or zip layout (Fold1..Fold5). Default: Fold1 for MSLR-WEB; the partitions S1..S5 for LETOR 4.0."`
 	Parts []string `sep:"," placeholder:"PART" help:"Files of the layout: train,vali,test (of --fold; default all three), or S1..S5 for LETOR 4.0 without --fold (default all five). The defaults read every query exactly once."`
 
-	LabelMax int  `placeholder:"N" help:"Largest allowed label. Default: 4 for MSLR-WEB (136 features), 2 for LETOR 4.0 (46 features), 4 otherwise."`
-	Features int  `placeholder:"N" help:"Number of feature columns f1..fN. Default: the largest index on the first data line; larger indices later are errors."`
-	Lenient  bool `help:"Skip bad lines instead of stopping at the first; their count and first examples go into manifest.json."`
-	Workers  int  `placeholder:"N" help:"Parser goroutines (default: number of CPUs)."`
+	LabelMax    *int `placeholder:"N" help:"Largest allowed label, 1 <= N <= 65536. Default: 4 for MSLR-WEB (136 features), 2 for LETOR 4.0 (46 features), 4 otherwise."`
+	Features    *int `placeholder:"N" help:"Number of feature columns f1..fN, 1 <= N <= 65536. Default: the largest index on the first data line; larger indices later are errors."`
+	Lenient     bool `help:"Skip bad lines instead of stopping at the first; their count and first examples go into manifest.json."`
+	AllowRagged bool `help:"Accept MSLR-WEB / LETOR 4.0 lines with fewer features than the format's 136 / 46 (zero-filled); their count and first examples go into manifest.json as ragged_rows. Without it such a line is an error."`
+	Workers     *int `placeholder:"N" help:"Parser goroutines, 1 <= N <= 1024 (default: number of CPUs)."`
+}
+
+// Validate checks the flags as given (kong calls it after parsing): an
+// explicit 0 is a value, never the default.
+func (c *IngestCmd) Validate() error {
+	for _, in := range c.Inputs {
+		if err := checkText("<INPUT>", in); err != nil {
+			return err
+		}
+	}
+	for _, t := range []struct{ flag, v string }{{"--out", c.Out}, {"--fold", c.Fold}} {
+		if err := checkText(t.flag, t.v); err != nil {
+			return err
+		}
+	}
+	if c.Fold != "" && !ingest.ValidFold(c.Fold) {
+		return fmt.Errorf("--fold %q: want Fold1..Fold5", c.Fold)
+	}
+	for _, p := range c.Parts {
+		if !ingest.ValidPart(p) {
+			return fmt.Errorf("--parts %q: want train, vali, test (MSLR-WEB, LETOR with --fold) or S1..S5 (LETOR 4.0)", p)
+		}
+	}
+	if err := checkOptInt("--label-max", c.LabelMax, 1, maxLabel, "the largest relevance label"); err != nil {
+		return err
+	}
+	if err := checkOptInt("--features", c.Features, 1, maxFeatures, "feature columns"); err != nil {
+		return err
+	}
+	return checkOptInt("--workers", c.Workers, 1, maxWorkers, "parser goroutines")
 }
 
 // Help is shown by `prep ingest --help` after the flags.
@@ -36,7 +68,9 @@ func (c *IngestCmd) Help() string {
 validated strictly: a bad label, qid, feature index or value, a qid that
 reappears after other queries, empty input, or a truncated .gz/.zip stops
 the run with an error naming the file, line and field and quoting the bad
-token (use --lenient to skip bad lines instead). CRLF line ends, trailing
+token (use --lenient to skip bad lines instead). An MSLR-WEB or LETOR 4.0
+line with fewer features than the format's 136 / 46 is an error too (a cut
+or edited line), unless --allow-ragged. CRLF line ends, trailing
 blanks and comments are normal input; LETOR 4.0 comments such as
 "#docid = GX008-86-4444840 inc = 1 prob = 0.086622" become typed columns.
 
@@ -59,15 +93,16 @@ func (c *IngestCmd) Run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	opts := ingest.Options{
-		Inputs:   c.Inputs,
-		Out:      c.Out,
-		Force:    c.Force,
-		Lenient:  c.Lenient,
-		Fold:     c.Fold,
-		Parts:    c.Parts,
-		LabelMax: c.LabelMax,
-		Features: c.Features,
-		Workers:  c.Workers,
+		Inputs:      c.Inputs,
+		Out:         c.Out,
+		Force:       c.Force,
+		Lenient:     c.Lenient,
+		AllowRagged: c.AllowRagged,
+		Fold:        c.Fold,
+		Parts:       c.Parts,
+		LabelMax:    optInt(c.LabelMax),
+		Features:    optInt(c.Features),
+		Workers:     optInt(c.Workers),
 	}
 	// A bar on a terminal; plain log lines (progress every few seconds and
 	// a summary) otherwise, e.g. in CI or when stderr goes to a file.
@@ -76,12 +111,21 @@ func (c *IngestCmd) Run() error {
 	} else {
 		opts.Log = slog.Default()
 	}
+	if c.Force {
+		if drops := ingest.ForceDrops(c.Out); len(drops) > 0 {
+			fmt.Fprintf(os.Stderr, "--force: replacing %s also drops its %d fitted theta* and partition files once the new dataset is complete (re-run prep fit and prep partition afterwards):\n  %s\n",
+				c.Out, len(drops), strings.Join(drops, "\n  "))
+		}
+	}
 	m, err := ingest.Run(ctx, opts)
 	if err != nil {
 		return err
 	}
 	fmt.Printf("%s: %d rows, %d queries, %d features, labels %v, documents_sha256 %s\n",
 		c.Out, m.Rows, m.Queries, m.Features, m.LabelHistogram, m.DocumentsHash)
+	if m.Ragged != nil && m.Ragged.Count > 0 {
+		fmt.Printf("accepted %d ragged lines, zero-filled (see ragged_rows in manifest.json)\n", m.Ragged.Count)
+	}
 	if m.Skipped.Count > 0 {
 		fmt.Printf("skipped %d bad lines (see manifest.json)\n", m.Skipped.Count)
 	}
@@ -97,12 +141,32 @@ func isTerminal(f *os.File) bool {
 // SynthCmd is `prep synth`: MSLR-WEB10K-shaped text for scale tests.
 type SynthCmd struct {
 	Out      string  `short:"o" placeholder:"FILE" help:"Output file (.gz compresses); default: standard output. Written to a temp file and renamed."`
-	Seed     uint64  `default:"1" help:"Seed of the generated data (same seed => same bytes)."`
-	Queries  int     `default:"10000" help:"Number of queries (MSLR-WEB10K: 10,000)."`
-	MeanDocs float64 `default:"120" help:"Target mean documents per query."`
-	MaxDocs  int     `default:"908" help:"Largest documents per query (one query has exactly this many, one exactly 1)."`
-	FirstQID int64   `name:"first-qid" default:"1" help:"qid of the first query (use distinct ranges to build train/vali/test files)."`
+	Seed     uint64  `default:"1" help:"Seed of the generated data (same seed => same bytes; every uint64, 0 included, is a seed)."`
+	Queries  int     `default:"10000" help:"Number of queries, 1 <= N <= 10^7 (MSLR-WEB10K: 10,000)."`
+	MeanDocs float64 `default:"120" help:"Target mean documents per query, 1 <= mean <= --max-docs."`
+	MaxDocs  int     `default:"908" help:"Largest documents per query, 1 <= N <= 10^6 (one query has exactly this many, one exactly 1)."`
+	FirstQID int64   `name:"first-qid" default:"1" help:"qid of the first query, >= 1 (use distinct ranges to build train/vali/test files)."`
 	Force    bool    `help:"Overwrite an existing output file."`
+}
+
+// Validate checks the flags as given (kong calls it after parsing).
+func (c *SynthCmd) Validate() error {
+	if err := checkText("--out", c.Out); err != nil {
+		return err
+	}
+	if err := checkInt("--queries", c.Queries, 1, maxQueries, "queries to write"); err != nil {
+		return err
+	}
+	if err := checkInt("--max-docs", c.MaxDocs, 1, maxDocs, "documents of the largest query"); err != nil {
+		return err
+	}
+	if !(c.MeanDocs >= 1 && c.MeanDocs <= float64(c.MaxDocs)) {
+		return fmt.Errorf("--mean-docs %v: want 1 <= mean <= --max-docs %d", c.MeanDocs, c.MaxDocs)
+	}
+	if c.FirstQID < 1 || c.FirstQID > maxFirstQID-int64(c.Queries) {
+		return fmt.Errorf("--first-qid %d: want 1 <= qid <= %d", c.FirstQID, maxFirstQID-int64(c.Queries))
+	}
+	return nil
 }
 
 // Help is shown by `prep synth --help` after the flags.

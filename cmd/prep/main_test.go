@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -182,7 +183,35 @@ func TestFitZeroFlagsValidated(t *testing.T) {
 			t.Errorf("prep fit %v: err = %v, want %q", tc.args, err, tc.want)
 		}
 	}
-	if err := prep(t, "fit", ds, "--features", "all", "--cv", "--folds", "3", "--n-alphas", "4"); err != nil {
+	if err := prep(t, "fit", ds, "--features", "all", "--cv", "--folds", "3", "--n-alphas", "4", "--eps", "0.5"); err != nil {
 		t.Errorf("valid CV flags: %v", err)
+	}
+}
+
+// TestR9aPrepAllMaxIter1: prep all with max_iter = 1 in a [[fit]] table
+// refuses the unconverged fit (as prep fit does) and says how to keep it;
+// with allow_unconverged = true it is kept under its own -unconverged name.
+func TestR9aPrepAllMaxIter1(t *testing.T) {
+	src := t.TempDir()
+	if _, err := mq2008.Extract(src); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "c.toml")
+	body := fmt.Sprintf("inputs = [%q]\nout = \"ds\"\n[[fit]]\nfeatures = \"all\"\nalpha = 1e-4\nmax_iter = 1\n", src)
+	os.WriteFile(cfg, []byte(body), 0o644)
+	err := prep(t, "all", cfg)
+	if err == nil || !strings.Contains(err.Error(), "did not converge") || !strings.Contains(err.Error(), "allow_unconverged") {
+		t.Fatalf("max_iter = 1: err = %v", err)
+	}
+	if ps, _ := filepath.Glob(filepath.Join(dir, "ds", "instances", "*.theta.json")); len(ps) != 0 {
+		t.Fatalf("refused fit wrote %v", ps)
+	}
+	os.WriteFile(cfg, []byte(body+"allow_unconverged = true\n"), 0o644)
+	if err := prep(t, "all", cfg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ds", "instances", "all-reference-a0.0001-unconverged.theta.json")); err != nil {
+		t.Error(err)
 	}
 }

@@ -20,7 +20,8 @@ type VerifyCmd struct {
 // Help is shown by `prep verify --help` after the flags.
 func (c *VerifyCmd) Help() string {
 	return `Hashes documents.parquet unconditionally (loads skip the hash while the
-file's size and modification time are those of the last successful check)
+file's size, modification time and, on Linux, device, inode and
+status-change time are those of the last successful check)
 and reads every instances/*.theta.json and partitions/*.json, which check
 their own content hashes and the dataset hash they were made from.
 Exits non-zero, naming each bad file, if anything changed.

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/federate/accountant"
+	"github.com/fedbandit/fedbandit/ltr"
 	"github.com/fedbandit/fedbandit/outputs"
 	"github.com/fedbandit/fedbandit/outputs/figure"
 )
@@ -49,6 +51,7 @@ func printSummary(w io.Writer, dir string) error {
 	}
 	zeroEps := false     // some configuration delivers eps = 0 at its delta
 	uncertified := false // some private configuration has no guarantee
+	unconverged := false // some instance's theta* did not converge
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "configuration\truns\tpseudo R(T)/T\trealised R(T)/T\ttarget (eps, delta)\tdelivered (eps, delta)\tamplified")
 	for _, s := range series {
@@ -65,6 +68,7 @@ func printSummary(w io.Writer, dir string) error {
 			}
 			zeroEps = zeroEps || r.DeliveredEps == 0
 		}
+		unconverged = unconverged || strings.Contains(r.CalibrationNote, ltr.UnconvergedNote)
 		amp := "-"
 		if alg != nil && alg.Model == accountant.ModelSDPAmp {
 			amp = fmt.Sprint(r.Amplified)
@@ -83,6 +87,9 @@ func printSummary(w io.Writer, dir string) error {
 	fmt.Fprintln(w, "Delivered privacy comes from the exact accountant; see calibration_note in runs.arrow where it differs from the target.")
 	if uncertified {
 		fmt.Fprintln(w, "NOT CERTIFIED: the accountant's guarantee does not cover these runs (rewards not clamped, the eager learner with B > 1, or a data-dependent schedule); calibration_note says why and what the noise alone would deliver.")
+	}
+	if unconverged {
+		fmt.Fprintf(w, "%s: the instance's lasso fit stopped at max_iter above its tolerance (prep fit --allow-unconverged); calibration_note in runs.arrow names the artifact.\n", ltr.UnconvergedNote)
 	}
 	if zeroEps {
 		fmt.Fprintln(w, "Delivered eps = 0: the noise is so large that the release is (0, delta)-DP, i.e. it already meets the target delta with no eps at all.")

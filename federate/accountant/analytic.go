@@ -57,12 +57,20 @@ func AnalyticGaussianSigma(eps, delta, sens float64) (float64, error) {
 	ok := func(s float64) bool { return gdpDelta(sens/s, eps) <= delta }
 	// The classical sigma sqrt(2 ln(1.25/delta)) sens/eps is only valid for
 	// eps < 1, so search upward from it rather than trusting it.
+	// Both bracket searches are bounded: doubling stops at MaxFloat64 and
+	// halving at 0 (sigma 0 never qualifies: delta(mu = +Inf) = 1).
 	hi := sens * math.Sqrt(2*math.Log(1.25/delta)) / eps
+	if !finite(hi) {
+		hi = math.MaxFloat64
+	}
 	for !ok(hi) {
+		if hi > math.MaxFloat64/2 {
+			return 0, fmt.Errorf("analytic gaussian sigma: %w: no finite sigma meets eps = %v, delta = %v", ErrInvalid, eps, delta)
+		}
 		hi *= 2
 	}
 	lo := hi / 2
-	for ok(lo) {
+	for lo > 0 && ok(lo) {
 		hi, lo = lo, lo/2
 	}
 	s := bisectMin(lo, hi, ok)

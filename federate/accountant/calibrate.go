@@ -306,6 +306,9 @@ func ExactLDPSigma(eps, delta float64, kappa int, relation string) (float64, err
 		return 0, fmt.Errorf("exact LDP sigma: %w", err)
 	}
 	mu := gdpMu(eps, delta)
+	if mu == 0 {
+		return 0, fmt.Errorf("exact LDP sigma: %w: no noise level certifies eps = %v, delta = %v", ErrInvalid, eps, delta)
+	}
 	sigma := up(math.Sqrt(float64(kappa)) * math.Sqrt(g*g+b*b) / mu)
 	// TreeMu rounds mu up, which can push the largest feasible mu just over
 	// the edge: step sigma up by a few ulps until the postcondition holds.

@@ -34,8 +34,20 @@ func gdpDelta(mu, eps float64) float64 {
 	// amount of about x^2 ulps in the tail, erfc and exp add a few ulps, and
 	// the subtraction can cancel most digits: the margin is taken relative
 	// to the operands, scaled by (c + x^2), never relative to the difference.
+	// A zero operand contributes no error (and its x^2 may overflow: at eps
+	// 1e160, mu 1e-3 it is +Inf, and 0 * Inf would make d NaN).
 	const ulp = 0x1p-52
-	d := a - b + 8*(a*(8+xa*xa)*ulp+b*(8+xb*xb+eps)*ulp)
+	var ea, eb float64
+	if a != 0 {
+		ea = a * (8 + xa*xa) * ulp
+	}
+	if b != 0 {
+		eb = b * (8 + xb*xb + eps) * ulp
+	}
+	d := a - b + 8*(ea+eb)
+	if math.IsNaN(d) {
+		return 1 // no usable bound: the conservative answer
+	}
 	if d < 0 {
 		d = 0
 	}
@@ -63,12 +75,15 @@ func gdpEps(mu, delta float64) float64 {
 	if ok(0) {
 		return 0
 	}
-	hi := mu*mu/2 + mu*math.Sqrt(2*math.Log(1/delta)) + 1
+	hi := mu*(mu/2) + mu*math.Sqrt(2*math.Log(1/delta)) + 1
+	if !finite(hi) {
+		hi = math.MaxFloat64 // mu near sqrt(MaxFloat64): delta(MaxFloat64) is 0
+	}
 	for !ok(hi) {
-		hi *= 2
 		if hi > 1e300 {
 			return math.Inf(1)
 		}
+		hi *= 2
 	}
 	return bisectMin(0, hi, ok)
 }
@@ -83,18 +98,30 @@ func GDPMu(eps, delta float64) (float64, error) {
 	if err := checkDelta("delta", delta); err != nil {
 		return 0, fmt.Errorf("gdp mu: %w", err)
 	}
-	return gdpMu(eps, delta), nil
+	mu := gdpMu(eps, delta)
+	if mu == 0 {
+		return 0, fmt.Errorf("gdp mu: %w: no mu > 0 meets eps = %v, delta = %v", ErrInvalid, eps, delta)
+	}
+	return mu, nil
 }
 
-// gdpMu is GDPMu without validation.
+// gdpMu is GDPMu without validation. Both bracket searches are bounded:
+// halving stops at 0 (returned when no mu > 0 is feasible, which callers
+// turn into an error naming eps and delta) and doubling at MaxFloat64 (the
+// largest mu is about sqrt(2 eps), so at most 1.4e154 for finite eps).
 func gdpMu(eps, delta float64) float64 {
 	ok := func(mu float64) bool { return gdpDelta(mu, eps) <= delta }
 	lo := 1e-3
 	for !ok(lo) {
-		lo /= 2
+		if lo /= 2; lo == 0 {
+			return 0
+		}
 	}
 	hi := 2 * lo
 	for ok(hi) {
+		if hi > math.MaxFloat64/2 {
+			return hi
+		}
 		lo, hi = hi, 2*hi
 	}
 	return bisectMax(lo, hi, ok)

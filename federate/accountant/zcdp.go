@@ -158,7 +158,10 @@ func CKSEps(rho, delta float64) (float64, error) {
 	}
 	ok := func(e float64) bool { return cksDelta(rho, e) <= delta }
 	hi := bsEps(rho, delta)
-	for !ok(hi) { // the BS bound always qualifies; guard rounding anyway
+	for i := 0; !ok(hi); i++ { // the BS bound always qualifies; guard rounding anyway
+		if i == 64 || !finite(hi) {
+			return 0, fmt.Errorf("CKS eps: %w: no eps found for rho = %v, delta = %v", ErrInvalid, rho, delta)
+		}
 		hi = up(hi * 2)
 	}
 	if ok(0) {
