@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/fedbandit/fedbandit/ingest"
 	"github.com/fedbandit/fedbandit/outputs"
 )
 
@@ -17,9 +18,11 @@ import (
 // into a directory that is missing or empty (it then creates the marker)
 // or that holds the marker; it refuses any other directory, so that a
 // dataset directory (prep's manifest.json), a project folder or a home
-// directory is never overwritten. prep marks its datasets with a marker of
-// its own, so the two kinds can never be mistaken for each other.
-const ResultsMarker = ".fedbandit-results"
+// directory is never overwritten. prep refuses to write into, or read a
+// dataset from, a directory holding the marker, and run refuses prep's
+// datasets (their manifest is not run's), so the two kinds can never be
+// mistaken for each other. The name is ingest's, the lower layer.
+const ResultsMarker = ingest.ResultsMarker
 
 // markerText is the marker's content (only its existence is checked).
 const markerText = "This directory holds fedbandit results written by `run` (sweep, task, collect, slurm, audit).\n" +
