@@ -59,6 +59,11 @@ type RunRecord struct {
 	ContextGen        string
 
 	Algorithm string
+	// Family, Trust and Params are the algorithm's family, trust model
+	// and own parameters (by key, defaults filled).
+	Family    string
+	Trust     string
+	Params    map[string]float64
 	Protocol  string
 	Lazy      bool
 	Preset    string

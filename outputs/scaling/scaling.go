@@ -21,6 +21,7 @@ import (
 	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/outputs"
 	"github.com/fedbandit/fedbandit/outputs/figure"
+	"github.com/fedbandit/fedbandit/registry"
 )
 
 // Baseline is the algorithm whose regret the costs are measured against.
@@ -75,7 +76,7 @@ func Fits(runs []outputs.RunRecord) ([]Fit, error) {
 		if !ok {
 			continue
 		}
-		l := fmt.Sprintf("%s (preset=%s, eps=%g, delta=%g, lazy=%t)", federate.DisplayName(r.Algorithm), r.Preset, r.Eps, r.Delta, r.Lazy)
+		l := fmt.Sprintf("%s (preset=%s, eps=%g, delta=%g, lazy=%t)", registry.Display(r.Algorithm), r.Preset, r.Eps, r.Delta, r.Lazy)
 		if costs[l] == nil {
 			costs[l] = map[int][]float64{}
 		}
