@@ -380,6 +380,11 @@ func (s Spec) validateSettings() error {
 	if err := kind.validate(s, alg); err != nil {
 		return err
 	}
+	if s.Alpha == 0 && alg.UsesKey("alpha") {
+		// Only an explicit 0 is left after WithDefaults (ValidateGiven);
+		// the accountant would read it as its default.
+		return bad("Alpha", "alpha = 0, want 0 < alpha < 1")
+	}
 	req := s.Request()
 	if req.D == 0 {
 		req.D = 1 // the data's dimension is checked with the data (Validate)
