@@ -62,10 +62,17 @@ func LinearSpec(rs RunSpec, env Env) (federate.Spec, error) {
 	if err != nil {
 		return federate.Spec{}, err
 	}
+	a, err := federate.LookupAlgorithm(rs.Algorithm)
+	if err != nil {
+		return federate.Spec{}, err
+	}
+	// The header's absent keys take the family's defaults, as a sweep
+	// file's do: the learner and the clamp by the spec layer's rules.
 	s := federate.Spec{
 		Algorithm: rs.Algorithm, Seed: rs.Seed, T: rs.T, M: rs.M, B: rs.B, Every: rs.Every,
 		Eps: rs.Eps, Delta: rs.Delta, Params: rs.Params,
+		Lazy: federate.DefaultLazy(a, ""), NoClip: federate.DefaultNoClip(""),
 	}
 	loaded.Linear(&s)
-	return s, nil
+	return s.Canonical(), nil
 }
