@@ -61,14 +61,8 @@ func decodeLTR(table map[string]any, base string) (Instance, error) {
 	if t.Features == "" {
 		return nil, &KeyError{Key: "features", Msg: "missing: the feature set fitted with `prep fit` (title, body, all, ...)"}
 	}
-	if t.Model != lasso.ModelReference && t.Model != lasso.ModelWellSpecified {
-		return nil, &KeyError{Key: "model", Msg: fmt.Sprintf("unknown reward model %q, want %q or %q", t.Model, lasso.ModelReference, lasso.ModelWellSpecified)}
-	}
-	if !(t.NoiseVar >= 0) || t.NoiseVar > 1e300 {
-		return nil, &KeyError{Key: "noise_var", Msg: fmt.Sprintf("%v, want a finite variance >= 0", t.NoiseVar)}
-	}
-	if t.Model == lasso.ModelReference && t.NoiseVar != 0 {
-		return nil, &KeyError{Key: "noise_var", Msg: fmt.Sprintf("%v with the noiseless reference model; use model = %q for noisy rewards", t.NoiseVar, lasso.ModelWellSpecified)}
+	if field, err := (ltr.Options{Model: t.Model, NoiseVar: t.NoiseVar}).CheckModel(); err != nil {
+		return nil, &KeyError{Key: map[string]string{"Model": "model", "NoiseVar": "noise_var"}[field], Msg: err.Error()}
 	}
 	if !slices.Contains(partition.Strategies, t.Strategy) {
 		return nil, &KeyError{Key: "strategy", Msg: fmt.Sprintf("unknown partition strategy %q, want one of %s", t.Strategy, strings.Join(partition.Strategies, ", "))}
