@@ -387,6 +387,9 @@ func (c *Config) Validate() error {
 			return bad(key+".name", "%q already names instance[%d]", in.Name, j)
 		}
 		names[in.Name] = i
+		if in.inst == nil {
+			return bad(key, "not decoded by its kind (a Config comes from ParseConfig or LoadConfig)")
+		}
 		for j, m := range c.Grid.M {
 			if err := in.inst.CheckM(m); err != nil {
 				return &KeyError{Key: fmt.Sprintf("grid.M[%d]", j), Msg: fmt.Sprintf("%v (%s)", err, key)}
