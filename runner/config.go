@@ -92,7 +92,7 @@ type InstanceConfig struct {
 // generic keys of its family and its own parameters (registry.Algorithm
 // Params), each a value or a list of values to sweep.
 type AlgorithmConfig struct {
-	// Name is a registered algorithm (`run help sweep` lists them).
+	// Name is a registered algorithm (`run sweep --help` lists them).
 	Name string `toml:"name"`
 	// Preset is "exact" (default), "paper" or "reference-code".
 	Preset string `toml:"preset"`

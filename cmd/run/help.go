@@ -40,7 +40,7 @@ func algorithmsHelp() string {
 			if math.IsNaN(p.Default) {
 				def = "" // a default that depends on the run: its doc says
 			}
-			fmt.Fprintf(&b, "    %-10s   %s (%sin [%v, %v]): %s\n", "", p.Key, def, p.Min, p.Max, p.Doc)
+			fmt.Fprintf(&b, "    %-10s   %s (%s%s): %s\n", "", p.Key, def, p.Range(), p.Doc)
 		}
 	}
 	b.WriteString("\nInstance kinds ([[instance]] kind = ...):\n\n")
