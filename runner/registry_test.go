@@ -178,3 +178,15 @@ func TestEpsGreedyEndToEnd(t *testing.T) {
 	mustFailKey(t, regSweep("eps-greedy", "explore = [0.5, 1.5]", ""), "algorithm[0].explore[1]")
 	mustFailKey(t, regSweep("fedlinucb", "explore = 0.5", ""), "algorithm[0].explore")
 }
+
+// TestNoiselessInstanceWithoutBeta: the rule "noise_var = 0 needs R > 0"
+// is beta_t's, so it binds the algorithms that use R (a UCB learner) and
+// not the random policy, which plans on a noiseless instance without
+// advanced.R.
+func TestNoiselessInstanceWithoutBeta(t *testing.T) {
+	noiseless := strings.Replace(regSweep("random", "", ""), "k = 10", "k = 10\nnoise_var = 0", 1)
+	if p := mustPlan(t, noiseless); len(p.Runs) != 2 {
+		t.Errorf("random on a noiseless instance: %d runs", len(p.Runs))
+	}
+	mustFailKey(t, strings.Replace(noiseless, `name = "random"`, `name = "fedlinucb"`, 1), "instance[0].noise_var")
+}
