@@ -62,17 +62,26 @@ func LinearSpec(rs RunSpec, env Env) (federate.Spec, error) {
 	if err != nil {
 		return federate.Spec{}, err
 	}
-	a, err := federate.LookupAlgorithm(rs.Algorithm)
-	if err != nil {
+	if _, err := federate.LookupAlgorithm(rs.Algorithm); err != nil {
 		return federate.Spec{}, err
 	}
 	// The header's absent keys take the family's defaults, as a sweep
 	// file's do: the learner and the clamp by the spec layer's rules.
+	lazy, noClip := LinearDefaults(rs.Algorithm, "")
 	s := federate.Spec{
 		Algorithm: rs.Algorithm, Seed: rs.Seed, T: rs.T, M: rs.M, B: rs.B, Every: rs.Every,
-		Eps: rs.Eps, Delta: rs.Delta, Params: rs.Params,
-		Lazy: federate.DefaultLazy(a, ""), NoClip: federate.DefaultNoClip(""),
+		Eps: rs.Eps, Delta: rs.Delta, Params: rs.Params, Lazy: lazy, NoClip: noClip,
 	}
 	loaded.Linear(&s)
 	return s.Canonical(), nil
+}
+
+// LinearDefaults returns the linear family's settings for an absent lazy
+// and no_clip key of the algorithm under preset ("": the default preset):
+// federate.DefaultLazy and federate.DefaultNoClip.
+func LinearDefaults(name, preset string) (lazy, noClip bool) {
+	if a, err := federate.LookupAlgorithm(name); err == nil {
+		lazy = federate.DefaultLazy(a, preset)
+	}
+	return lazy, federate.DefaultNoClip(preset)
 }

@@ -80,15 +80,12 @@ func (c *Config) points(f func(p *point) error) error {
 				}
 			}
 			// Absent lazy and no_clip take the spec layer's defaults.
-			lazy := ac.Lazy
-			if !c.isSet("algorithm", ai, "lazy") {
-				if fa, err := federate.LookupAlgorithm(ac.Name); err == nil {
-					lazy = federate.DefaultLazy(fa, ac.Preset)
-				}
+			lazy, noClip := registry.LinearDefaults(ac.Name, ac.Preset)
+			if c.isSet("algorithm", ai, "lazy") {
+				lazy = ac.Lazy
 			}
-			noClip := c.Advanced.NoClip
-			if !c.isSet("advanced", "no_clip") {
-				noClip = federate.DefaultNoClip(ac.Preset)
+			if c.isSet("advanced", "no_clip") {
+				noClip = c.Advanced.NoClip
 			}
 			var given []string
 			for _, gk := range []struct {
