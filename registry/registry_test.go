@@ -209,4 +209,19 @@ func TestDocsListEveryAlgorithm(t *testing.T) {
 	if lists == 0 {
 		t.Error("no doc lists the algorithms")
 	}
+	// The instance kinds, where a sweep-file example lists them.
+	b, err := os.ReadFile("../sweeps/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(line, "kind = ") || !strings.Contains(line, "|") {
+			continue
+		}
+		for _, k := range KindNames() {
+			if !strings.Contains(line, k) {
+				t.Errorf("sweeps/README.md:%d lists instance kinds without %q", i+1, k)
+			}
+		}
+	}
 }

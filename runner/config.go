@@ -396,6 +396,18 @@ func (c *Config) Validate() error {
 			}
 		}
 	}
+	// An algorithm runs on the instance kinds of its own family.
+	for i, in := range c.Instances {
+		kind, err := registry.LookupKind(in.inst.Kind())
+		if err != nil {
+			return bad(fmt.Sprintf("instance[%d].kind", i), "%v", err)
+		}
+		for j, a := range c.Algorithms {
+			if alg, err := registry.Lookup(a.Name); err == nil && alg.Family != kind.Family {
+				return bad(fmt.Sprintf("algorithm[%d].name", j), "%s is of the %s family: it cannot run on instance[%d] (kind %q, of the %s family)", a.Name, alg.Family, i, kind.Name, kind.Family)
+			}
+		}
+	}
 	// The rules of a run (values, ranges, combinations) are the spec's:
 	// every configuration of the grid is checked by them.
 	return c.validatePoints()
