@@ -113,7 +113,7 @@ func (c *AuditCmd) jobs() (jobs []auditJob, skipped []string, err error) {
 				Relation: c.Relation, Protocol: c.Protocol, Lazy: l == "lazy"}
 			// Labelled as the audit sees it (defaults filled: the
 			// algorithm's protocol, B = 1 for the super agent).
-			jobs = append(jobs, auditJob{label: auditLabel(s.WithDefaults()), spec: s})
+			jobs = append(jobs, auditJob{label: auditLabel(s), spec: s})
 		}
 		return jobs, nil, nil
 	}
@@ -131,7 +131,7 @@ func (c *AuditCmd) jobs() (jobs []auditJob, skipped []string, err error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		label := auditLabel(s.WithDefaults())
+		label := auditLabel(s)
 		if seen[label] {
 			continue
 		}
@@ -149,8 +149,11 @@ func (c *AuditCmd) jobs() (jobs []auditJob, skipped []string, err error) {
 }
 
 // auditLabel names a configuration: the one label of a configuration
-// (registry.Label), without an instance (the audit's is its own).
+// (registry.Label) of the spec with defaults, at the M and T its audit
+// row records, without an instance (the audit's is its own).
 func auditLabel(s federate.Spec) string {
+	s = s.WithDefaults()
+	s.M, s.T = max(s.M, 1), max(s.T, s.B)
 	return registry.Label(registry.FromSpec(s, "", ""))
 }
 
