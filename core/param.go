@@ -24,13 +24,29 @@ type Param struct {
 func (p Param) Check(v float64) error {
 	switch {
 	case math.IsNaN(v):
-		return fmt.Errorf("%s = NaN: need a number in [%v, %v]", p.Key, p.Min, p.Max)
+		return fmt.Errorf("%s = NaN: need a number %s", p.Key, p.Range())
 	case v < p.Min || v > p.Max:
-		return fmt.Errorf("%s = %v: out of range [%v, %v] (%s)", p.Key, v, p.Min, p.Max, p.Doc)
+		return fmt.Errorf("%s = %v: out of range: need a number %s (%s)", p.Key, v, p.Range(), p.Doc)
 	case p.Integer && v != math.Trunc(v):
 		return fmt.Errorf("%s = %v: need a whole number", p.Key, v)
 	}
 	return nil
+}
+
+// Range describes the inclusive range for messages and help texts:
+// "in [0, 1]", or ">= 0" when Max is math.MaxFloat64 or +Inf, "<= 1"
+// likewise.
+func (p Param) Range() string {
+	lo, hi := p.Min <= -math.MaxFloat64, p.Max >= math.MaxFloat64
+	switch {
+	case lo && hi:
+		return "(any)"
+	case hi:
+		return fmt.Sprintf(">= %v", p.Min)
+	case lo:
+		return fmt.Sprintf("<= %v", p.Max)
+	}
+	return fmt.Sprintf("in [%v, %v]", p.Min, p.Max)
 }
 
 // Resolve returns the value of every declared parameter: the explicit

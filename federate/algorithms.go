@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fedbandit/fedbandit/core"
 	"github.com/fedbandit/fedbandit/federate/accountant"
 	"github.com/fedbandit/fedbandit/federate/tree"
 )
@@ -22,6 +23,24 @@ type Algorithm struct {
 	Display string
 	// Summary is one line for help texts and docs.
 	Summary string
+	// Trust is who must be trusted with users' raw data (core.TrustNone,
+	// core.TrustLocal, ...): the trust model its privacy claim states.
+	Trust string
+	// Mechanism names the noise mechanism of its releases ("" for a
+	// non-private algorithm), recorded in its privacy claim.
+	Mechanism string
+	// Params are its own parameters (sweep keys under its [[algorithm]]
+	// table, Spec.Params in a spec): key, doc, default and range. An
+	// explicit value is checked against the range and never replaced.
+	Params []core.Param
+	// Uses lists the generic keys (GenericKeys) whose value changes its
+	// runs. A key it does not use is set to its absent value in its specs
+	// (Spec.Canonical), so a grid over that key plans its runs once.
+	Uses []string
+	// paramDefault, when set, gives the default of a parameter whose
+	// default depends on the run (FedUCB's sync_threshold on T, M and d);
+	// ok is false when it cannot be known yet (d of unloaded data).
+	paramDefault func(s Spec, key string) (v float64, ok bool)
 	// Model is the accountant's privacy model of its releases
 	// (accountant.ModelNone for a non-private algorithm): it decides how
 	// the noise is calibrated and what privacy a run records.
@@ -77,46 +96,56 @@ func (a *Algorithm) NeedsLazy() bool {
 	return a.Private() && a.Learns && !a.LocalNoise && !a.AdaptiveSchedule
 }
 
-// Ignores reports whether a sweep key does not apply to the algorithm, so
-// that a sweep mixing algorithms runs it once whatever the key's values
-// ("B" for one that updates every round):
-// "eps", "delta" and "relation" for a non-private one, and everything of
-// the learner ("protocol", "lazy", "preset", "alpha", "R", "crs",
-// "gram_noise") for one that does not learn; "lazy" and "relation" for
-// one with local noise (its learner acts on the noisy sums, and local DP
-// compares any two inputs).
-func (a *Algorithm) Ignores(key string) bool {
-	switch key {
-	case "eps", "delta":
-		return !a.Private()
-	case "relation":
-		return !a.Private() || a.LocalNoise || a.Relation != ""
-	case "lazy":
-		return !a.Learns || a.LocalNoise || a.EveryRound
-	case "protocol", "preset", "alpha", "R", "crs", "gram_noise":
-		return !a.Learns
-	case "B":
-		return a.EveryRound
+// GenericKeys are the sweep keys shared by the family's algorithms whose
+// use an algorithm declares (Algorithm.Uses): the privacy targets and
+// relation, the learner's protocol, lazy flag, preset, confidence level,
+// beta_t constants and Gram-noise convention, and the batch size.
+var GenericKeys = []string{"eps", "delta", "relation", "protocol", "lazy", "preset", "alpha", "R", "crs", "gram_noise", "B"}
+
+// UsesKey reports whether the generic key changes the algorithm's runs.
+func (a *Algorithm) UsesKey(key string) bool { return slices.Contains(a.Uses, key) }
+
+// Param returns the declaration of the algorithm's parameter key.
+func (a *Algorithm) Param(key string) (core.Param, bool) {
+	i := slices.IndexFunc(a.Params, func(p core.Param) bool { return p.Key == key })
+	if i < 0 {
+		return core.Param{}, false
 	}
-	return false
+	return a.Params[i], true
+}
+
+// Keys the algorithms declare in Uses, composed: a learner's keys (with
+// the batch size), a private algorithm's targets and relation.
+var (
+	learnerKeys = []string{"protocol", "lazy", "preset", "alpha", "R", "crs", "gram_noise", "B"}
+	privateKeys = []string{"eps", "delta", "relation"}
+)
+
+func uses(lists ...[]string) []string { return slices.Concat(lists...) }
+
+func without(keys []string, drop ...string) []string {
+	return slices.DeleteFunc(slices.Clone(keys), func(k string) bool { return slices.Contains(drop, k) })
 }
 
 // algorithms is the registry, in the order plots and tables list them.
 var algorithms = []*Algorithm{
 	{
-		Name: AlgFedLinUCB, Display: "FedLinUCB", Model: accountant.ModelNone,
+		Name: AlgFedLinUCB, Display: "FedLinUCB", Model: accountant.ModelNone, Trust: core.TrustNone,
+		Uses:      learnerKeys,
 		Summary:   "non-private FedLinUCB: silos send their exact batch statistics every B rounds",
 		Protocols: []string{ProtocolP, ProtocolPAlt}, Learns: true,
 		newParts: federatedLinUCB,
 	},
 	{
 		Name: AlgLDP, Display: "LDP-FedLinUCB", Model: accountant.ModelLDP,
+		Trust: core.TrustLocal, Mechanism: "tree-gaussian", Uses: uses(privateKeys, learnerKeys),
 		Summary:   "Private-FedLinUCB under silo-level local DP: each silo privatises its statistics (tree mechanism)",
 		Protocols: []string{ProtocolP, ProtocolPAlt}, Learns: true,
 		newParts: federatedLinUCB,
 	},
 	{
 		Name: AlgSDPAmp, Display: "SDP-FedLinUCB", Model: accountant.ModelSDPAmp,
+		Trust: core.TrustShuffle, Mechanism: "tree-gaussian-shuffled", Uses: uses(privateKeys, learnerKeys),
 		Summary: "Private-FedLinUCB under shuffle DP by amplification: protocol P with a shuffler and smaller noise",
 		// Shuffle amplification is defined for protocol P only.
 		Protocols: []string{ProtocolP}, Learns: true,
@@ -124,6 +153,7 @@ var algorithms = []*Algorithm{
 	},
 	{
 		Name: AlgSDPVec, Display: "SDP-FedLinUCB (vector sum)", Model: accountant.ModelSDPVec,
+		Trust: core.TrustShuffle, Mechanism: "tree-vecsum-binomial", Uses: uses(without(privateKeys, "relation"), learnerKeys),
 		Summary: "Private-FedLinUCB under shuffle DP through the vector-sum protocol P_TVec: every tree node is P_Vec's binomial-noise sum of its users' encoded summands over all silos",
 		// P_TVec is protocol P's tree with P_Vec nodes; the shuffle
 		// model's neighbouring datasets differ in one user's data.
@@ -141,6 +171,7 @@ var algorithms = []*Algorithm{
 	},
 	{
 		Name: AlgSuperAgent, Display: "Super agent (central JDP)", Model: accountant.ModelCentral,
+		Trust: core.TrustCentral, Mechanism: "tree-gaussian", Uses: uses(privateKeys, without(learnerKeys, "lazy", "B")),
 		Summary: "super single agent under central joint DP (Shariff & Sheffet 2018): one trusted learner over all M T users, one tree mechanism, updated every round; the benchmark for the shuffle protocols",
 		// Its curator is central: no silo-level protocol to choose.
 		Protocols: []string{ProtocolP}, Learns: true, EveryRound: true,
@@ -148,6 +179,13 @@ var algorithms = []*Algorithm{
 	},
 	{
 		Name: AlgFedUCB, Display: "FedUCB", Model: accountant.ModelFedUCB,
+		Trust: core.TrustLocal, Mechanism: "tree-gaussian", Uses: uses(privateKeys, learnerKeys),
+		Params: []core.Param{{Key: "sync_threshold", Default: math.NaN(), Min: 0, Max: math.MaxFloat64,
+			Doc: "log-det threshold D: silo i asks for a synchronisation when its log det growth exceeds D/(t - t_last); default T ln(MT)/(dM)"}},
+		paramDefault: func(s Spec, key string) (float64, bool) {
+			d := s.Dim()
+			return DefaultSyncThreshold(s.T, s.M, d), d > 0 && s.T > 0 && s.M > 0
+		},
 		Summary: "FedUCB (Dubey & Pentland 2020): a synchronisation when a silo's log-det condition fires on its own data, tree-based noise; never certified (the schedule leaks)",
 		// FedUCB's silos send their noisy cumulative statistics.
 		Protocols: []string{ProtocolPAlt}, Learns: true, AdaptiveSchedule: true,
@@ -156,21 +194,20 @@ var algorithms = []*Algorithm{
 			if s.Lazy {
 				return &FieldError{Field: "Lazy", Msg: "Lazy with feducb: its schedule needs the eager learner's leverage x^T V^-1 x"}
 			}
-			if !(s.SyncThreshold >= 0) || math.IsInf(s.SyncThreshold, 0) {
-				return &FieldError{Field: "SyncThreshold", Msg: fmt.Sprintf("SyncThreshold = %v, want a finite value > 0 (0: the default T ln(MT)/(dM))", s.SyncThreshold)}
-			}
 			return nil
 		},
 	},
 	{
 		Name: AlgLDPLinUCB, Display: "LDP-LinUCB", Model: accountant.ModelUserLDP,
+		Trust: core.TrustLocal, Mechanism: "user-gaussian", Uses: uses(without(privateKeys, "relation"), without(learnerKeys, "lazy")),
 		Summary:   "LDP-LinUCB (Zheng et al. 2020): every user noises her own x x^T and x y before the silo sees them (local DP for users); silos share the noisy sums every B rounds; on a logistic-link instance its generalized-linear variant LDP-GLOC",
 		Protocols: []string{ProtocolP}, Learns: true, LocalNoise: true,
 		glmModel: accountant.ModelUserLDPGLM,
 		newParts: ldpLinUCBParts,
 	},
 	{
-		Name: AlgRandom, Display: "Uniform random", Model: accountant.ModelNone,
+		Name: AlgRandom, Display: "Uniform random", Model: accountant.ModelNone, Trust: core.TrustNone,
+		Uses:    []string{"B"},
 		Summary: "plays a uniformly random action every round (learns nothing): the level of no learning",
 		Learns:  false, newParts: uniformRandom,
 		validate: func(s Spec) error {
@@ -179,6 +216,14 @@ var algorithms = []*Algorithm{
 			}
 			return nil
 		},
+	},
+	{
+		Name: AlgEpsGreedy, Display: "eps-greedy FedLinUCB", Model: accountant.ModelNone, Trust: core.TrustNone,
+		Summary:   "non-private FedLinUCB whose silos play a uniformly random action with probability explore (explore = 0: FedLinUCB, 1: the random policy's actions)",
+		Protocols: []string{ProtocolP, ProtocolPAlt}, Learns: true, Uses: learnerKeys,
+		Params: []core.Param{{Key: "explore", Default: 0.1, Min: 0, Max: 1,
+			Doc: "probability that a silo plays a uniformly random action instead of its UCB choice"}},
+		newParts: epsGreedyParts,
 	},
 }
 

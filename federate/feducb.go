@@ -13,8 +13,8 @@ import (
 // runs are recorded as not certified (Spec.Uncertified).
 const AlgFedUCB = "feducb"
 
-// DefaultSyncThreshold is FedUCB's threshold D when Spec.SyncThreshold is
-// 0: T ln(M T) / (d M), the choice of the distributed-LinUCB analyses
+// DefaultSyncThreshold is FedUCB's threshold D when its parameter
+// sync_threshold is absent: T ln(M T) / (d M), the choice of the distributed-LinUCB analyses
 // (Wang et al. 2020) that FedUCB follows.
 func DefaultSyncThreshold(t, m, d int) float64 {
 	return float64(t) * math.Log(float64(m)*float64(t)) / (float64(d) * float64(m))
@@ -28,10 +28,7 @@ func fedUCBParts(su runSetup) (parts, error) {
 	if err != nil {
 		return parts{}, err
 	}
-	d := s.SyncThreshold
-	if d == 0 {
-		d = DefaultSyncThreshold(s.T, s.M, su.d)
-	}
+	d := s.Params["sync_threshold"] // WithDefaults filled it
 	return parts{
 		learner:  newEagerLearner(s.M, su.d),
 		schedule: &logDetSchedule{threshold: d, logdet: make([]float64, s.M)},

@@ -33,7 +33,7 @@ func TestFedUCBRuns(t *testing.T) {
 		t.Errorf("kappa %d, want %d", r1.Calibration.Kappa, want)
 	}
 	// A larger threshold synchronises less.
-	s.SyncThreshold = 10 * DefaultSyncThreshold(s.T, s.M, s.Synthetic.D)
+	s.Params = map[string]float64{"sync_threshold": 10 * DefaultSyncThreshold(s.T, s.M, s.Synthetic.D)}
 	r3, _ := Run(context.Background(), s)
 	if r3.Syncs >= r1.Syncs {
 		t.Errorf("threshold x10: %d syncs, default %d", r3.Syncs, r1.Syncs)
@@ -57,8 +57,8 @@ func slicesEqualBits(a, b []uint64) bool {
 // directly (noise off, so V_last is lambda I + W_syn exactly).
 func TestFedUCBLogDet(t *testing.T) {
 	s := Spec{Algorithm: AlgFedUCB, Protocol: ProtocolPAlt, Eps: 1, Delta: 0.1, M: 2, T: 60, B: 10, Seed: 1,
-		SyncThreshold: 1e9, // never fires: the growth accumulates
-		Synthetic:     SyntheticSpec{D: 3, K: 5, NoiseVar: 0.25, Seed: 2}}
+		Params:    map[string]float64{"sync_threshold": 1e9}, // never fires: the growth accumulates
+		Synthetic: SyntheticSpec{D: 3, K: 5, NoiseVar: 0.25, Seed: 2}}
 	sm := newTestSim(t, s, hooks{noise: zeroNoise})
 	sched := sm.schedule.(*logDetSchedule)
 	for tt := 1; tt <= 30; tt++ {
@@ -107,7 +107,7 @@ func TestFedUCBScheduleLeak(t *testing.T) {
 			t.Fatal(err)
 		}
 		if alg == AlgFedUCB {
-			s.SyncThreshold = math.Log1p(0.5 / cal.Lambda) // boundary ||x||^2 = 1/2
+			s.Params = map[string]float64{"sync_threshold": math.Log1p(0.5 / cal.Lambda)} // boundary ||x||^2 = 1/2
 		}
 		var rounds []int
 		var sm *sim

@@ -1,10 +1,12 @@
 package federate
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/fedbandit/fedbandit/core"
 	"github.com/fedbandit/fedbandit/internal/rng"
 )
 
@@ -66,10 +68,13 @@ func (f funcSchedule) due(t int) bool      { return f(t) }
 
 // runSim plays all rounds of a test sim.
 func runSim(sm *sim) *Result {
-	for t := 1; t <= sm.s.T; t++ {
-		sm.round(t)
+	cr, err := core.Drive(context.Background(), sm, sm.s.T, sm.s.Every)
+	if err != nil {
+		panic(err)
 	}
-	return sm.result()
+	r := sm.result()
+	r.Curve = cr.Curve
+	return r
 }
 
 // makeLTR builds an LTR instance with m silos of nq queries each, ndocs

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fedbandit/fedbandit/core"
 	"github.com/fedbandit/fedbandit/federate/accountant"
 	"github.com/fedbandit/fedbandit/federate/tree"
 	"github.com/fedbandit/fedbandit/internal/rng"
@@ -37,13 +38,12 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("federate.Run: %w", err)
 	}
-	for t := 1; t <= s.T; t++ {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("federate.Run: cancelled at round %d of %d: %w", t, s.T, err)
-		}
-		sm.round(t)
+	cr, err := core.Drive(ctx, sm, s.T, s.Every)
+	if err != nil {
+		return nil, fmt.Errorf("federate.Run: %w", err)
 	}
 	res := sm.result()
+	res.Curve = cr.Curve
 	res.WallSeconds = time.Since(start).Seconds()
 	for i := range res.SiloPseudo {
 		if p, r := res.SiloPseudo[i], res.SiloRealised[i]; math.IsNaN(p+r) || math.IsInf(p+r, 0) {
@@ -75,6 +75,23 @@ func (s Spec) Uncertified() string {
 		why = append(why, "the eager learner (lazy = false) with B > 1 lets one user's reward move the later users' summands of the batch (docs/privacy.md 2.1)")
 	}
 	return strings.Join(why, "; ")
+}
+
+// claim is the run's privacy claim in the core's terms: the algorithm's
+// trust model and mechanism, the spec's targets and relation, and what the
+// calibration delivers (certified unless certify marked it otherwise).
+func (s Spec) claim(cal *accountant.Calibration) core.Privacy {
+	alg, err := LookupAlgorithm(s.Algorithm)
+	if err != nil || !alg.Private() {
+		return core.Privacy{Trust: core.TrustNone}
+	}
+	return core.Privacy{
+		Trust: alg.Trust, Mechanism: alg.Mechanism, Relation: s.Relation,
+		TargetEps: s.Eps, TargetDelta: s.Delta,
+		DeliveredEps: cal.DeliveredEps, DeliveredDelta: cal.DeliveredDelta,
+		Certified: !math.IsInf(cal.DeliveredEps, 0) && !math.IsNaN(cal.DeliveredEps),
+		Note:      cal.Note,
+	}
 }
 
 // certify records a run that the accountant's guarantee does not cover
@@ -208,7 +225,6 @@ type sim struct {
 	xrow, scores []float64
 
 	// Records.
-	curve            []Checkpoint
 	pseudo, realised float64
 	syncs, nonPD     int
 	scalars          int64
@@ -239,12 +255,11 @@ func newSim(s Spec, cal *accountant.Calibration, h hooks) (*sim, error) {
 		lo: s.RewardLo, hi: s.RewardHi, clampY: !s.NoClip,
 		h: h,
 	}
-	switch s.Instance {
-	case InstanceSynthetic:
-		sm.inst = newSynthetic(s, runKey)
-	case InstanceLTR:
-		sm.inst = newLTR(s, runKey)
+	kind, err := s.kind()
+	if err != nil {
+		return nil, err
 	}
+	sm.inst = kind.build(s, runKey)
 	sm.noiseStd, sm.bernoulli = sm.inst.noiseStd(), sm.inst.bernoulli()
 	nf := h.noise
 	if nf == nil {
@@ -270,9 +285,17 @@ func newSim(s Spec, cal *accountant.Calibration, h hooks) (*sim, error) {
 	return sm, nil
 }
 
+// Round plays round t (1-indexed): the simulator is the linear family's
+// core.Problem, which core.Drive advances and checkpoints.
+func (sm *sim) Round(t int) (pseudo, realised float64) { return sm.round(t) }
+
+// Counters reports the synchronisations so far and the scalars sent.
+func (sm *sim) Counters() (syncs int, scalars int64) { return sm.syncs, sm.scalars }
+
 // round plays round t (1-indexed) for every silo in order, synchronises if
-// the schedule says so and records a checkpoint if due.
-func (sm *sim) round(t int) {
+// the schedule says so, and returns the group's pseudo- and realised
+// regret of the round.
+func (sm *sim) round(t int) (float64, float64) {
 	sm.t = t
 	sm.beta = sm.cal.Beta(t)
 	var pseudo, realised float64
@@ -286,9 +309,7 @@ func (sm *sim) round(t int) {
 	if sm.schedule.due(t) {
 		sm.sync()
 	}
-	if t%sm.s.Every == 0 || t == sm.s.T {
-		sm.curve = append(sm.curve, Checkpoint{Round: t, Pseudo: sm.pseudo, Realised: sm.realised, Syncs: sm.syncs})
-	}
+	return pseudo, realised
 }
 
 // play runs silo i's turn of the current round and returns its
@@ -440,14 +461,16 @@ func addTo(dst, src []float64) {
 	}
 }
 
-// result assembles the run's record.
+// result assembles the run's record, all but the curve (core.Drive's).
 func (sm *sim) result() *Result {
 	r := &Result{
-		Curve:        sm.curve,
+		Result: core.Result{
+			Pseudo: sm.pseudo, Realised: sm.realised,
+			Syncs: sm.syncs, Scalars: sm.scalars,
+			Privacy: sm.s.claim(sm.cal),
+		},
 		SiloPseudo:   make([]float64, len(sm.silos)),
 		SiloRealised: make([]float64, len(sm.silos)),
-		Syncs:        sm.syncs,
-		Scalars:      sm.scalars,
 		Calibration:  *sm.cal,
 		BetaT:        sm.cal.Beta(sm.s.T),
 		NonPD:        sm.nonPD,

@@ -7,6 +7,7 @@ package federate
 import (
 	"sync"
 
+	"github.com/fedbandit/fedbandit/core"
 	"github.com/fedbandit/fedbandit/federate/accountant"
 )
 
@@ -117,10 +118,12 @@ type Spec struct {
 	// clamp). A private run without the clamp is recorded as not
 	// certified: its bias stream has no bounded sensitivity.
 	NoClip bool `json:"NoClip"`
-	// SyncThreshold is FedUCB's log-det threshold D (0: its default,
-	// DefaultSyncThreshold). Only for algorithms with an adaptive
-	// schedule.
-	SyncThreshold float64 `json:"SyncThreshold,omitempty"`
+	// Params are the algorithm's own parameters (Algorithm.Params) by
+	// key, e.g. {"explore": 0.1}. An absent key takes its default
+	// (WithDefaults); a present one is checked against the declared range
+	// and never replaced: explore = 0 is pure greedy. encoding/json sorts
+	// the keys, so the run id does not depend on the map's order.
+	Params map[string]float64 `json:"Params,omitempty"`
 }
 
 // LTRData is a learning-to-rank bandit instance prepared from a dataset:
@@ -211,23 +214,18 @@ type LTRQuery struct {
 	Mu []float64 // n mean rewards
 }
 
-// Checkpoint is the state of the regret curves after Round rounds.
-type Checkpoint struct {
-	Round    int     // t (1-indexed, rounds per silo)
-	Pseudo   float64 // group pseudo-regret summed over silos up to t (means)
-	Realised float64 // group realised regret (observed rewards of best and chosen actions)
-	Syncs    int     // synchronisations so far
-}
+// Checkpoint is the state of the regret curves after Round rounds (rounds
+// per silo; regrets summed over silos): the core's.
+type Checkpoint = core.Checkpoint
 
-// Result is everything a run records.
+// Result is everything a run records: what every family records
+// (core.Result: the curve, totals, counters and the privacy claim) and
+// what is the linear family's own.
 type Result struct {
-	Curve        []Checkpoint
+	core.Result
 	SiloPseudo   []float64 // per-silo pseudo-regret totals at T
 	SiloRealised []float64 // per-silo realised-regret totals at T
-	Syncs        int       // number of synchronisations
-	Scalars      int64     // scalars communicated silo->server
 	Calibration  accountant.Calibration
 	BetaT        float64 // beta at the last round
 	NonPD        int     // times a noisy V was not positive definite (and how it was handled: see docs)
-	WallSeconds  float64 // wall time of the simulation (not part of byte-identity)
 }

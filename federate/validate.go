@@ -3,6 +3,7 @@ package federate
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -24,6 +25,25 @@ const (
 	DefaultD, DefaultK = 10, 100
 )
 
+// DefaultLazy is the learner of an algorithm when the input does not say
+// (a sweep file without lazy; registry run specs): certified runs are
+// lazy, so a private algorithm with a fixed schedule takes the lazy
+// learner under a certifying preset (preset "" is DefaultPreset); the
+// eager one is recorded as not certified (docs/privacy.md 2.1). A Go Spec's
+// Lazy is always explicit.
+func DefaultLazy(alg *Algorithm, preset string) bool {
+	if preset == "" {
+		preset = DefaultPreset
+	}
+	return alg.NeedsLazy() && preset != accountant.PresetReferenceCode
+}
+
+// DefaultNoClip is the reward clamp's setting when the input does not
+// say: off under the reference-code preset, which reproduces the
+// published code (it does not clamp), on otherwise. A Go Spec's NoClip is
+// always explicit.
+func DefaultNoClip(preset string) bool { return preset == accountant.PresetReferenceCode }
+
 // ErrInvalidSpec is wrapped by every error of Spec.Validate.
 var ErrInvalidSpec = errors.New("invalid spec")
 
@@ -36,20 +56,6 @@ var ErrInvalidSpec = errors.New("invalid spec")
 func (s Spec) WithDefaults() Spec {
 	if s.Instance == "" {
 		s.Instance = InstanceSynthetic
-	}
-	if s.Instance == InstanceSynthetic {
-		if s.Synthetic.D == 0 {
-			s.Synthetic.D = DefaultD
-		}
-		if s.Synthetic.K == 0 {
-			s.Synthetic.K = DefaultK
-		}
-		if s.Synthetic.ContextGen == "" {
-			s.Synthetic.ContextGen = ContextsFast
-		}
-		if s.Synthetic.Link == LinkIdentity {
-			s.Synthetic.Link = "" // one spelling, one run id
-		}
 	}
 	if s.Protocol == "" {
 		s.Protocol = ProtocolP
@@ -69,6 +75,7 @@ func (s Spec) WithDefaults() Spec {
 	if s.Alpha == 0 {
 		s.Alpha = DefaultAlpha
 	}
+	s.Params = s.withParamDefaults()
 	if a, err := LookupAlgorithm(s.Algorithm); err == nil && a.EveryRound {
 		// It updates every round: B = 1, the lazy learner (a sweep's
 		// grid B and lazy do not apply); checkpoints every T/400 rounds.
@@ -86,31 +93,99 @@ func (s Spec) WithDefaults() Spec {
 	if s.RewardLo == 0 && s.RewardHi == 0 {
 		s.RewardHi = 1
 	}
-	switch s.Instance {
-	case InstanceSynthetic:
-		if s.R == 0 && s.Synthetic.NoiseVar > 0 {
-			s.R = math.Sqrt(s.Synthetic.NoiseVar)
+	if k, err := s.kind(); err == nil {
+		k.defaults(&s)
+	}
+	return s
+}
+
+// withParamDefaults returns the algorithm's parameters with every absent
+// one at its default (a copy: the caller's map is never written). A
+// default that depends on what is not known yet (the dimension of unloaded
+// data) is left absent.
+func (s Spec) withParamDefaults() map[string]float64 {
+	a, err := LookupAlgorithm(s.Algorithm)
+	if err != nil || len(a.Params) == 0 {
+		return s.Params
+	}
+	out := make(map[string]float64, len(a.Params))
+	for k, v := range s.Params {
+		out[k] = v
+	}
+	for _, p := range a.Params {
+		if _, ok := out[p.Key]; ok {
+			continue
 		}
-		if s.R == 0 && s.Synthetic.Link == LinkLogistic {
-			s.R = 0.5 // Bernoulli rewards are 1/2-sub-Gaussian
-		}
-		if s.Crs == 0 {
-			s.Crs = 1
-		}
-	case InstanceLTR:
-		if s.LTR != nil {
-			if s.R == 0 {
-				s.R = s.LTR.R
+		v := p.Default
+		if a.paramDefault != nil {
+			var ok bool
+			if v, ok = a.paramDefault(s, p.Key); !ok {
+				continue
 			}
-			if s.Crs == 0 {
-				s.Crs = s.LTR.Crs
+		}
+		out[p.Key] = v
+	}
+	return out
+}
+
+// checkParams checks every parameter of the spec against the algorithm's
+// declarations: a key it does not declare, or a value out of range, is an
+// error naming the key (Field "Params.<key>").
+func (s Spec) checkParams(alg *Algorithm) error {
+	for _, k := range slices.Sorted(maps.Keys(s.Params)) {
+		p, ok := alg.Param(k)
+		if !ok {
+			what := "no parameters"
+			if len(alg.Params) > 0 {
+				keys := make([]string, len(alg.Params))
+				for i, p := range alg.Params {
+					keys[i] = p.Key
+				}
+				what = "parameters " + quoteList(keys)
 			}
+			return &FieldError{Field: "Params." + k, Msg: fmt.Sprintf("%s with %s: unknown parameter (it has %s)", k, s.Algorithm, what)}
 		}
-		if s.R == 0 {
-			s.R = 1
+		if err := p.Check(s.Params[k]); err != nil {
+			return &FieldError{Field: "Params." + k, Msg: fmt.Sprintf("%v (%s)", err, s.Algorithm)}
 		}
-		if s.Crs == 0 {
-			s.Crs = 0.1
+	}
+	return nil
+}
+
+// Canonical returns s with every generic key its algorithm does not use
+// (Algorithm.Uses) at its absent value, so that specs differing only in
+// such keys are one run: a grid over alpha plans the random policy once.
+func (s Spec) Canonical() Spec {
+	a, err := LookupAlgorithm(s.Algorithm)
+	if err != nil {
+		return s
+	}
+	for _, k := range GenericKeys {
+		if a.UsesKey(k) {
+			continue
+		}
+		switch k {
+		case "eps":
+			s.Eps = 0
+		case "delta":
+			s.Delta = 0
+		case "relation":
+			s.Relation = ""
+		case "protocol":
+			s.Protocol = ""
+		case "lazy":
+			s.Lazy = false
+		case "preset":
+			s.Preset = ""
+		case "alpha":
+			s.Alpha = 0
+		case "R":
+			s.R = 0
+		case "crs":
+			s.Crs = 0
+		case "gram_noise":
+			s.GramNoise = ""
+		case "B": // WithDefaults sets the B of an every-round algorithm
 		}
 	}
 	return s
@@ -120,16 +195,8 @@ func (s Spec) WithDefaults() Spec {
 // if it cannot be known; an empty Instance means synthetic, whose D
 // defaults to DefaultD).
 func (s Spec) Dim() int {
-	switch s.Instance {
-	case InstanceSynthetic, "":
-		if s.Synthetic.D == 0 {
-			return DefaultD
-		}
-		return s.Synthetic.D
-	case InstanceLTR:
-		if s.LTR != nil {
-			return s.LTR.Dim
-		}
+	if k, err := s.kind(); err == nil {
+		return k.dim(s)
 	}
 	return 0
 }
@@ -155,7 +222,8 @@ func (s Spec) model() string {
 // glm reports whether the spec's instance has a non-linear link (a
 // synthetic instance with Link logistic).
 func (s Spec) glm() bool {
-	return (s.Instance == InstanceSynthetic || s.Instance == "") && s.Synthetic.Link == LinkLogistic
+	k, err := s.kind()
+	return err == nil && k.glm(s)
 }
 
 // Request returns the accountant request of the spec (call on a spec with
@@ -164,6 +232,10 @@ func (s Spec) Request() accountant.Request {
 	b := s.B
 	if a, err := LookupAlgorithm(s.Algorithm); err == nil && a.AdaptiveSchedule {
 		b = 1 // a synchronisation may follow any round
+	}
+	r, crs := s.R, s.Crs
+	if a, err := LookupAlgorithm(s.Algorithm); err == nil && !a.UsesKey("R") && r == 0 {
+		r = 1 // beta_t is not used: any valid constant calibrates the same
 	}
 	return accountant.Request{
 		Preset:   s.Preset,
@@ -176,8 +248,8 @@ func (s Spec) Request() accountant.Request {
 		B:        b,
 		D:        s.Dim(),
 		Alpha:    s.Alpha,
-		R:        s.R,
-		Crs:      s.Crs,
+		R:        r,
+		Crs:      crs,
 	}
 }
 
@@ -208,9 +280,9 @@ func (s Spec) Validate() error {
 	if err := s.ValidateSettings(); err != nil {
 		return err
 	}
-	if s.Instance == InstanceLTR {
-		if err := s.LTR.check(s.M); err != nil {
-			return &FieldError{Field: "LTR", Msg: "LTR: " + err.Error()}
+	if k, _ := s.kind(); k.data != nil {
+		if err := k.data(s); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -224,8 +296,41 @@ func (s Spec) Validate() error {
 // delta, relation, alpha, R, crs, preset). It is the one set of rules
 // for a run; the runner maps its errors to sweep-file keys. Every error
 // is a *FieldError.
-func (s Spec) ValidateSettings() error {
-	s = s.WithDefaults()
+func (s Spec) ValidateSettings() error { return s.WithDefaults().validateSettings() }
+
+// Explicit fields of ValidateGiven: the fields whose zero value
+// WithDefaults reads as absent.
+var explicitFields = map[string]func(dst *Spec, src Spec){
+	"Alpha":       func(d *Spec, s Spec) { d.Alpha = s.Alpha },
+	"R":           func(d *Spec, s Spec) { d.R = s.R },
+	"Crs":         func(d *Spec, s Spec) { d.Crs = s.Crs },
+	"Every":       func(d *Spec, s Spec) { d.Every = s.Every },
+	"Reward":      func(d *Spec, s Spec) { d.RewardLo, d.RewardHi = s.RewardLo, s.RewardHi },
+	"Synthetic.D": func(d *Spec, s Spec) { d.Synthetic.D = s.Synthetic.D },
+	"Synthetic.K": func(d *Spec, s Spec) { d.Synthetic.K = s.Synthetic.K },
+}
+
+// ValidateGiven is ValidateSettings for input that says which fields it
+// sets (a sweep file): the given fields keep their values, zero included,
+// where WithDefaults would read a zero as absent. An explicit alpha = 0 is
+// therefore an error naming Alpha, not the default 0.01. Given names are
+// Spec fields ("Alpha", "Every", "Synthetic.D", ...) and "Reward" for the
+// clamp's pair; an unknown name panics (a programming error).
+func (s Spec) ValidateGiven(given ...string) error {
+	d := s.WithDefaults()
+	for _, f := range given {
+		set, ok := explicitFields[f]
+		if !ok {
+			panic("federate.ValidateGiven: unknown field " + f)
+		}
+		set(&d, s)
+	}
+	return d.validateSettings()
+}
+
+// validateSettings is ValidateSettings on a spec whose defaults are
+// filled.
+func (s Spec) validateSettings() error {
 	bad := func(field, format string, a ...any) error {
 		return &FieldError{Field: field, Msg: fmt.Sprintf(format, a...)}
 	}
@@ -245,8 +350,8 @@ func (s Spec) ValidateSettings() error {
 	if alg.Relation != "" && s.Relation != alg.Relation {
 		return bad("Relation", "Relation %q with %s: its guarantee is stated for %q (the shuffle model's neighbouring datasets)", s.Relation, s.Algorithm, alg.Relation)
 	}
-	if s.SyncThreshold != 0 && !alg.AdaptiveSchedule {
-		return bad("SyncThreshold", "SyncThreshold with %s: only algorithms with an adaptive schedule (feducb) have one", s.Algorithm)
+	if err := s.checkParams(alg); err != nil {
+		return err
 	}
 	if alg.validate != nil {
 		if err := alg.validate(s); err != nil {
@@ -268,61 +373,20 @@ func (s Spec) ValidateSettings() error {
 	if s.GramNoise != tree.Symmetrised && s.GramNoise != tree.UpperIID {
 		return bad("GramNoise", "GramNoise %q, want %q or %q", s.GramNoise, tree.Symmetrised, tree.UpperIID)
 	}
-	switch s.Instance {
-	case InstanceSynthetic:
-		y := s.Synthetic
-		if y.D < 2 {
-			return bad("Synthetic.D", "Synthetic.D = %d, want >= 2 (d-1 random coordinates plus the constant one)", y.D)
-		}
-		if y.K < 1 {
-			return bad("Synthetic.K", "Synthetic.K = %d actions, want >= 1", y.K)
-		}
-		switch y.ContextGen {
-		case ContextsFast, ContextsChaCha8:
-		case ContextsNumPy:
-			if !y.FixedBasis || !y.SharedContexts {
-				return bad("Synthetic.ContextGen", "Synthetic.ContextGen %q is the published instance: it needs FixedBasis and SharedContexts (fixed_basis = true, shared_contexts = true)", y.ContextGen)
-			}
-			if y.K <= y.D {
-				return bad("Synthetic.K", "Synthetic.K = %d with ContextGen %q: want K > D = %d (the first D actions are the fixed basis)", y.K, y.ContextGen, y.D)
-			}
-			if y.Seed > math.MaxUint32 {
-				return bad("Synthetic.Seed", "Synthetic.Seed = %d with ContextGen %q: numpy seeds are below 2^32", y.Seed, y.ContextGen)
-			}
-		default:
-			return bad("Synthetic.ContextGen", "Synthetic.ContextGen %q, want %q, %q or %q", y.ContextGen, ContextsFast, ContextsChaCha8, ContextsNumPy)
-		}
-		if len(y.Theta) > 0 {
-			if len(y.Theta) != y.D {
-				return bad("Synthetic.Theta", "Synthetic.Theta has %d values, want D = %d", len(y.Theta), y.D)
-			}
-			for j, v := range y.Theta {
-				if !finite(v) {
-					return bad("Synthetic.Theta", "Synthetic.Theta[%d] = %v, want finite values", j, v)
-				}
-			}
-		}
-		switch y.Link {
-		case "":
-		case LinkLogistic:
-			if y.NoiseVar != 0 {
-				return bad("Synthetic.NoiseVar", "Synthetic.NoiseVar = %v with Link %q: its rewards are Bernoulli, without Gaussian noise (set it to 0)", y.NoiseVar, y.Link)
-			}
-		default:
-			return bad("Synthetic.Link", "Synthetic.Link %q, want %q or %q", y.Link, LinkIdentity, LinkLogistic)
-		}
-		if !finite(y.NoiseVar) || y.NoiseVar < 0 {
-			return bad("Synthetic.NoiseVar", "Synthetic.NoiseVar = %v, want a finite variance >= 0", y.NoiseVar)
-		}
-		if y.NoiseVar == 0 && s.R == 0 && y.Link == "" {
-			return bad("Synthetic.NoiseVar", "Synthetic.NoiseVar = 0 (noiseless) makes beta_t's noise scale R = sqrt(NoiseVar) = 0: give NoiseVar > 0 (the paper's is 0.25) or set R > 0")
-		}
-	case InstanceLTR:
-	default:
-		return bad("Instance", "Instance %q, want %q or %q", s.Instance, InstanceSynthetic, InstanceLTR)
+	kind, err := s.kind()
+	if err != nil {
+		return err
+	}
+	if err := kind.validate(s, alg); err != nil {
+		return err
+	}
+	if s.Alpha == 0 && alg.UsesKey("alpha") {
+		// Only an explicit 0 is left after WithDefaults (ValidateGiven);
+		// the accountant would read it as its default.
+		return bad("Alpha", "alpha = 0, want 0 < alpha < 1")
 	}
 	req := s.Request()
-	if s.Instance == InstanceLTR && s.LTR == nil {
+	if req.D == 0 {
 		req.D = 1 // the data's dimension is checked with the data (Validate)
 	}
 	if _, err := req.Validate(); err != nil {
@@ -335,10 +399,7 @@ func (s Spec) ValidateSettings() error {
 		case "Model":
 			field = "Algorithm"
 		case "D":
-			field = "Synthetic.D"
-			if s.Instance == InstanceLTR {
-				field = "LTR"
-			}
+			field = kind.dimField
 		}
 		return bad(field, "%s", fe.Msg)
 	}

@@ -107,6 +107,26 @@ func names(paths []string) string {
 	return strings.Join(b, ", ")
 }
 
+// CheckModel checks the reward model and its noise variance (an empty
+// Model is the reference model): the one set of rules for them, used by
+// Build and by the sweep files' ltr instance kind. field is the option at
+// fault: "Model" or "NoiseVar".
+func (o Options) CheckModel() (field string, err error) {
+	switch o.Model {
+	case lasso.ModelReference, "":
+		if o.NoiseVar != 0 {
+			return "NoiseVar", fmt.Errorf("ltr: the reference reward model is noiseless (noise variance %g given); use the well-specified model for noisy rewards", o.NoiseVar)
+		}
+	case lasso.ModelWellSpecified:
+		if o.NoiseVar < 0 || math.IsNaN(o.NoiseVar) || math.IsInf(o.NoiseVar, 0) {
+			return "NoiseVar", fmt.Errorf("ltr: noise variance %v must be a finite number >= 0", o.NoiseVar)
+		}
+	default:
+		return "Model", fmt.Errorf("ltr: unknown reward model %q (known: %s, %s)", o.Model, lasso.ModelReference, lasso.ModelWellSpecified)
+	}
+	return "", nil
+}
+
 // Build loads the instance named by o. It reads only the feature set's
 // columns, the theta artifact (an error names the `prep fit` command to run
 // when it is missing) and computes the partition (checking it against the
@@ -125,17 +145,8 @@ func Build(o Options) (*federate.LTRData, error) {
 	if o.Strategy == "" {
 		o.Strategy = partition.Contiguous
 	}
-	switch o.Model {
-	case lasso.ModelReference:
-		if o.NoiseVar != 0 {
-			return nil, fmt.Errorf("ltr: the reference reward model is noiseless (noise variance %g given); use the well-specified model for noisy rewards", o.NoiseVar)
-		}
-	case lasso.ModelWellSpecified:
-		if o.NoiseVar < 0 || math.IsNaN(o.NoiseVar) || math.IsInf(o.NoiseVar, 0) {
-			return nil, fmt.Errorf("ltr: noise variance %v must be a finite number >= 0", o.NoiseVar)
-		}
-	default:
-		return nil, fmt.Errorf("ltr: unknown reward model %q (known: %s, %s)", o.Model, lasso.ModelReference, lasso.ModelWellSpecified)
+	if _, err := o.CheckModel(); err != nil {
+		return nil, err
 	}
 	man, err := ingest.ReadManifest(o.Dataset)
 	if err != nil {

@@ -281,4 +281,3 @@ func copyDir(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
-

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"math"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,11 +12,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/fedbandit/fedbandit/federate"
-	"github.com/fedbandit/fedbandit/federate/accountant"
-	"github.com/fedbandit/fedbandit/ingest"
-	"github.com/fedbandit/fedbandit/lasso"
-	"github.com/fedbandit/fedbandit/partition"
+	"github.com/fedbandit/fedbandit/registry"
 )
 
 // Config is a sweep file (TOML). See sweeps/README.md for a commented
@@ -29,10 +25,10 @@ type Config struct {
 	// Seeds is the number of seeded runs per configuration: run seeds
 	// FirstSeed .. FirstSeed+Seeds-1.
 	Seeds int `toml:"seeds"`
-	// FirstSeed is the first run seed (default 1).
-	FirstSeed uint64 `toml:"first_seed"`
+	// FirstSeed is the first run seed (default 1; 0 is seed 0; >= 0).
+	FirstSeed int64 `toml:"first_seed"`
 	// CheckpointEvery is the spacing of the recorded curve in rounds
-	// (default: B of each run). The last round is always recorded.
+	// (default: B of each run; >= 1). The last round is always recorded.
 	CheckpointEvery int `toml:"checkpoint_every"`
 	// Instances are the bandit instances (at least one).
 	Instances []InstanceConfig `toml:"instance"`
@@ -53,10 +49,6 @@ type Config struct {
 	// default).
 	tree map[string]any
 }
-
-// DefaultNoiseVar is the variance of the synthetic instance's reward noise
-// when the sweep file does not set noise_var: 0.25, the paper's.
-const DefaultNoiseVar = 0.25
 
 // isSet reports whether the sweep file sets the key at path, e.g.
 // ("instance", 0, "d") or ("advanced", "crs").
@@ -83,84 +75,41 @@ func (c *Config) isSet(path ...any) bool {
 	return true
 }
 
-// InstanceConfig is one [[instance]] table.
+// InstanceConfig is one [[instance]] table: its name and kind, decoded
+// here, and the rest of its keys, which its kind (registry.Kinds) takes,
+// documents, checks and loads.
 type InstanceConfig struct {
 	// Name labels the instance (default "instance<i>").
 	Name string `toml:"name"`
-	// Kind is "synthetic" or "ltr".
+	// Kind is a registered instance kind ("synthetic", "ltr", ...).
 	Kind string `toml:"kind"`
 
-	// D and K (synthetic): dimension and actions per silo per round
-	// (default 10 and 100, the paper's; a value given is validated as
-	// given: d >= 2, k >= 1).
-	D int `toml:"d"`
-	K int `toml:"k"`
-	// NoiseVar is the variance of the Gaussian reward noise (synthetic:
-	// default 0.25, the paper's; ltr: only with the well-specified model).
-	NoiseVar float64 `toml:"noise_var"`
-	// FixedBasis (synthetic): the published code's fixed first d actions.
-	FixedBasis bool `toml:"fixed_basis"`
-	// Seed (synthetic) draws theta* (and shared contexts); it is separate
-	// from the run seeds so that many runs share one instance.
-	Seed uint64 `toml:"seed"`
-	// SharedContexts (synthetic): draw contexts from the instance seed, so
-	// runs differ only in reward and privacy noise (the published code).
-	SharedContexts bool `toml:"shared_contexts"`
-	// ContextGen (synthetic) is the generator of the contexts' Gaussian
-	// coordinates: "xoshiro-ziggurat" (default, fast), "chacha8", or
-	// "numpy-mt19937": the published code's instance exactly (numpy's
-	// legacy stream seeded with seed; needs fixed_basis and
-	// shared_contexts; seed = 2 is the paper's).
-	ContextGen string `toml:"context_gen"`
-	// Theta (synthetic) gives theta* itself (d values) instead of the one
-	// the seed draws.
-	Theta []float64 `toml:"theta"`
-	// Link (synthetic) is the reward model: "identity" (default: mean
-	// x.theta* plus Gaussian noise) or "logistic" (mean
-	// 1/(1+exp(-x.theta*)), Bernoulli rewards; noise_var then defaults to
-	// 0, and ldp-linucb uses its generalized-linear variant).
-	Link string `toml:"link"`
-
-	// Dataset (ltr) is a dataset directory prepared with `prep` (ingest,
-	// fit, partition). Relative paths are relative to the sweep file;
-	// $VARIABLES are expanded.
-	Dataset string `toml:"dataset"`
-	// Features (ltr) is the feature set used with `prep fit` (title, body,
-	// all or a column list).
-	Features string `toml:"features"`
-	// Model (ltr) is the reward model: "reference" (default) or
-	// "well-specified".
-	Model string `toml:"model"`
-	// Strategy (ltr) is the partition strategy (default "contiguous").
-	Strategy string `toml:"strategy"`
-	// PartitionSeed (ltr) seeds the "random" strategy.
-	PartitionSeed uint64 `toml:"partition_seed"`
-	// ThetaFile (ltr) names the theta artifact in DATASET/instances (e.g.
-	// "all-reference-a0.0001") when the dataset holds several for the
-	// feature set and model; empty: the only one.
-	ThetaFile string `toml:"theta_file"`
+	// inst is the table decoded by its kind.
+	inst registry.Instance
 }
 
-// AlgorithmConfig is one [[algorithm]] table.
+// AlgorithmConfig is one [[algorithm]] table: a registered algorithm, the
+// generic keys of its family and its own parameters (registry.Algorithm
+// Params), each a value or a list of values to sweep.
 type AlgorithmConfig struct {
-	// Name is a registered algorithm (federate.Algorithms): "fedlinucb",
-	// "ldp", "sdp-amp", "feducb" or "random".
+	// Name is a registered algorithm (`run sweep --help` lists them).
 	Name string `toml:"name"`
 	// Preset is "exact" (default), "paper" or "reference-code".
 	Preset string `toml:"preset"`
 	// Protocol is "P" or "P_alt" (default: the algorithm's first, P for
 	// all but feducb).
 	Protocol string `toml:"protocol"`
-	// Lazy selects paper Algorithm 8 (default: true for private
-	// algorithms under exact and paper, except feducb, whose schedule
-	// needs the eager learner).
+	// Lazy selects paper Algorithm 8 (default federate.DefaultLazy: true
+	// for private algorithms with a fixed schedule under exact and paper).
 	Lazy bool `toml:"lazy"`
-	// SyncThreshold is FedUCB's log-det threshold D (default T ln(MT)/(dM)).
-	SyncThreshold float64 `toml:"sync_threshold"`
 	// Eps and Delta, when set, replace grid.eps and grid.delta for this
 	// algorithm (e.g. SDP-amp at smaller eps than LDP).
 	Eps   []float64 `toml:"eps"`
 	Delta []float64 `toml:"delta"`
+
+	// Params are the algorithm's own parameters the table sets, each with
+	// its list of values (a single value is a list of one).
+	Params map[string][]float64 `toml:"-"`
 }
 
 // Grid lists the swept values; the sweep is their Cartesian product with
@@ -172,24 +121,24 @@ type Grid struct {
 	M        []int     `toml:"M"`
 	B        []int     `toml:"B"`
 	T        []int     `toml:"T"`
-	Alpha    []float64 `toml:"alpha"`    // default [0.01]
-	Relation []string  `toml:"relation"` // default ["add-remove"]
+	Alpha    []float64 `toml:"alpha"`    // default: the spec's (0.01)
+	Relation []string  `toml:"relation"` // default: the spec's ("add-remove")
 }
 
 // Advanced holds simulator settings that the paper's experiments leave at
 // their defaults.
 type Advanced struct {
-	// R and Crs override the beta_t constants (0: instance default).
+	// R and Crs override the beta_t constants (absent: the instance's).
 	R   float64 `toml:"R"`
 	Crs float64 `toml:"crs"`
 	// GramNoise is "symmetrised" (default) or "upper-iid".
 	GramNoise string `toml:"gram_noise"`
 	// Reward clamps observed rewards to [lo, hi] (default [0, 1]).
 	Reward []float64 `toml:"reward"`
-	// NoClip disables the reward clamp. Default: false (clamp), except for
-	// algorithms under the reference-code preset, which reproduces the
-	// published code and so does not clamp. A private run without the
-	// clamp is recorded as not certified.
+	// NoClip disables the reward clamp. Default federate.DefaultNoClip:
+	// false (clamp), except for algorithms under the reference-code preset,
+	// which reproduces the published code and so does not clamp. A private
+	// run without the clamp is recorded as not certified.
 	NoClip bool `toml:"no_clip"`
 }
 
@@ -243,17 +192,26 @@ func ParseConfig(raw []byte, dir string) (*Config, error) {
 		}
 		return nil, err
 	}
-	if und := md.Undecoded(); len(und) > 0 {
-		keys := make([]string, len(und))
-		for i, k := range und {
-			keys[i] = k.String()
+	// The keys of [[instance]] and [[algorithm]] tables beyond those
+	// decoded here are their kind's and the algorithm's: decodeTables
+	// checks them.
+	var keys []string
+	for _, k := range md.Undecoded() {
+		if len(k) > 1 && (k[0] == "instance" || k[0] == "algorithm") {
+			continue
 		}
+		keys = append(keys, k.String())
+	}
+	if len(keys) > 0 {
 		return nil, &KeyError{Key: keys[0], Msg: fmt.Sprintf("unknown key (all unknown: %s)", strings.Join(keys, ", "))}
 	}
 	if err := toml.Unmarshal(raw, &c.tree); err != nil {
 		return nil, err
 	}
 	c.applyDefaults()
+	if err := c.decodeTables(); err != nil {
+		return nil, err
+	}
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -263,63 +221,110 @@ func ParseConfig(raw []byte, dir string) (*Config, error) {
 // Raw returns the bytes the configuration was parsed from.
 func (c *Config) Raw() []byte { return c.raw }
 
+// applyDefaults fills what is the sweep file's own: the first seed and
+// the instances' names. Every default of a run is the spec layer's
+// (federate, registry): the runner passes absent keys on as absent.
 func (c *Config) applyDefaults() {
-	if c.FirstSeed == 0 {
+	if !c.isSet("first_seed") {
 		c.FirstSeed = 1
 	}
-	if len(c.Grid.Alpha) == 0 {
-		c.Grid.Alpha = []float64{federate.DefaultAlpha}
-	}
-	if len(c.Grid.Relation) == 0 {
-		c.Grid.Relation = []string{accountant.AddRemove}
-	}
 	for i := range c.Instances {
-		in := &c.Instances[i]
-		if in.Name == "" {
+		if in := &c.Instances[i]; in.Name == "" {
 			in.Name = fmt.Sprintf("instance%d", i)
 		}
-		switch in.Kind {
-		case federate.InstanceSynthetic:
-			if !c.isSet("instance", i, "d") {
-				in.D = federate.DefaultD
-			}
-			if !c.isSet("instance", i, "k") {
-				in.K = federate.DefaultK
-			}
-			if !c.isSet("instance", i, "noise_var") && in.Link != federate.LinkLogistic {
-				in.NoiseVar = DefaultNoiseVar
-			}
-			if in.ContextGen == "" {
-				in.ContextGen = federate.ContextsFast
-			}
-		case federate.InstanceLTR:
-			if in.Model == "" {
-				in.Model = lasso.ModelReference
-			}
-			if in.Strategy == "" {
-				in.Strategy = partition.Contiguous
-			}
-		}
 	}
-	for i := range c.Algorithms {
+}
+
+// tables returns the sweep file's array of tables called name, decoded
+// generically.
+func (c *Config) tables(name string) []map[string]any {
+	l, _ := c.tree[name].([]map[string]any)
+	return l
+}
+
+// decodeTables has every [[instance]] table decoded by its kind and reads
+// every [[algorithm]] table's own parameters: a key the algorithm does
+// not declare is an error naming it.
+func (c *Config) decodeTables() error {
+	for i, t := range c.tables("instance") {
+		if i >= len(c.Instances) {
+			break
+		}
+		key := fmt.Sprintf("instance[%d]", i)
+		in, err := registry.DecodeInstance(t, c.dir)
+		if err != nil {
+			var ke *registry.KeyError
+			if errors.As(err, &ke) {
+				if ke.Key == "" {
+					return &KeyError{Key: key, Msg: ke.Msg}
+				}
+				return &KeyError{Key: key + "." + ke.Key, Msg: ke.Msg}
+			}
+			return &KeyError{Key: key, Msg: err.Error()}
+		}
+		c.Instances[i].inst = in
+	}
+	fixed := map[string]bool{"name": true, "preset": true, "protocol": true, "lazy": true, "eps": true, "delta": true}
+	for i, t := range c.tables("algorithm") {
+		if i >= len(c.Algorithms) {
+			break
+		}
 		a := &c.Algorithms[i]
-		if a.Preset == "" {
-			a.Preset = federate.DefaultPreset
+		alg, err := registry.Lookup(a.Name)
+		if err != nil {
+			return &KeyError{Key: fmt.Sprintf("algorithm[%d].name", i), Msg: err.Error()}
 		}
-		// Certified runs are lazy: a private algorithm under a certifying
-		// preset takes the lazy learner unless the file says otherwise
-		// (the eager one is recorded as not certified; docs/privacy.md 2.1).
-		if alg, err := federate.LookupAlgorithm(a.Name); err == nil && alg.NeedsLazy() &&
-			a.Preset != accountant.PresetReferenceCode && !c.isSet("algorithm", i, "lazy") {
-			a.Lazy = true
-		}
-		if a.Protocol == "" {
-			a.Protocol = federate.ProtocolP
-			if alg, err := federate.LookupAlgorithm(a.Name); err == nil && len(alg.Protocols) > 0 {
-				a.Protocol = alg.Protocols[0]
+		for _, k := range slices.Sorted(maps.Keys(t)) {
+			if fixed[k] {
+				continue
 			}
+			at := fmt.Sprintf("algorithm[%d].%s", i, k)
+			if _, ok := alg.Param(k); !ok {
+				what := "no parameters of its own"
+				if len(alg.Params) > 0 {
+					what = "parameters " + strings.Join(alg.ParamKeys(), ", ")
+				}
+				return &KeyError{Key: at, Msg: fmt.Sprintf("unknown key: %s has %s", a.Name, what)}
+			}
+			vals, err := numbers(t[k])
+			if err != nil {
+				return &KeyError{Key: at, Msg: err.Error()}
+			}
+			if a.Params == nil {
+				a.Params = map[string][]float64{}
+			}
+			a.Params[k] = vals
 		}
 	}
+	return nil
+}
+
+// numbers reads a parameter's value: a number or a non-empty list of
+// numbers.
+func numbers(v any) ([]float64, error) {
+	num := func(x any) (float64, bool) {
+		switch n := x.(type) {
+		case int64:
+			return float64(n), true
+		case float64:
+			return n, true
+		}
+		return 0, false
+	}
+	if x, ok := num(v); ok {
+		return []float64{x}, nil
+	}
+	l, ok := v.([]any)
+	if !ok || len(l) == 0 {
+		return nil, fmt.Errorf("%v, want a number or a list of numbers", v)
+	}
+	out := make([]float64, len(l))
+	for i, x := range l {
+		if out[i], ok = num(x); !ok {
+			return nil, fmt.Errorf("%v, want a number or a list of numbers", v)
+		}
+	}
+	return out, nil
 }
 
 // Validate checks every value; the error names the first offending key.
@@ -327,12 +332,11 @@ func (c *Config) Validate() error {
 	bad := func(key, format string, a ...any) error {
 		return &KeyError{Key: key, Msg: fmt.Sprintf(format, a...)}
 	}
-	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 	if c.Seeds < 1 {
 		return bad("seeds", "%d, want the number of seeded runs per configuration (>= 1)", c.Seeds)
 	}
-	if c.CheckpointEvery < 0 {
-		return bad("checkpoint_every", "%d, want >= 1 (or leave it out for every B rounds)", c.CheckpointEvery)
+	if c.FirstSeed < 0 {
+		return bad("first_seed", "%d, want a run seed >= 0 (or leave it out for 1)", c.FirstSeed)
 	}
 	if len(c.Instances) == 0 {
 		return bad("instance", "no [[instance]] table: give at least one bandit instance")
@@ -351,12 +355,14 @@ func (c *Config) Validate() error {
 	}
 	for i, a := range c.Algorithms {
 		key := fmt.Sprintf("algorithm[%d]", i)
-		alg, err := federate.LookupAlgorithm(a.Name)
+		alg, err := registry.Lookup(a.Name)
 		if err != nil {
 			return bad(key+".name", "%v", err)
 		}
-		if !alg.Learns && (c.isSet("algorithm", i, "protocol") || a.Lazy || c.isSet("algorithm", i, "preset")) {
-			return bad(key+".name", "%s has no learner: remove protocol, lazy and preset from this algorithm", a.Name)
+		for _, k := range []string{"protocol", "lazy", "preset"} {
+			if c.isSet("algorithm", i, k) && !alg.UsesKey(k) {
+				return bad(key+"."+k, "%s does not use %s: remove it from this algorithm", a.Name, k)
+			}
 		}
 		private := alg.Private()
 		if !private && (len(a.Eps) > 0 || len(a.Delta) > 0) {
@@ -371,15 +377,8 @@ func (c *Config) Validate() error {
 			}
 		}
 	}
-	adv := c.Advanced
-	if !finite(adv.R) || adv.R < 0 || (adv.R == 0 && c.isSet("advanced", "R")) {
-		return bad("advanced.R", "%v, want a finite value > 0 (or leave it out for the instance default)", adv.R)
-	}
-	if !finite(adv.Crs) || adv.Crs < 0 || (adv.Crs == 0 && c.isSet("advanced", "crs")) {
-		return bad("advanced.crs", "%v, want a finite value > 0 (or leave it out for the instance default)", adv.Crs)
-	}
-	if len(adv.Reward) != 0 && len(adv.Reward) != 2 {
-		return bad("advanced.reward", "%v, want [lo, hi]", adv.Reward)
+	if c.isSet("advanced", "reward") && len(c.Advanced.Reward) != 2 {
+		return bad("advanced.reward", "%v, want [lo, hi]", c.Advanced.Reward)
 	}
 	names := map[string]int{}
 	for i, in := range c.Instances {
@@ -388,108 +387,28 @@ func (c *Config) Validate() error {
 			return bad(key+".name", "%q already names instance[%d]", in.Name, j)
 		}
 		names[in.Name] = i
-		if err := c.validateInstance(key, in); err != nil {
-			return err
+		if in.inst == nil {
+			return bad(key, "not decoded by its kind (a Config comes from ParseConfig or LoadConfig)")
+		}
+		for j, m := range c.Grid.M {
+			if err := in.inst.CheckM(m); err != nil {
+				return &KeyError{Key: fmt.Sprintf("grid.M[%d]", j), Msg: fmt.Sprintf("%v (%s)", err, key)}
+			}
+		}
+	}
+	// An algorithm runs on the instance kinds of its own family.
+	for i, in := range c.Instances {
+		kind, err := registry.LookupKind(in.inst.Kind())
+		if err != nil {
+			return bad(fmt.Sprintf("instance[%d].kind", i), "%v", err)
+		}
+		for j, a := range c.Algorithms {
+			if alg, err := registry.Lookup(a.Name); err == nil && alg.Family != kind.Family {
+				return bad(fmt.Sprintf("algorithm[%d].name", j), "%s is of the %s family: it cannot run on instance[%d] (kind %q, of the %s family)", a.Name, alg.Family, i, kind.Name, kind.Family)
+			}
 		}
 	}
 	// The rules of a run (values, ranges, combinations) are the spec's:
 	// every configuration of the grid is checked by them.
 	return c.validatePoints()
-}
-
-func (c *Config) validateInstance(key string, in InstanceConfig) error {
-	bad := func(k, format string, a ...any) error {
-		return &KeyError{Key: key + "." + k, Msg: fmt.Sprintf(format, a...)}
-	}
-	if math.IsNaN(in.NoiseVar) || math.IsInf(in.NoiseVar, 0) || in.NoiseVar < 0 {
-		return bad("noise_var", "%v, want a finite variance >= 0", in.NoiseVar)
-	}
-	ltrOnly := map[string]bool{"dataset": in.Dataset != "", "features": in.Features != "", "strategy": in.Strategy != "", "partition_seed": in.PartitionSeed != 0, "theta_file": in.ThetaFile != ""}
-	synOnly := map[string]bool{"d": in.D != 0, "k": in.K != 0, "fixed_basis": in.FixedBasis, "seed": in.Seed != 0, "shared_contexts": in.SharedContexts, "context_gen": in.ContextGen != "", "theta": len(in.Theta) > 0, "link": in.Link != ""}
-	switch in.Kind {
-	case federate.InstanceSynthetic:
-		for _, k := range []string{"dataset", "features", "strategy", "partition_seed", "theta_file"} {
-			if ltrOnly[k] {
-				return bad(k, "only for kind = \"ltr\"")
-			}
-		}
-		if in.Model != "" {
-			return bad("model", "only for kind = \"ltr\"")
-		}
-		// The spec reads 0 as "default"; in a sweep file a key set to 0 is
-		// an error (its other values are the spec's to check).
-		if in.D == 0 {
-			return bad("d", "0, want >= 2 (or leave it out for %d)", federate.DefaultD)
-		}
-		if in.K == 0 {
-			return bad("k", "0 actions, want >= 1 (or leave it out for %d)", federate.DefaultK)
-		}
-	case federate.InstanceLTR:
-		for _, k := range []string{"d", "k", "fixed_basis", "seed", "shared_contexts", "context_gen", "theta", "link"} {
-			if synOnly[k] {
-				return bad(k, "only for kind = \"synthetic\"")
-			}
-		}
-		if in.Features == "" {
-			return bad("features", "missing: the feature set fitted with `prep fit` (title, body, all, ...)")
-		}
-		if in.Model != lasso.ModelReference && in.Model != lasso.ModelWellSpecified {
-			return bad("model", "unknown reward model %q, want %q or %q", in.Model, lasso.ModelReference, lasso.ModelWellSpecified)
-		}
-		if in.Model == lasso.ModelReference && in.NoiseVar != 0 {
-			return bad("noise_var", "%v with the noiseless reference model; use model = %q for noisy rewards", in.NoiseVar, lasso.ModelWellSpecified)
-		}
-		if !slices.Contains(partition.Strategies, in.Strategy) {
-			return bad("strategy", "unknown partition strategy %q, want one of %s", in.Strategy, strings.Join(partition.Strategies, ", "))
-		}
-		dir, err := c.DatasetDir(in)
-		if err != nil {
-			return bad("dataset", "%v", err)
-		}
-		man, err := ingest.ReadManifest(dir)
-		if err != nil {
-			return bad("dataset", "%s is not a prepared dataset (run `go run ./cmd/prep ingest`): %v", dir, err)
-		}
-		for i, m := range c.Grid.M {
-			if m > man.Queries {
-				return &KeyError{Key: fmt.Sprintf("grid.M[%d]", i), Msg: fmt.Sprintf("M = %d silos exceeds the %d queries of %s (%s)", m, man.Queries, key, dir)}
-			}
-		}
-	case "":
-		return bad("kind", "missing: want %q or %q", federate.InstanceSynthetic, federate.InstanceLTR)
-	default:
-		return bad("kind", "unknown instance kind %q, want %q or %q", in.Kind, federate.InstanceSynthetic, federate.InstanceLTR)
-	}
-	return nil
-}
-
-// DatasetDir returns the dataset directory of an ltr instance: $VARIABLES
-// expanded, relative paths resolved against the sweep file's directory.
-func (c *Config) DatasetDir(in InstanceConfig) (string, error) {
-	if in.Dataset == "" {
-		return "", errors.New("missing: the directory of a dataset prepared with `prep`")
-	}
-	var unset []string
-	d := os.Expand(in.Dataset, func(name string) string {
-		v, ok := os.LookupEnv(name)
-		if !ok {
-			unset = append(unset, "$"+name)
-		}
-		return v
-	})
-	if len(unset) > 0 {
-		return "", fmt.Errorf("%q: environment variable %s is not set: set it to your prepared dataset directory", in.Dataset, strings.Join(unset, ", "))
-	}
-	if d == "" {
-		return "", fmt.Errorf("%q expands to an empty path: set the environment variable to your prepared dataset directory", in.Dataset)
-	}
-	if !filepath.IsAbs(d) && c.dir != "" {
-		d = filepath.Join(c.dir, d)
-	}
-	if st, err := os.Stat(d); err != nil {
-		return "", fmt.Errorf("dataset directory: %w", err)
-	} else if !st.IsDir() {
-		return "", fmt.Errorf("%s is not a directory", d)
-	}
-	return d, nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fedbandit/fedbandit/federate"
+	"github.com/fedbandit/fedbandit/registry"
 )
 
 // base is a valid synthetic sweep; the table below breaks one key at a
@@ -50,7 +51,7 @@ features = "all"`, 1)
 	}{
 		{"unknown top-level key", base, `seeds = 2`, "seeds = 2\nworkers = 3", "workers"},
 		{"unknown grid key", base, `T = [100]`, "T = [100]\nepsilon = [1]", "grid.epsilon"},
-		{"unknown instance key", base, `k = 10`, "k = 10\nsilos = 3", "instance.silos"},
+		{"unknown instance key", base, `k = 10`, "k = 10\nsilos = 3", "instance[0].silos"},
 		{"eps zero", base, `eps = [1, 5]`, `eps = [1, 0]`, "grid.eps[1]"},
 		{"eps negative", base, `eps = [1, 5]`, `eps = [-1]`, "grid.eps[0]"},
 		{"eps nan", base, `eps = [1, 5]`, `eps = [nan]`, "grid.eps[0]"},
@@ -167,8 +168,10 @@ func TestAbsentKeysTakeDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if in := c.Instances[0]; in.D != 10 || in.K != 100 || in.NoiseVar != DefaultNoiseVar {
-		t.Errorf("defaults: d %d k %d noise_var %v", in.D, in.K, in.NoiseVar)
+	var s federate.Spec
+	c.Instances[0].inst.Settings(&s)
+	if y := s.Synthetic; y.D != 10 || y.K != 100 || y.NoiseVar != registry.DefaultNoiseVar {
+		t.Errorf("defaults: d %d k %d noise_var %v", y.D, y.K, y.NoiseVar)
 	}
 	noiseless := strings.Replace(base, "noise_var = 0.25", "noise_var = 0", 1) + "[advanced]\nR = 0.5\n"
 	if _, err := ParseConfig([]byte(noiseless), t.TempDir()); err != nil {

@@ -3,20 +3,22 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/fedbandit/fedbandit/federate"
-	"github.com/fedbandit/fedbandit/federate/accountant"
+	"github.com/fedbandit/fedbandit/registry"
 )
 
 // point is one configuration of a sweep's grid (everything but the
-// seed): the spec it gives, without instance data, and the sweep key that
+// seed): the spec it gives, without instance data, the sweep key that
 // each spec field came from, so that the spec's validation (the one set of
-// rules, federate.Spec.ValidateSettings) reports errors in the user's
-// terms.
+// rules, federate.Spec.ValidateGiven) reports errors in the user's terms,
+// and the fields the file gives explicitly.
 type point struct {
 	inst, alg int // indices of the [[instance]] and [[algorithm]] tables
 	spec      federate.Spec
 	keys      map[string]string // federate.FieldError.Field -> sweep key
+	given     []string          // spec fields the file sets (federate.Spec.ValidateGiven)
 }
 
 // keyError returns err as a *KeyError naming the sweep key of the spec
@@ -33,79 +35,149 @@ func (p *point) keyError(err error) error {
 	return &KeyError{Key: key, Msg: fe.Msg}
 }
 
+// values is a swept key: its values, and the sweep key of value i.
+type values struct {
+	v   []float64
+	key func(i int) string
+}
+
+// list is the values of a grid list, or the single absent value (the
+// spec's zero, which its defaults fill) when the file does not set it.
+func list(v []float64, key string) values {
+	if len(v) == 0 {
+		return values{[]float64{0}, func(int) string { return key }}
+	}
+	return values{v, func(i int) string { return fmt.Sprintf("%s[%d]", key, i) }}
+}
+
 // points calls f for every configuration of the grid, in plan order:
-// instances, algorithms, M, B, T, alpha, relation, eps, delta. The spec
-// has its instance kind and synthetic parameters but no ltr data, seed 0,
-// and keys the algorithm ignores at their canonical value (canonical).
+// instances, algorithms, M, B, T, alpha, relation, eps, delta and the
+// algorithm's own parameters (by key). The spec has its instance kind and
+// settings but no instance data, seed 0, and the keys the algorithm does
+// not use at their absent value (federate.Spec.Canonical). A key the file
+// leaves out is left out of the spec too: its default is the spec's.
 func (c *Config) points(f func(p *point) error) error {
 	g := c.Grid
+	relations := g.Relation
+	if len(relations) == 0 {
+		relations = []string{""}
+	}
 	for ii, ic := range c.Instances {
 		for ai, ac := range c.Algorithms {
-			alg, err := federate.LookupAlgorithm(ac.Name)
+			alg, err := registry.Lookup(ac.Name)
 			if err != nil {
 				return &KeyError{Key: fmt.Sprintf("algorithm[%d].name", ai), Msg: err.Error()}
 			}
-			epsKey, deltaKey := "grid.eps", "grid.delta"
-			epss, deltas := []float64{0}, []float64{0}
+			at := func(k string) string { return fmt.Sprintf("algorithm[%d].%s", ai, k) }
+			epss, deltas := values{[]float64{0}, func(int) string { return "grid.eps" }}, values{[]float64{0}, func(int) string { return "grid.delta" }}
 			if alg.Private() {
-				epss, deltas = or(ac.Eps, g.Eps), or(ac.Delta, g.Delta)
+				epss, deltas = list(g.Eps, "grid.eps"), list(g.Delta, "grid.delta")
 				if len(ac.Eps) > 0 {
-					epsKey = fmt.Sprintf("algorithm[%d].eps", ai)
+					epss = list(ac.Eps, at("eps"))
 				}
 				if len(ac.Delta) > 0 {
-					deltaKey = fmt.Sprintf("algorithm[%d].delta", ai)
+					deltas = list(ac.Delta, at("delta"))
 				}
 			}
-			at := func(k string) string { return fmt.Sprintf("algorithm[%d].%s", ai, k) }
-			// The reward clamp: as the file says, else off under the
-			// reference-code preset (the published code does not clamp).
-			noClip := c.Advanced.NoClip
-			if !c.isSet("advanced", "no_clip") {
-				noClip = ac.Preset == accountant.PresetReferenceCode
+			// Absent lazy and no_clip take the spec layer's defaults.
+			lazy, noClip := registry.LinearDefaults(ac.Name, ac.Preset)
+			if c.isSet("algorithm", ai, "lazy") {
+				lazy = ac.Lazy
+			}
+			if c.isSet("advanced", "no_clip") {
+				noClip = c.Advanced.NoClip
+			}
+			var given []string
+			for _, gk := range []struct {
+				field string
+				path  []any
+			}{
+				{"Alpha", []any{"grid", "alpha"}}, {"R", []any{"advanced", "R"}}, {"Crs", []any{"advanced", "crs"}},
+				{"Every", []any{"checkpoint_every"}}, {"Reward", []any{"advanced", "reward"}},
+			} {
+				if c.isSet(gk.path...) {
+					given = append(given, gk.field)
+				}
 			}
 			in := func(k string) string { return fmt.Sprintf("instance[%d].%s", ii, k) }
 			keys := map[string]string{
 				"Algorithm": at("name"), "Protocol": at("protocol"), "Lazy": at("lazy"), "Preset": at("preset"),
-				"SyncThreshold": at("sync_threshold"),
-				"Every":         "checkpoint_every", "R": "advanced.R", "Crs": "advanced.crs",
+				"Every": "checkpoint_every", "R": "advanced.R", "Crs": "advanced.crs",
 				"GramNoise": "advanced.gram_noise", "RewardLo": "advanced.reward", "RewardHi": "advanced.reward",
 				"NoClip": "advanced.no_clip", "Instance": in("kind"), "LTR": in("dataset"),
 				"Synthetic.D": in("d"), "Synthetic.K": in("k"), "Synthetic.NoiseVar": in("noise_var"),
 				"Synthetic.ContextGen": in("context_gen"), "Synthetic.Theta": in("theta"), "Synthetic.Seed": in("seed"),
 				"Synthetic.Link": in("link"),
 			}
+			// The algorithm's own parameters: every combination of the
+			// listed values, keys in sorted order.
+			pkeys := slices.Sorted(func(yield func(string) bool) {
+				for k := range ac.Params {
+					if !yield(k) {
+						return
+					}
+				}
+			})
+			combos := []map[string]float64{nil}
+			ckeys := []map[string]string{{}}
+			for _, k := range pkeys {
+				vals := ac.Params[k]
+				var nc []map[string]float64
+				var nk []map[string]string
+				for ci, cm := range combos {
+					for j, v := range vals {
+						m := map[string]float64{k: v}
+						for kk, vv := range cm {
+							m[kk] = vv
+						}
+						km := map[string]string{"Params." + k: at(k)}
+						if c.isList("algorithm", ai, k) {
+							km["Params."+k] = fmt.Sprintf("%s[%d]", at(k), j)
+						}
+						for kk, vv := range ckeys[ci] {
+							km[kk] = vv
+						}
+						nc, nk = append(nc, m), append(nk, km)
+					}
+				}
+				combos, ckeys = nc, nk
+			}
+			alphas := list(g.Alpha, "grid.alpha")
 			for im, m := range g.M {
 				for ib, b := range g.B {
 					for it, t := range g.T {
-						for ial, alpha := range g.Alpha {
-							for ir, rel := range g.Relation {
-								for ie, eps := range epss {
-									for id, delta := range deltas {
-										p := &point{inst: ii, alg: ai, keys: map[string]string{
-											"M": fmt.Sprintf("grid.M[%d]", im), "B": fmt.Sprintf("grid.B[%d]", ib),
-											"T": fmt.Sprintf("grid.T[%d]", it), "Alpha": fmt.Sprintf("grid.alpha[%d]", ial),
-											"Relation": fmt.Sprintf("grid.relation[%d]", ir),
-											"Eps":      fmt.Sprintf("%s[%d]", epsKey, ie), "Delta": fmt.Sprintf("%s[%d]", deltaKey, id),
-										}}
-										for k, v := range keys {
-											p.keys[k] = v
-										}
-										p.spec = canonical(federate.Spec{
-											Instance: ic.Kind, Synthetic: syntheticSpec(ic),
-											Algorithm: ac.Name, Protocol: ac.Protocol, Lazy: ac.Lazy, Preset: ac.Preset,
-											Eps: eps, Delta: delta, Relation: rel,
-											M: m, T: t, B: b, Alpha: alpha, Every: c.CheckpointEvery,
-											R: c.Advanced.R, Crs: c.Advanced.Crs, GramNoise: c.Advanced.GramNoise,
-											NoClip: noClip, SyncThreshold: ac.SyncThreshold,
-										}, alg)
-										if ic.Kind != federate.InstanceSynthetic {
-											p.spec.Synthetic = federate.SyntheticSpec{}
-										}
-										if len(c.Advanced.Reward) == 2 {
-											p.spec.RewardLo, p.spec.RewardHi = c.Advanced.Reward[0], c.Advanced.Reward[1]
-										}
-										if err := f(p); err != nil {
-											return err
+						for ial, alpha := range alphas.v {
+							for ir, rel := range relations {
+								for ie, eps := range epss.v {
+									for id, delta := range deltas.v {
+										for ci, params := range combos {
+											p := &point{inst: ii, alg: ai, given: given, keys: map[string]string{
+												"M": fmt.Sprintf("grid.M[%d]", im), "B": fmt.Sprintf("grid.B[%d]", ib),
+												"T": fmt.Sprintf("grid.T[%d]", it), "Alpha": alphas.key(ial),
+												"Relation": fmt.Sprintf("grid.relation[%d]", ir),
+												"Eps":      epss.key(ie), "Delta": deltas.key(id),
+											}}
+											for k, v := range keys {
+												p.keys[k] = v
+											}
+											for k, v := range ckeys[ci] {
+												p.keys[k] = v
+											}
+											spec := federate.Spec{
+												Algorithm: ac.Name, Protocol: ac.Protocol, Lazy: lazy, Preset: ac.Preset,
+												Eps: eps, Delta: delta, Relation: rel,
+												M: m, T: t, B: b, Alpha: alpha, Every: c.CheckpointEvery,
+												R: c.Advanced.R, Crs: c.Advanced.Crs, GramNoise: c.Advanced.GramNoise,
+												NoClip: noClip, Params: params,
+											}
+											ic.inst.Settings(&spec)
+											if len(c.Advanced.Reward) == 2 {
+												spec.RewardLo, spec.RewardHi = c.Advanced.Reward[0], c.Advanced.Reward[1]
+											}
+											p.spec = spec.Canonical()
+											if err := f(p); err != nil {
+												return err
+											}
 										}
 									}
 								}
@@ -119,32 +191,34 @@ func (c *Config) points(f func(p *point) error) error {
 	return nil
 }
 
-// canonical gives the keys an algorithm ignores one canonical value (their
-// default), so that a grid over them yields its runs once: eps, delta and
-// the relation of a non-private algorithm, everything of the learner for
-// one that does not learn (R and Crs, single values that validation needs
-// finite and positive, are kept).
-func canonical(spec federate.Spec, alg *federate.Algorithm) federate.Spec {
-	if alg.Ignores("eps") {
-		spec.Eps, spec.Delta, spec.Relation = 0, 0, ""
+// isList reports whether the sweep file gives the key at path as a list.
+func (c *Config) isList(path ...any) bool {
+	var cur any = c.tree
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			m, ok := cur.(map[string]any)
+			if !ok {
+				return false
+			}
+			cur = m[k]
+		case int:
+			l, ok := cur.([]map[string]any)
+			if !ok || k >= len(l) {
+				return false
+			}
+			cur = l[k]
+		}
 	}
-	if alg.Ignores("relation") {
-		spec.Relation = ""
-	}
-	if alg.Ignores("lazy") {
-		spec.Lazy = false
-	}
-	if alg.Ignores("protocol") {
-		spec.Protocol, spec.Lazy, spec.Preset, spec.Alpha, spec.GramNoise = "", false, "", 0, ""
-	}
-	return spec
+	_, ok := cur.([]any)
+	return ok
 }
 
 // validatePoints runs the spec's validation on every configuration of the
 // grid, reporting the first error under the sweep key that caused it.
 func (c *Config) validatePoints() error {
 	return c.points(func(p *point) error {
-		if err := p.spec.ValidateSettings(); err != nil {
+		if err := p.spec.ValidateGiven(p.given...); err != nil {
 			return p.keyError(err)
 		}
 		return nil

@@ -102,8 +102,9 @@ func (f fakeSim) run(ctx context.Context, s federate.Spec) (*federate.Result, er
 	r := rng.New(k, "fake")
 	res := &federate.Result{
 		Calibration: accountant.Calibration{Sigma: s.Eps * 2, Lambda: float64(s.M), Kappa: 3, DeliveredEps: s.Eps, DeliveredDelta: s.Delta},
-		BetaT:       1.5, Syncs: s.T / s.B, Scalars: int64(s.M * s.T), WallSeconds: 0.25,
+		BetaT:       1.5,
 	}
+	res.Syncs, res.Scalars, res.WallSeconds = s.T/s.B, int64(s.M*s.T), 0.25
 	var p, q float64
 	for t := 1; t <= s.T; t++ {
 		p += r.Float64()

@@ -8,13 +8,12 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/federate/accountant"
 	"github.com/fedbandit/fedbandit/ltr"
 	"github.com/fedbandit/fedbandit/outputs"
+	"github.com/fedbandit/fedbandit/registry"
 )
 
 // BuildLTRFunc builds a learning-to-rank instance; ltr.Build by default.
@@ -41,6 +40,9 @@ type Instance struct {
 	Dim     int
 	// Bytes is the memory held by the shared data.
 	Bytes int64
+
+	// loaded is the instance as its kind built it.
+	loaded *registry.Loaded
 }
 
 // Run is one planned simulation.
@@ -65,13 +67,13 @@ type Plan struct {
 }
 
 // IgnoredKeys returns, per algorithm table of the sweep (algorithm[i]),
-// the keys the file sets that do not apply to that algorithm
-// (federate.Algorithm.Ignores): its runs are planned once whatever their
+// the generic keys the file sets that the algorithm does not use
+// (registry.Algorithm.Uses): its runs are planned once whatever their
 // values. `run plan` prints them.
 func (c *Config) IgnoredKeys() map[int][]string {
 	out := map[int][]string{}
 	for i, a := range c.Algorithms {
-		alg, err := federate.LookupAlgorithm(a.Name)
+		alg, err := registry.Lookup(a.Name)
 		if err != nil {
 			continue
 		}
@@ -83,7 +85,7 @@ func (c *Config) IgnoredKeys() map[int][]string {
 			{"alpha", []any{"grid", "alpha"}}, {"R", []any{"advanced", "R"}}, {"crs", []any{"advanced", "crs"}},
 			{"gram_noise", []any{"advanced", "gram_noise"}}, {"B", []any{"grid", "B"}},
 		} {
-			if alg.Ignores(k.name) && c.isSet(k.path...) {
+			if !alg.UsesKey(k.name) && c.isSet(k.path...) {
 				out[i] = append(out[i], fmt.Sprintf("%s.%s", k.path[0], k.path[1]))
 			}
 		}
@@ -107,18 +109,19 @@ func NewPlan(c *Config, build BuildLTRFunc) (*Plan, error) {
 	for ii, ic := range c.Instances {
 		insts := map[int]*Instance{} // by M
 		instFor[ii] = func(m int) (*Instance, error) {
-			if ic.Kind == federate.InstanceSynthetic {
+			if !ic.inst.PerM() {
 				m = 0
 			}
 			if in := insts[m]; in != nil {
 				return in, nil
 			}
-			in, err := c.buildInstance(ic, m, build)
+			loaded, err := ic.inst.Load(m, registry.Env{BuildLTR: build})
 			if err != nil {
 				return nil, fmt.Errorf("instance[%d] (%s), M = %d: %w", ii, ic.Name, m, err)
 			}
-			if in.Data != nil {
-				key := fmt.Sprintf("%s\x00%s\x00%s\x00%v", in.Config.Dataset, ic.Features, ic.Model, ic.NoiseVar)
+			in := &Instance{Config: ic, M: m, Data: loaded.LTR, Hash: loaded.Hash, Name: loaded.Name,
+				Actions: loaded.Actions, Dim: loaded.Dim, Bytes: loaded.Bytes, loaded: loaded}
+			if key := ic.inst.ShareKey(); key != "" && in.Data != nil {
 				if first := shared[key]; first == nil {
 					shared[key] = in.Data
 				} else if shareQueries(first, in.Data) {
@@ -138,7 +141,7 @@ func NewPlan(c *Config, build BuildLTRFunc) (*Plan, error) {
 		}
 		for s := 0; s < c.Seeds; s++ {
 			spec := pt.spec
-			spec.Seed = c.FirstSeed + uint64(s)
+			spec.Seed = uint64(c.FirstSeed) + uint64(s)
 			r, err := NewRun(spec, in)
 			if err != nil {
 				return pt.keyError(err)
@@ -197,91 +200,16 @@ func or(a, b []float64) []float64 {
 	return b
 }
 
-// buildInstance loads (ltr) or describes (synthetic) one instance.
-func (c *Config) buildInstance(ic InstanceConfig, m int, build BuildLTRFunc) (*Instance, error) {
-	in := &Instance{Config: ic, M: m}
-	switch ic.Kind {
-	case federate.InstanceSynthetic:
-		s := syntheticSpec(ic)
-		b, _ := json.Marshal(s)
-		sum := sha256.Sum256(append([]byte("fedbandit/synthetic/v1"), b...))
-		in.Hash = hex.EncodeToString(sum[:])
-		in.Name = fmt.Sprintf("synthetic d=%d K=%d noise_var=%g seed=%d", s.D, s.K, s.NoiseVar, s.Seed)
-		if s.FixedBasis {
-			in.Name += " fixed-basis"
-		}
-		if s.SharedContexts {
-			in.Name += " shared-contexts"
-		}
-		if s.ContextGen != federate.ContextsFast {
-			in.Name += " contexts=" + s.ContextGen
-		}
-		if len(s.Theta) > 0 {
-			in.Name += " theta=given"
-		}
-		if s.Link != "" {
-			in.Name += " link=" + s.Link
-		}
-		in.Actions, in.Dim = float64(s.K), s.D
-	case federate.InstanceLTR:
-		dir, err := c.DatasetDir(ic)
-		if err != nil {
-			return nil, err
-		}
-		data, err := build(ltr.Options{
-			Dataset: dir, Features: ic.Features, Model: ic.Model, NoiseVar: ic.NoiseVar,
-			Silos: m, Strategy: ic.Strategy, PartitionSeed: ic.PartitionSeed, Theta: ic.ThetaFile,
-		})
-		if err != nil {
-			return nil, err
-		}
-		if data.Hash == "" {
-			return nil, fmt.Errorf("instance %s has no content hash", data.Name)
-		}
-		in.Data, in.Hash, in.Name, in.Dim = data, data.Hash, data.Name, data.Dim
-		var docs, n int64
-		for _, qs := range data.Silos {
-			for _, q := range qs {
-				docs += int64(len(data.Queries[q].Mu))
-				n++
-			}
-		}
-		if n > 0 {
-			in.Actions = float64(docs) / float64(n)
-		}
-		in.Bytes = data.Bytes()
-	}
-	return in, nil
-}
-
-func syntheticSpec(ic InstanceConfig) federate.SyntheticSpec {
-	link := ic.Link
-	if link == federate.LinkIdentity {
-		link = "" // one spelling, one instance hash
-	}
-	return federate.SyntheticSpec{
-		D: ic.D, K: ic.K, NoiseVar: ic.NoiseVar, FixedBasis: ic.FixedBasis,
-		Seed: ic.Seed, SharedContexts: ic.SharedContexts, ContextGen: ic.ContextGen, Theta: ic.Theta, Link: link,
-	}
-}
-
 // NewRun completes spec (instance, defaults, canonical form) and computes
 // its identity. For a non-private algorithm eps, delta and the relation do
 // not affect the run and are cleared, so that a grid over them yields one
 // FedLinUCB run.
 func NewRun(spec federate.Spec, in *Instance) (Run, error) {
-	spec.Instance = in.Config.Kind
-	switch in.Config.Kind {
-	case federate.InstanceSynthetic:
-		spec.Synthetic = syntheticSpec(in.Config)
-	case federate.InstanceLTR:
-		spec.LTR = in.Data
-	}
-	alg, err := federate.LookupAlgorithm(spec.Algorithm)
-	if err != nil {
+	in.loaded.Linear(&spec)
+	if _, err := registry.Lookup(spec.Algorithm); err != nil {
 		return Run{}, err
 	}
-	spec = canonical(spec, alg).WithDefaults()
+	spec = spec.Canonical().WithDefaults()
 	if err := spec.Validate(); err != nil {
 		return Run{}, fmt.Errorf("run %s: %w", describe(spec, in), err)
 	}
@@ -332,33 +260,11 @@ func RunID(spec federate.Spec, instanceHash string) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// describe is the human-readable group label of a spec (everything but the
-// seed).
+// describe is the group label of a spec (everything but the seed): the
+// one label of a configuration, registry.Label.
 func describe(s federate.Spec, in *Instance) string {
-	var b strings.Builder
-	b.WriteString(s.Algorithm)
-	if s.Lazy {
-		b.WriteString(" lazy")
-	}
-	if s.Private() {
-		fmt.Fprintf(&b, " eps=%s delta=%s relation=%s protocol=%s", g(s.Eps), g(s.Delta), s.Relation, s.Protocol)
-	} else if s.Protocol != federate.ProtocolP {
-		fmt.Fprintf(&b, " protocol=%s", s.Protocol)
-	}
-	if alg, err := federate.LookupAlgorithm(s.Algorithm); err == nil && !alg.Learns {
-		fmt.Fprintf(&b, " M=%d B=%d T=%d every=%d", s.M, s.B, s.T, s.Every)
-	} else {
-		fmt.Fprintf(&b, " preset=%s M=%d B=%d T=%d alpha=%s every=%d", s.Preset, s.M, s.B, s.T, g(s.Alpha), s.Every)
-		fmt.Fprintf(&b, " R=%s crs=%s gram=%s reward=[%s,%s]", g(s.R), g(s.Crs), s.GramNoise, g(s.RewardLo), g(s.RewardHi))
-	}
-	if s.NoClip {
-		b.WriteString(" no-clip")
-	}
-	fmt.Fprintf(&b, " instance=%s (%s)", in.Config.Name, in.Name)
-	return b.String()
+	return registry.Label(registry.FromSpec(s, in.Config.Name, in.Name))
 }
-
-func g(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 
 // Record returns the run's row of runs.arrow with the specification
 // filled in (results are added by the sweep).
@@ -369,20 +275,16 @@ func (r *Run) Record(sweep string) outputs.RunRecord {
 		RunID: r.ID, FormatVersion: outputs.FormatVersion, Sweep: sweep,
 		Group: r.Group, GroupID: r.GroupID,
 		Instance: ic.Name, InstanceKind: ic.Kind, InstanceHash: r.Instance.Hash, InstanceName: r.Instance.Name,
-		Dim: r.Instance.Dim, NoiseVar: ic.NoiseVar,
-		Family: outputs.FamilyLinear, Algorithm: s.Algorithm, Trust: linearTrust(s.Algorithm), Params: linearParams(s),
-		Protocol: s.Protocol, Lazy: s.Lazy, Preset: s.Preset,
+		Dim:       r.Instance.Dim,
+		Algorithm: s.Algorithm, Params: s.Params, Protocol: s.Protocol, Lazy: s.Lazy, Preset: s.Preset,
 		Eps: s.Eps, Delta: s.Delta, Relation: s.Relation,
 		M: s.M, T: s.T, B: s.B, Alpha: s.Alpha, Every: s.Every, Seed: s.Seed,
 		R: s.R, Crs: s.Crs, GramNoise: s.GramNoise, RewardLo: s.RewardLo, RewardHi: s.RewardHi, NoClip: s.NoClip,
 		SiloPseudo: []float64{}, SiloRealised: []float64{},
 	}
-	switch ic.Kind {
-	case federate.InstanceSynthetic:
-		rec.SynK, rec.FixedBasis, rec.InstanceSeed, rec.SharedContexts = ic.K, ic.FixedBasis, ic.Seed, ic.SharedContexts
-		rec.ContextGen = ic.ContextGen
-	case federate.InstanceLTR:
-		rec.Features, rec.RewardModel, rec.PartitionStrategy, rec.PartitionSeed = ic.Features, ic.Model, ic.Strategy, ic.PartitionSeed
+	if a, err := registry.Lookup(s.Algorithm); err == nil {
+		rec.Family, rec.Trust = a.Family, a.Trust
 	}
+	ic.inst.Record(&rec)
 	return rec
 }

@@ -304,7 +304,7 @@ func TestMixedAlgorithms(t *testing.T) {
 	mustPlan(t, noiseless)
 	// A learner key set on random is an error naming it.
 	bad := strings.Replace(mixedTOML, "name = \"random\"", "name = \"random\"\nprotocol = \"P_alt\"", 1)
-	if _, err := ParseConfig([]byte(bad), t.TempDir()); err == nil || !strings.Contains(err.Error(), "algorithm[2].name") {
+	if _, err := ParseConfig([]byte(bad), t.TempDir()); err == nil || !strings.Contains(err.Error(), "algorithm[2].protocol") {
 		t.Errorf("random with a protocol: err = %v", err)
 	}
 	// An unknown algorithm lists the registered ones.
@@ -378,7 +378,7 @@ func TestFedUCBSweep(t *testing.T) {
 	for _, r := range plan.Runs {
 		if s := r.Spec; s.Algorithm == federate.AlgFedUCB {
 			n++
-			if s.Protocol != federate.ProtocolPAlt || s.Lazy || s.SyncThreshold != 3 || !strings.Contains(s.Uncertified(), "schedule") {
+			if s.Protocol != federate.ProtocolPAlt || s.Lazy || s.Params["sync_threshold"] != 3 || !strings.Contains(s.Uncertified(), "schedule") {
 				t.Errorf("feducb spec %+v (uncertified %q)", s, s.Uncertified())
 			}
 		}

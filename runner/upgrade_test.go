@@ -19,6 +19,7 @@ import (
 	"github.com/fedbandit/fedbandit/core"
 	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/outputs"
+	"github.com/fedbandit/fedbandit/registry"
 )
 
 // layout1Dir is a results directory written by the layout-1 release
@@ -195,14 +196,19 @@ func TestNewerLayoutRefused(t *testing.T) {
 // and the frozen layout-1 table outputs uses to upgrade old rows agrees
 // with today's registry for every algorithm of layout 1.
 func TestTrustEveryAlgorithm(t *testing.T) {
-	for _, a := range federate.Algorithms() {
-		if linearTrust(a.Name) == "" {
-			t.Errorf("%s (model %s): no trust model", a.Name, a.Model)
+	for _, a := range registry.Algorithms() {
+		if a.Trust == "" {
+			t.Errorf("%s: no trust model", a.Name)
 		}
 	}
 	for name, trust := range outputs.Layout1Algorithms() {
-		if got := linearTrust(name); got != trust {
-			t.Errorf("%s: layout-1 trust %q, registry %q", name, trust, got)
+		a, err := registry.Lookup(name)
+		if err != nil {
+			t.Errorf("layout-1 algorithm %s: %v", name, err)
+			continue
+		}
+		if a.Trust != trust {
+			t.Errorf("%s: layout-1 trust %q, registry %q", name, trust, a.Trust)
 		}
 	}
 }

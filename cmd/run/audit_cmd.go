@@ -16,6 +16,7 @@ import (
 	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/outputs"
 	"github.com/fedbandit/fedbandit/outputs/figure"
+	"github.com/fedbandit/fedbandit/registry"
 	"github.com/fedbandit/fedbandit/runner"
 )
 
@@ -179,7 +180,7 @@ func (c *AuditCmd) jobs() (jobs []auditJob, skipped []string, err error) {
 				Relation: c.Relation, Protocol: c.Protocol, Lazy: l == "lazy"}
 			// Labelled as the audit sees it (defaults filled: the
 			// algorithm's protocol, B = 1 for the super agent).
-			jobs = append(jobs, auditJob{label: auditLabel(s.WithDefaults(), false), spec: s})
+			jobs = append(jobs, auditJob{label: auditLabel(s), spec: s})
 		}
 		return jobs, nil, nil
 	}
@@ -197,7 +198,7 @@ func (c *AuditCmd) jobs() (jobs []auditJob, skipped []string, err error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		label := auditLabel(s, true)
+		label := auditLabel(s)
 		if seen[label] {
 			continue
 		}
@@ -214,26 +215,13 @@ func (c *AuditCmd) jobs() (jobs []auditJob, skipped []string, err error) {
 	return jobs, skipped, nil
 }
 
-// auditLabel names a configuration by what its audit depends on.
-func auditLabel(s federate.Spec, size bool) string {
-	learner := "eager"
-	if s.Lazy {
-		learner = "lazy"
-	}
-	l := fmt.Sprintf("%s eps=%g delta=%g B=%d %s %s", s.Algorithm, s.Eps, s.Delta, s.B, learner, s.Preset)
-	if s.Protocol != "" {
-		l += " " + s.Protocol
-	}
-	if s.Relation != "" && s.Relation != "add-remove" {
-		l += " " + s.Relation
-	}
-	if size {
-		l += fmt.Sprintf(" M=%d T=%d", s.M, s.T)
-	}
-	if s.NoClip {
-		l += " no_clip"
-	}
-	return l
+// auditLabel names a configuration: the one label of a configuration
+// (registry.Label) of the spec with defaults, at the M and T its audit
+// row records, without an instance (the audit's is its own).
+func auditLabel(s federate.Spec) string {
+	s = s.WithDefaults()
+	s.M, s.T = max(s.M, 1), max(s.T, s.B)
+	return registry.Label(registry.FromSpec(s, "", ""))
 }
 
 func auditRow(j auditJob, r *federate.AuditResult, c *AuditCmd) outputs.AuditRow {

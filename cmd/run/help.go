@@ -2,9 +2,10 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
-	"github.com/fedbandit/fedbandit/federate"
+	"github.com/fedbandit/fedbandit/registry"
 )
 
 // Help texts shown by `run COMMAND --help` (kong's detailed help).
@@ -27,12 +28,27 @@ Examples:
     go run ./cmd/run --quick --out /tmp/qs   # CI size (a few seconds)`
 }
 
-// algorithmsHelp lists the registered algorithms (federate.Algorithms).
+// algorithmsHelp lists the registered algorithms with their own
+// parameters, and the instance kinds with their keys (registry).
 func algorithmsHelp() string {
 	var b strings.Builder
 	b.WriteString("Algorithms ([[algorithm]] name = ...):\n\n")
-	for _, a := range federate.Algorithms() {
+	for _, a := range registry.Algorithms() {
 		fmt.Fprintf(&b, "    %-10s %s\n", a.Name, a.Summary)
+		for _, p := range a.Params {
+			def := fmt.Sprintf("default %v, ", p.Default)
+			if math.IsNaN(p.Default) {
+				def = "" // a default that depends on the run: its doc says
+			}
+			fmt.Fprintf(&b, "    %-10s   %s (%s%s): %s\n", "", p.Key, def, p.Range(), p.Doc)
+		}
+	}
+	b.WriteString("\nInstance kinds ([[instance]] kind = ...):\n\n")
+	for _, k := range registry.Kinds() {
+		fmt.Fprintf(&b, "    %-10s %s\n", k.Name, k.Summary)
+		for _, key := range k.Keys {
+			fmt.Fprintf(&b, "    %-10s   %s: %s\n", "", key.Key, key.Doc)
+		}
 	}
 	return b.String()
 }

@@ -11,7 +11,6 @@ import (
 	"math"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -21,8 +20,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
-	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/outputs"
+	"github.com/fedbandit/fedbandit/registry"
 )
 
 // Metrics.
@@ -123,7 +122,7 @@ func Build(runs []outputs.RunRecord, curves []outputs.CurvePoint, metric string)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		ai, aj := groups[out[i].GroupID].rec.Algorithm, groups[out[j].GroupID].rec.Algorithm
-		if oi, oj := federate.AlgorithmOrder(ai), federate.AlgorithmOrder(aj); oi != oj {
+		if oi, oj := registry.Order(ai), registry.Order(aj); oi != oj {
 			return oi < oj
 		}
 		if ai != aj {
@@ -189,43 +188,35 @@ func meanSE(v []float64) (mean, se float64) {
 }
 
 // Labels names each group (by GroupID) by its algorithm and the fields
-// that take more than one value among the runs, in the paper's style:
-// "LDP-FedLinUCB (eps=0.2)".
+// of its configuration (registry.Fields, the one labelling) that take
+// more than one value among the runs, in the paper's style:
+// "LDP-FedLinUCB (eps=0.2)". A legend leaves out the beta_t constants,
+// the reward clamp and the checkpoint spacing (set once per sweep), and
+// every key an algorithm does not use; an algorithm's own parameters
+// (explore, sync_threshold, ...) are shown when they vary.
 func Labels(runs []outputs.RunRecord) map[string]string {
-	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-	fields := []field{
-		{"eps", func(r *outputs.RunRecord) string { return f(r.Eps) }},
-		{"delta", func(r *outputs.RunRecord) string { return f(r.Delta) }},
-		{"M", func(r *outputs.RunRecord) string { return strconv.Itoa(r.M) }},
-		{"B", func(r *outputs.RunRecord) string { return strconv.Itoa(r.B) }},
-		{"T", func(r *outputs.RunRecord) string { return strconv.Itoa(r.T) }},
-		{"preset", func(r *outputs.RunRecord) string { return r.Preset }},
-		{"protocol", func(r *outputs.RunRecord) string { return r.Protocol }},
-		{"lazy", func(r *outputs.RunRecord) string { return strconv.FormatBool(r.Lazy) }},
-		{"relation", func(r *outputs.RunRecord) string { return r.Relation }},
-		{"alpha", func(r *outputs.RunRecord) string { return f(r.Alpha) }},
-		{"instance", func(r *outputs.RunRecord) string { return r.Instance }},
-	}
-	// A key the run's algorithm ignores (federate.Algorithm.Ignores: eps
-	// of a non-private one, the learner's keys of one that does not
-	// learn, ...) neither makes a field vary nor appears in its label.
-	ignores := func(r *outputs.RunRecord, key string) bool {
-		a, err := federate.LookupAlgorithm(r.Algorithm)
-		return err == nil && a.Ignores(key)
-	}
-	var varying []field
-	for _, fd := range fields {
-		vals := map[string]bool{}
-		for i := range runs {
-			r := &runs[i]
-			if ignores(r, fd.name) {
-				continue
+	fields := make([][]registry.Field, len(runs))
+	for i := range runs {
+		for _, f := range registry.Fields(registry.FromRecord(&runs[i])) {
+			if !legendSkips[f.Key] {
+				fields[i] = append(fields[i], f)
 			}
-			vals[fd.get(r)] = true
 		}
-		if len(vals) > 1 {
-			varying = append(varying, fd)
+	}
+	vals := map[string]map[string]bool{}
+	var order []string
+	for _, fs := range fields {
+		for _, f := range fs {
+			if vals[f.Key] == nil {
+				vals[f.Key] = map[string]bool{}
+				order = append(order, f.Key)
+			}
+			vals[f.Key][f.Value] = true
 		}
+	}
+	varying := map[string]bool{}
+	for _, k := range order {
+		varying[k] = len(vals[k]) > 1
 	}
 	labels := map[string]string{}
 	for i := range runs {
@@ -234,14 +225,13 @@ func Labels(runs []outputs.RunRecord) map[string]string {
 			continue
 		}
 		var parts []string
-		for _, fd := range varying {
-			if ignores(r, fd.name) {
-				continue
+		for _, f := range fields[i] {
+			if varying[f.Key] {
+				parts = append(parts, f.Key+"="+f.Value)
 			}
-			parts = append(parts, fd.name+"="+fd.get(r))
 		}
-		l := federate.DisplayName(r.Algorithm)
-		if r.Lazy && !contains(varying, "lazy") {
+		l := registry.Display(r.Algorithm)
+		if r.Lazy && !varying["lazy"] {
 			l += " lazy"
 		}
 		if len(parts) > 0 {
@@ -263,20 +253,9 @@ func Labels(runs []outputs.RunRecord) map[string]string {
 	return labels
 }
 
-// field is a run field that may distinguish configurations in a legend.
-type field struct {
-	name string
-	get  func(r *outputs.RunRecord) string
-}
-
-func contains(fs []field, name string) bool {
-	for _, f := range fs {
-		if f.name == name {
-			return true
-		}
-	}
-	return false
-}
+// legendSkips are the label fields a legend leaves out: the algorithm
+// (its display name leads the legend) and the settings a sweep sets once.
+var legendSkips = map[string]bool{"algorithm": true, "every": true, "R": true, "crs": true, "gram": true, "reward": true, "no-clip": true}
 
 // Draw makes the figure: one line per series with a translucent band of
 // plus or minus one standard error.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -21,6 +22,7 @@ import (
 	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/outputs"
 	"github.com/fedbandit/fedbandit/outputs/figure"
+	"github.com/fedbandit/fedbandit/registry"
 )
 
 // Baseline is the algorithm whose regret the costs are measured against.
@@ -75,7 +77,7 @@ func Fits(runs []outputs.RunRecord) ([]Fit, error) {
 		if !ok {
 			continue
 		}
-		l := fmt.Sprintf("%s (preset=%s, eps=%g, delta=%g, lazy=%t)", federate.DisplayName(r.Algorithm), r.Preset, r.Eps, r.Delta, r.Lazy)
+		l := label(&r)
 		if costs[l] == nil {
 			costs[l] = map[int][]float64{}
 		}
@@ -193,4 +195,23 @@ func Save(dir string, fits []Fit, title string) ([]string, error) {
 		return nil, err
 	}
 	return figure.SavePlot(p, dir, "scaling", 16*vg.Centimeter, 11*vg.Centimeter)
+}
+
+// label names a cost curve: the algorithm and the fields of its
+// configuration (registry.Fields, the one labelling) that a scaling
+// figure keeps apart: the learner, the privacy targets, the preset and
+// the algorithm's own parameters (not M, its x axis).
+func label(r *outputs.RunRecord) string {
+	a, _ := registry.Lookup(r.Algorithm)
+	var parts []string
+	for _, f := range registry.Fields(registry.FromRecord(r)) {
+		own := false
+		if a != nil {
+			_, own = a.Param(f.Key)
+		}
+		if f.Key == "lazy" || f.Key == "eps" || f.Key == "delta" || f.Key == "preset" || own {
+			parts = append(parts, f.Key+"="+f.Value)
+		}
+	}
+	return registry.Display(r.Algorithm) + " (" + strings.Join(parts, ", ") + ")"
 }

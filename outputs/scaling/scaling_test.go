@@ -32,7 +32,7 @@ func TestFits(t *testing.T) {
 	if len(fits) != 2 {
 		t.Fatalf("%d fits", len(fits))
 	}
-	want := map[string]float64{"LDP-FedLinUCB (preset=exact, eps=1, delta=0.01, lazy=true)": 0.75, "Super agent (central JDP) (preset=exact, eps=1, delta=0.01, lazy=true)": 0.5}
+	want := map[string]float64{"LDP-FedLinUCB (lazy=true, eps=1, delta=0.01, preset=exact)": 0.75, "Super agent (central JDP) (lazy=true, eps=1, delta=0.01, preset=exact)": 0.5}
 	for _, f := range fits {
 		w, ok := want[f.Label]
 		if !ok {

@@ -1,0 +1,170 @@
+package registry
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/fedbandit/fedbandit/federate"
+	"github.com/fedbandit/fedbandit/ingest"
+	"github.com/fedbandit/fedbandit/lasso"
+	"github.com/fedbandit/fedbandit/ltr"
+	"github.com/fedbandit/fedbandit/outputs"
+	"github.com/fedbandit/fedbandit/partition"
+)
+
+var ltrKind = &Kind{
+	Name: federate.InstanceLTR, Family: FamilyLinear,
+	Summary: "a learning-to-rank dataset prepared with `prep`: each silo's users are its queries, the actions their documents",
+	Keys: []Key{
+		{"dataset", "a dataset directory prepared with `prep` (relative to the sweep file; $VARIABLES expanded)"},
+		{"features", "the feature set fitted with `prep fit` (title, body, all or a column list)"},
+		{"model", fmt.Sprintf("reward model: %q (default, noiseless) or %q", lasso.ModelReference, lasso.ModelWellSpecified)},
+		{"noise_var", "variance of the Gaussian reward noise (only with the well-specified model; default 0)"},
+		{"strategy", fmt.Sprintf("partition strategy: one of %s (default %s)", strings.Join(partition.Strategies, ", "), partition.Contiguous)},
+		{"partition_seed", "seeds the random partition strategy (>= 0, default 0)"},
+		{"theta_file", "the theta* artifact in DATASET/instances (e.g. \"all-reference-a0.0001\") when the dataset holds several for the feature set and model; absent: the only one"},
+	},
+	Decode: decodeLTR,
+}
+
+type ltrTable struct {
+	Dataset       string  `toml:"dataset"`
+	Features      string  `toml:"features"`
+	Model         string  `toml:"model"`
+	NoiseVar      float64 `toml:"noise_var"`
+	Strategy      string  `toml:"strategy"`
+	PartitionSeed int64   `toml:"partition_seed"`
+	ThetaFile     string  `toml:"theta_file"`
+}
+
+// ltrInstance is a decoded learning-to-rank instance.
+type ltrInstance struct {
+	t       ltrTable
+	dir     string // the dataset directory, resolved
+	queries int    // of the dataset (its manifest)
+}
+
+func decodeLTR(table map[string]any, base string) (Instance, error) {
+	var t ltrTable
+	set, err := decodeTable(table, &t)
+	if err != nil {
+		return nil, &KeyError{Msg: err.Error()}
+	}
+	if !set("model") {
+		t.Model = lasso.ModelReference
+	}
+	if !set("strategy") {
+		t.Strategy = partition.Contiguous
+	}
+	if t.Features == "" {
+		return nil, &KeyError{Key: "features", Msg: "missing: the feature set fitted with `prep fit` (title, body, all, ...)"}
+	}
+	if field, err := (ltr.Options{Model: t.Model, NoiseVar: t.NoiseVar}).CheckModel(); err != nil {
+		return nil, &KeyError{Key: map[string]string{"Model": "model", "NoiseVar": "noise_var"}[field], Msg: err.Error()}
+	}
+	if !slices.Contains(partition.Strategies, t.Strategy) {
+		return nil, &KeyError{Key: "strategy", Msg: fmt.Sprintf("unknown partition strategy %q, want one of %s", t.Strategy, strings.Join(partition.Strategies, ", "))}
+	}
+	if t.PartitionSeed < 0 {
+		return nil, &KeyError{Key: "partition_seed", Msg: fmt.Sprintf("%d, want a seed >= 0", t.PartitionSeed)}
+	}
+	dir, err := datasetDir(t.Dataset, base)
+	if err != nil {
+		return nil, &KeyError{Key: "dataset", Msg: err.Error()}
+	}
+	man, err := ingest.ReadManifest(dir)
+	if err != nil {
+		return nil, &KeyError{Key: "dataset", Msg: fmt.Sprintf("%s is not a prepared dataset (run `go run ./cmd/prep ingest`): %v", dir, err)}
+	}
+	return &ltrInstance{t: t, dir: dir, queries: man.Queries}, nil
+}
+
+// datasetDir resolves a dataset path: $VARIABLES expanded, a relative
+// path against base (the sweep file's directory).
+func datasetDir(path, base string) (string, error) {
+	if path == "" {
+		return "", errors.New("missing: the directory of a dataset prepared with `prep`")
+	}
+	var unset []string
+	d := os.Expand(path, func(name string) string {
+		v, ok := os.LookupEnv(name)
+		if !ok {
+			unset = append(unset, "$"+name)
+		}
+		return v
+	})
+	if len(unset) > 0 {
+		return "", fmt.Errorf("%q: environment variable %s is not set: set it to your prepared dataset directory", path, strings.Join(unset, ", "))
+	}
+	if d == "" {
+		return "", fmt.Errorf("%q expands to an empty path: set the environment variable to your prepared dataset directory", path)
+	}
+	if !filepath.IsAbs(d) && base != "" {
+		d = filepath.Join(base, d)
+	}
+	if st, err := os.Stat(d); err != nil {
+		return "", fmt.Errorf("dataset directory: %w", err)
+	} else if !st.IsDir() {
+		return "", fmt.Errorf("%s is not a directory", d)
+	}
+	return d, nil
+}
+
+func (*ltrInstance) Kind() string { return federate.InstanceLTR }
+func (*ltrInstance) PerM() bool   { return true }
+
+func (l *ltrInstance) CheckM(m int) error {
+	if m > l.queries {
+		return fmt.Errorf("M = %d silos exceeds the %d queries of %s", m, l.queries, l.dir)
+	}
+	return nil
+}
+
+func (*ltrInstance) Settings(s *federate.Spec) {
+	s.Instance, s.Synthetic = federate.InstanceLTR, federate.SyntheticSpec{}
+}
+
+func (l *ltrInstance) ShareKey() string {
+	return fmt.Sprintf("%s\x00%s\x00%s\x00%v\x00%s", l.t.Dataset, l.t.Features, l.t.Model, l.t.NoiseVar, l.t.ThetaFile)
+}
+
+func (l *ltrInstance) Load(m int, env Env) (*Loaded, error) {
+	build := env.BuildLTR
+	if build == nil {
+		build = ltr.Build
+	}
+	data, err := build(ltr.Options{
+		Dataset: l.dir, Features: l.t.Features, Model: l.t.Model, NoiseVar: l.t.NoiseVar,
+		Silos: m, Strategy: l.t.Strategy, PartitionSeed: uint64(l.t.PartitionSeed), Theta: l.t.ThetaFile,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if data.Hash == "" {
+		return nil, fmt.Errorf("instance %s has no content hash", data.Name)
+	}
+	in := &Loaded{Hash: data.Hash, Name: data.Name, Dim: data.Dim, Bytes: data.Bytes(), LTR: data,
+		Linear: func(sp *federate.Spec) {
+			sp.Instance, sp.Synthetic, sp.LTR = federate.InstanceLTR, federate.SyntheticSpec{}, data
+		}}
+	var docs, n int64
+	for _, qs := range data.Silos {
+		for _, q := range qs {
+			docs += int64(len(data.Queries[q].Mu))
+			n++
+		}
+	}
+	if n > 0 {
+		in.Actions = float64(docs) / float64(n)
+	}
+	return in, nil
+}
+
+func (l *ltrInstance) Record(rec *outputs.RunRecord) {
+	rec.NoiseVar = l.t.NoiseVar
+	rec.Features, rec.RewardModel, rec.PartitionStrategy, rec.PartitionSeed = l.t.Features, l.t.Model, l.t.Strategy, uint64(l.t.PartitionSeed)
+}

@@ -1,0 +1,135 @@
+package registry
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/fedbandit/fedbandit/federate"
+	"github.com/fedbandit/fedbandit/outputs"
+)
+
+// Config is a configuration as labels see it: everything of a run but
+// its seed. FromSpec and FromRecord make one from a spec or a runs.arrow
+// row.
+type Config struct {
+	Algorithm                                     string
+	Params                                        map[string]float64
+	Lazy, NoClip                                  bool
+	Eps, Delta, Alpha, R, Crs, RewardLo, RewardHi float64
+	Relation, Protocol, Preset, GramNoise         string
+	M, B, T, Every                                int
+	// Instance names the instance and InstanceDesc describes it (both
+	// empty: the label has no instance).
+	Instance, InstanceDesc string
+}
+
+// FromSpec is the configuration of a linear spec (with defaults filled)
+// on the named instance.
+func FromSpec(s federate.Spec, instance, desc string) Config {
+	return Config{
+		Algorithm: s.Algorithm, Params: s.Params, Lazy: s.Lazy, NoClip: s.NoClip,
+		Eps: s.Eps, Delta: s.Delta, Alpha: s.Alpha, R: s.R, Crs: s.Crs, RewardLo: s.RewardLo, RewardHi: s.RewardHi,
+		Relation: s.Relation, Protocol: s.Protocol, Preset: s.Preset, GramNoise: s.GramNoise,
+		M: s.M, B: s.B, T: s.T, Every: s.Every, Instance: instance, InstanceDesc: desc,
+	}
+}
+
+// FromRecord is the configuration of a runs.arrow row.
+func FromRecord(r *outputs.RunRecord) Config {
+	return Config{
+		Algorithm: r.Algorithm, Params: r.Params, Lazy: r.Lazy, NoClip: r.NoClip,
+		Eps: r.Eps, Delta: r.Delta, Alpha: r.Alpha, R: r.R, Crs: r.Crs, RewardLo: r.RewardLo, RewardHi: r.RewardHi,
+		Relation: r.Relation, Protocol: r.Protocol, Preset: r.Preset, GramNoise: r.GramNoise,
+		M: r.M, B: r.B, T: r.T, Every: r.Every, Instance: r.Instance, InstanceDesc: r.InstanceName,
+	}
+}
+
+// Field is one element of a configuration's label: Key=Value (followed
+// by " (Detail)" when it has one), or the key alone for a flag that is
+// set (Flag with Value "true"); the algorithm is its bare name.
+type Field struct {
+	Key, Value string
+	Detail     string
+	Flag       bool
+}
+
+func (f Field) String() string {
+	switch {
+	case f.Key == "algorithm":
+		return f.Value
+	case f.Flag:
+		if f.Value == "true" {
+			return f.Key
+		}
+		return ""
+	}
+	if f.Detail != "" {
+		return f.Key + "=" + f.Value + " (" + f.Detail + ")"
+	}
+	return f.Key + "=" + f.Value
+}
+
+// Fields is the one labelling of a configuration, used by plans' group
+// labels, `run audit`, figure legends and summaries: its fields in order,
+// the algorithm first. A generic key the algorithm does not use is left
+// out (the privacy block for a non-private algorithm, the learner's keys
+// for one that does not learn); its own parameters come after the generic
+// keys, in declaration order; the instance last.
+func Fields(c Config) []Field {
+	a, _ := Lookup(c.Algorithm)
+	uses := func(k string) bool { return a == nil || a.UsesKey(k) }
+	var out []Field
+	add := func(k, v string) { out = append(out, Field{Key: k, Value: v}) }
+	add("algorithm", c.Algorithm)
+	out = append(out, Field{Key: "lazy", Value: strconv.FormatBool(c.Lazy), Flag: true})
+	if uses("eps") {
+		add("eps", g(c.Eps))
+		add("delta", g(c.Delta))
+		add("relation", c.Relation)
+		add("protocol", c.Protocol)
+	} else if c.Protocol != "" && c.Protocol != federate.ProtocolP {
+		add("protocol", c.Protocol)
+	}
+	if uses("alpha") {
+		add("preset", c.Preset)
+	}
+	add("M", strconv.Itoa(c.M))
+	add("B", strconv.Itoa(c.B))
+	add("T", strconv.Itoa(c.T))
+	if uses("alpha") {
+		add("alpha", g(c.Alpha))
+	}
+	add("every", strconv.Itoa(c.Every))
+	if uses("alpha") {
+		add("R", g(c.R))
+		add("crs", g(c.Crs))
+		add("gram", c.GramNoise)
+		add("reward", "["+g(c.RewardLo)+","+g(c.RewardHi)+"]")
+	}
+	out = append(out, Field{Key: "no-clip", Value: strconv.FormatBool(c.NoClip), Flag: true})
+	if a != nil {
+		for _, p := range a.Params {
+			if v, ok := c.Params[p.Key]; ok {
+				add(p.Key, g(v))
+			}
+		}
+	}
+	if c.Instance != "" || c.InstanceDesc != "" {
+		out = append(out, Field{Key: "instance", Value: c.Instance, Detail: c.InstanceDesc})
+	}
+	return out
+}
+
+// Label joins a configuration's fields with spaces: e.g. "ldp lazy eps=1
+// delta=0.1 relation=add-remove protocol=P preset=exact M=100 ...".
+func Label(c Config) string {
+	var parts []string
+	for _, f := range Fields(c) {
+		if s := f.String(); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func g(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }

@@ -1,0 +1,154 @@
+// Package registry is what sits above the bandit families: every
+// algorithm (its family, trust model, own parameters and the generic keys
+// it uses) and every instance kind (its keys, validation and the data it
+// loads). The runner, its plans and grid expansion, validation messages,
+// labels and legends, help texts and docs consult this package alone; a
+// family plugs in by adding entries (docs/extending.md).
+//
+// The layering keeps imports one-way: core holds the contract every family
+// implements, the families (federate, and mab and bco) implement it, and
+// this package imports them to list them.
+package registry
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/fedbandit/fedbandit/core"
+)
+
+// Families.
+const (
+	FamilyLinear = "linear" // federated linear contextual bandits (package federate)
+	FamilyMAB    = "mab"    // distributed-DP multi-armed bandits (package mab)
+	FamilyBCO    = "bco"    // locally private bandit convex optimisation (package bco)
+)
+
+// Algorithm is one algorithm of any family as sweep files, plans, labels,
+// help texts and docs see it.
+type Algorithm struct {
+	// Name is its name in sweep files and the output tables, e.g. "ldp".
+	Name string
+	// Display is its name in plots and summaries, e.g. "LDP-FedLinUCB".
+	Display string
+	// Summary is one line for help texts and docs.
+	Summary string
+	// Family is FamilyLinear, FamilyMAB or FamilyBCO.
+	Family string
+	// Trust is who must be trusted with users' raw data (core.TrustNone,
+	// core.TrustCentral, core.TrustLocal, core.TrustShuffle,
+	// core.TrustDistributed).
+	Trust string
+	// Params are its own parameters, set under its [[algorithm]] table:
+	// key, doc, default, range. An absent key takes the default; an
+	// explicit value is checked and never replaced.
+	Params []core.Param
+	// Uses lists the generic keys (its family's GenericKeys) that change
+	// its runs. A grid over any other generic key plans its runs once.
+	Uses []string
+	// NewRun plays one run of a family-neutral spec. The linear family's
+	// runs go through the runner's linear specs (their ids are pinned);
+	// NewRun is the way a library caller, or a new family, runs one.
+	NewRun func(ctx context.Context, spec RunSpec) (*core.Result, error)
+}
+
+// RunSpec is a family-neutral run specification: the header every family
+// reads, the algorithm's own parameters and the instance's decoded table.
+type RunSpec struct {
+	Algorithm string // a registered algorithm
+	Instance  string // a registered instance kind
+	Seed      uint64 // run seed: every random stream of the run derives from it
+	T, M, B   int    // rounds, silos (or users per round), batch size
+	Every     int    // checkpoint spacing in rounds (0: absent, the family's default)
+	Eps       float64
+	Delta     float64
+	// Params are the algorithm's own parameters by key (absent: default).
+	Params map[string]float64
+	// Table is the [[instance]] table as decoded from TOML (without name
+	// and kind); Dir resolves its relative paths.
+	Table map[string]any
+	Dir   string
+}
+
+// UsesKey reports whether the generic key changes the algorithm's runs.
+func (a *Algorithm) UsesKey(key string) bool { return slices.Contains(a.Uses, key) }
+
+// Private reports whether the algorithm's releases carry privacy noise.
+func (a *Algorithm) Private() bool { return a.Trust != core.TrustNone }
+
+// Param returns the declaration of the algorithm's parameter key.
+func (a *Algorithm) Param(key string) (core.Param, bool) {
+	i := slices.IndexFunc(a.Params, func(p core.Param) bool { return p.Key == key })
+	if i < 0 {
+		return core.Param{}, false
+	}
+	return a.Params[i], true
+}
+
+// ParamKeys returns the keys of its own parameters, in declaration order.
+func (a *Algorithm) ParamKeys() []string {
+	keys := make([]string, len(a.Params))
+	for i, p := range a.Params {
+		keys[i] = p.Key
+	}
+	return keys
+}
+
+// algorithms lists every family's entries, in display order (the linear
+// family's order is its own list's).
+var algorithms = slices.Concat(linearAlgorithms())
+
+// Algorithms returns every registered algorithm, in display order. The
+// entries are shared: do not modify them.
+func Algorithms() []*Algorithm { return algorithms }
+
+// Names returns the registered algorithm names, in display order.
+func Names() []string {
+	names := make([]string, len(algorithms))
+	for i, a := range algorithms {
+		names[i] = a.Name
+	}
+	return names
+}
+
+// Lookup returns the algorithm called name, or an error listing the
+// registered names.
+func Lookup(name string) (*Algorithm, error) {
+	for _, a := range algorithms {
+		if a.Name == name {
+			return a, nil
+		}
+	}
+	if name == "" {
+		return nil, fmt.Errorf("no algorithm given: want one of %s", quoteList(Names()))
+	}
+	return nil, fmt.Errorf("unknown algorithm %q: want one of %s", name, quoteList(Names()))
+}
+
+// Display returns the display name of the algorithm called name (the name
+// itself if it is not registered).
+func Display(name string) string {
+	if a, err := Lookup(name); err == nil {
+		return a.Display
+	}
+	return name
+}
+
+// Order returns the display position of the algorithm called name (after
+// every registered one if it is not registered).
+func Order(name string) int {
+	if i := slices.IndexFunc(algorithms, func(a *Algorithm) bool { return a.Name == name }); i >= 0 {
+		return i
+	}
+	return len(algorithms)
+}
+
+func quoteList(v []string) string {
+	q := make([]string, len(v))
+	for i, s := range v {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
+}
