@@ -3,6 +3,8 @@ package accountant
 import (
 	"fmt"
 	"math"
+
+	"github.com/fedbandit/fedbandit/internal/mutation"
 )
 
 // GDPDelta returns the exact delta(eps) of a mu-Gaussian-DP mechanism
@@ -36,6 +38,9 @@ func gdpDelta(mu, eps float64) float64 {
 	// to the operands, scaled by (c + x^2), never relative to the difference.
 	const ulp = 0x1p-52
 	d := a - b + 8*(a*(8+xa*xa)*ulp+b*(8+xb*xb+eps)*ulp)
+	if mutation.On("M14") {
+		d = a - b
+	}
 	if d < 0 {
 		d = 0
 	}

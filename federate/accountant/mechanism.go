@@ -6,6 +6,8 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+
+	"github.com/fedbandit/fedbandit/internal/mutation"
 )
 
 // A mechanism is the accounting of one privacy model: the noise each
@@ -95,6 +97,9 @@ func (siloLDP) paperSigma(r Request, kappa int) (float64, string, error) {
 }
 
 func (siloLDP) exactSigma(r Request, kappa int) (float64, string, error) {
+	if mutation.On("M8") && kappa > 1 {
+		kappa--
+	}
 	s, err := ExactLDPSigma(r.Eps, r.Delta, kappa, r.Relation)
 	return s, "", err
 }
@@ -218,7 +223,7 @@ func (userLDP) private() bool { return true }
 func (u userLDP) sensitivity() float64 {
 	g, b, _ := Sensitivities(ReplaceOne)
 	s := g*g + b*b
-	if u.glm {
+	if u.glm && !mutation.On("M7") {
 		s += b * b // the gradient, norm <= 1 like x y
 	}
 	return math.Sqrt(s)

@@ -3,6 +3,8 @@ package accountant
 import (
 	"fmt"
 	"math"
+
+	"github.com/fedbandit/fedbandit/internal/mutation"
 )
 
 // ModelSDPVec is shuffle DP through the vector-sum protocol P_TVec (paper
@@ -223,6 +225,9 @@ func VecSumBound(r Request, sigma float64, kappa int) (float64, error) {
 	if !fits {
 		return math.Inf(1), nil
 	}
+	if mutation.On("M6") {
+		s2 /= 4
+	}
 	return hockeyEps(a, s2, r.Delta-exits)
 }
 
@@ -237,7 +242,11 @@ func vecSumRuns(r Request, sigma float64, kappa int, eta func(entries float64) f
 		N := float64(node.N) * float64(node.Draws)
 		dm := math.Ceil(2 * node.G)
 		for _, st := range vecStreams(r.D) {
-			d2 := math.Min(node.G*st.dv+math.Sqrt(st.entries), dm*math.Sqrt(st.entries))
+			rounding := math.Sqrt(st.entries)
+			if mutation.On("M5") {
+				rounding = 0
+			}
+			d2 := math.Min(node.G*st.dv+rounding, dm*math.Sqrt(st.entries))
 			a, s2, fits := binomialLoss(N, dm, math.Sqrt(st.entries)*d2, d2, eta(st.entries))
 			if !fits || !use(a, s2) {
 				return false
