@@ -240,13 +240,8 @@ func vecSumRuns(r Request, sigma float64, kappa int, eta func(entries float64) f
 	for l := 0; l < kappa; l++ {
 		node := VecSumParams(r, sigma, (1<<l)*r.B*r.M)
 		N := float64(node.N) * float64(node.Draws)
-		dm := math.Ceil(2 * node.G)
 		for _, st := range vecStreams(r.D) {
-			rounding := math.Sqrt(st.entries)
-			if mutation.On("M5") {
-				rounding = 0
-			}
-			d2 := math.Min(node.G*st.dv+rounding, dm*math.Sqrt(st.entries))
+			dm, d2 := encodingDistance(node.G, st.dv, st.entries)
 			a, s2, fits := binomialLoss(N, dm, math.Sqrt(st.entries)*d2, d2, eta(st.entries))
 			if !fits || !use(a, s2) {
 				return false
@@ -254,6 +249,30 @@ func vecSumRuns(r Request, sigma float64, kappa int, eta func(entries float64) f
 		}
 	}
 	return true
+}
+
+// encodingDistance bounds how far one user's encodings of a stream (D
+// entries, scale g) can be apart between two datasets whose summands are
+// dv apart in L2: |Delta_e| <= dm = ceil(2g) per entry and
+// ||Delta||_2 <= d2 = min(g dv + sqrt(D), dm sqrt(D)).
+//
+// The sqrt(D) is the rounding term, and it needs a coupling (docs/privacy.md
+// 3.6): floor(a) + Bernoulli(frac(a)) has the distribution of floor(a + U),
+// U uniform on [0, 1), so the mechanism's output under either dataset is a
+// mixture over the user's U_e; the hockey-stick divergence is jointly
+// convex, so the two mixtures are as close as the worst pair of components
+// with the SAME U (any coupling of the two roundings may be used). With a
+// common U_e, |floor(a+U) - floor(a'+U) - (a - a')| < 1, hence
+// ||Delta - g (v - v')||_2 < sqrt(D). Independent roundings would allow
+// |Delta_e - g (v_e - v'_e)| < 2 and a 2 sqrt(D) term.
+// TestEncodingDistanceSound enumerates pairs and roundings against it.
+func encodingDistance(g, dv, entries float64) (dm, d2 float64) {
+	dm = math.Ceil(2 * g)
+	rounding := math.Sqrt(entries)
+	if mutation.On("M5") {
+		rounding = 0
+	}
+	return dm, math.Min(g*dv+rounding, dm*math.Sqrt(entries))
 }
 
 // binomialLoss bounds the privacy loss of one run of the binomial
