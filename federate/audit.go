@@ -94,6 +94,11 @@ type AuditResult struct {
 	// user is released (and audited); Kappa the number the run's
 	// accountant composes over (its T).
 	Levels, Kappa int
+	// RunLevels is the number of tree nodes containing a user that a run
+	// of the spec's horizon releases (1 + floor(log2) of its
+	// synchronisations, counted by one noiseless run); a count above Kappa
+	// is a violation (the accountant composes too few releases).
+	RunLevels int
 	// ClaimMu is the Gaussian-DP mu the run claims for the audited
 	// release: the mu whose (eps, delta) curve meets the run's guarantee,
 	// times sqrt(Levels/Kappa) (each level carries the same share). For
@@ -221,17 +226,18 @@ func Audit(ctx context.Context, spec Spec, o AuditOptions) (*AuditResult, error)
 			pair = PairAction
 		}
 	}
+	runT := cs.T
 	s = cs
 	s.M, s.T = 1, s.B
 	switch pair {
 	case PairReward:
 		pairs, doc := auditPairs(s, cal, pair, 1)
-		return auditTree(ctx, s, cal, o, pair, 1, pairs, doc)
+		return auditTree(ctx, s, cal, o, pair, 1, runT, pairs, doc)
 	case PairAction:
 		levels := min(auditMaxLevels, cal.Kappa)
 		s.T = s.B << (levels - 1)
 		pairs, doc := auditPairs(s, cal, pair, levels)
-		return auditTree(ctx, s, cal, o, pair, levels, pairs, doc)
+		return auditTree(ctx, s, cal, o, pair, levels, runT, pairs, doc)
 	case PairSchedule:
 		s.T = 2 * s.B
 		return auditSchedule(ctx, s, cal, o)
@@ -305,8 +311,10 @@ func auditPairs(s Spec, cal *accountant.Calibration, kind string, levels int) (p
 
 // auditTree audits what the run publishes at batches 1, 2, ..., 2^(levels-1)
 // (the tree nodes containing the first user) under the two datasets of
-// pairs (kind and doc describe them).
-func auditTree(ctx context.Context, s Spec, cal *accountant.Calibration, o AuditOptions, kind string, levels int, pairs [2]auditPair, doc string) (*AuditResult, error) {
+// pairs (kind and doc describe them). It also counts the levels a run of
+// the spec's horizon runT releases (one noiseless run of one silo) against
+// the accountant's count.
+func auditTree(ctx context.Context, s Spec, cal *accountant.Calibration, o AuditOptions, kind string, levels, runT int, pairs [2]auditPair, doc string) (*AuditResult, error) {
 	const d = 2
 	gstd, err := tree.GramStd(d, cal.Sigma, s.GramNoise)
 	if err != nil {
@@ -367,6 +375,24 @@ func auditTree(ctx context.Context, s Spec, cal *accountant.Calibration, o Audit
 		}
 		return z, nil
 	}
+	// The levels of the run's tree: the synchronisations of one noiseless
+	// run of the whole horizon.
+	syncs := 0
+	{
+		rs := s
+		rs.T = runT
+		sm, err := newSim(rs, cal, hooks{noise: func(int, string, []float64) tree.Noise { return &tree.Recorder{} },
+			published: func(int, []float64, []float64) { syncs++ }})
+		if err != nil {
+			return nil, err
+		}
+		in := newAuditInstance(pairs[1].docs, pairs[1].first, pairs[1].later)
+		sm.inst = in
+		sm.noiseStd, sm.bernoulli = in.noiseStd(), in.bernoulli()
+		for t := 1; t <= runT; t++ {
+			sm.round(t)
+		}
+	}
 	// The noiseless releases: the Gaussian protocols with zero noise;
 	// P_TVec's exact sums, from LDP-FedLinUCB with its noise off at the
 	// same calibration (protocol P publishes the same nodes).
@@ -424,7 +450,8 @@ func auditTree(ctx context.Context, s Spec, cal *accountant.Calibration, o Audit
 			o.Progress()
 		}
 	}
-	res := &AuditResult{Spec: s, Kind: kind, Trials: o.Trials, Alpha: o.Alpha, Levels: levels, Kappa: cal.Kappa, ExactMu: exact,
+	res := &AuditResult{Spec: s, Kind: kind, Trials: o.Trials, Alpha: o.Alpha, Levels: levels, Kappa: cal.Kappa,
+		RunLevels: accountant.Kappa(syncs), ExactMu: exact,
 		Released0: a, Released1: b, P0: math.NaN(), P1: math.NaN(), Pair: doc}
 	if res.ClaimMu, res.ClaimEps, err = auditClaim(s, cal, levels); err != nil {
 		return nil, err
@@ -503,6 +530,8 @@ func sdInterval(ss, df, alpha float64) (lo, hi float64) {
 func treeVerdict(r *AuditResult, resid [][]float64, d int, alpha float64) string {
 	const slack = 1 + 1e-9 // the claim's own rounding
 	switch {
+	case r.RunLevels > r.Kappa:
+		return fmt.Sprintf("VIOLATION: a run releases %d tree nodes containing a user; its accountant composes %d", r.RunLevels, r.Kappa)
 	case r.ExactMu > r.ClaimMu*slack:
 		return fmt.Sprintf("VIOLATION: the pair's exact mu %.3g at the calibrated noise exceeds the claimed %.3g", r.ExactMu, r.ClaimMu)
 	case r.MuLo > r.ClaimMu:

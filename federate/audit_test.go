@@ -76,7 +76,7 @@ func TestAuditFailsClosed(t *testing.T) {
 	}
 	pairs, _ := auditPairs(s, cal, PairAction, 1)
 	pairs[0] = pairs[1]
-	if _, err := auditTree(context.Background(), s, cal, auditOpts(20), PairAction, 1, pairs, "identical"); !errors.Is(err, ErrDegenerate) {
+	if _, err := auditTree(context.Background(), s, cal, auditOpts(20), PairAction, 1, 5, pairs, "identical"); !errors.Is(err, ErrDegenerate) {
 		t.Errorf("identical datasets: error %v, want ErrDegenerate", err)
 	}
 	for _, o := range []AuditOptions{
