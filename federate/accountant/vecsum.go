@@ -155,16 +155,28 @@ func (shuffleVec) lambda(r Request, sigma float64, levels int) float64 {
 	return ReferenceLambda(sigma, levels, 1, r.D, r.Alpha)
 }
 
+// delivered is the smaller of the two accountants' eps: the tight one
+// (VecSumGDPEps: the exact Gaussian-DP parameter of the binomial's unit
+// shift, composed) and the conservative tail bound (VecSumBound). Both are
+// upper bounds; the tight one is the smaller except with very few noise
+// bits.
 func (shuffleVec) delivered(r Request, sigma float64, kappa int) (float64, bool, string, error) {
-	eps, err := VecSumBound(r, sigma, kappa)
+	cons, err := VecSumBound(r, sigma, kappa)
 	if err != nil {
 		return 0, false, "", err
 	}
+	tight, err := VecSumGDPEps(r, sigma, kappa)
+	if err != nil {
+		return 0, false, "", err
+	}
+	if tight <= cons {
+		return tight, false, "P_TVec: Gaussian-DP of the binomial noise's unit shift (exact from its CDF), group privacy over the encodings' distance and composition over the kappa P_Vec runs of both streams that contain a user, one user replaced (docs/privacy.md 3.6)", nil
+	}
 	note := "P_TVec: binomial-noise tail bound over the kappa P_Vec runs of both streams that contain a user, one user replaced (docs/privacy.md 3.6)"
-	if math.IsInf(eps, 1) {
+	if math.IsInf(cons, 1) {
 		note += "; too few noise bits per node for the bound: no finite guarantee"
 	}
-	return eps, false, note, nil
+	return cons, false, note, nil
 }
 
 // mu: binomial noise has no Gaussian-DP parameter.
