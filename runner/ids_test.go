@@ -37,8 +37,8 @@ var pinnedIDs = map[string][2]string{
 	"fig3d.toml":     {"0409c1e4ca5d1ba63075802770e5c6554f0d3629ddd4f613aafdc3f817721ddb", "b29e1e74293775955e133410b7049981eeaef4d63adff67171696b1e5f579dd3"},
 	// Added with issue 12 (fig2b's LDP runs are fig3a's eps = 0.2 runs:
 	// the same spec, the same id).
-	"fig2b.toml":     {"01a2f4674cbcd7bc43f9985cada4308174e9a2c2e9de5c85965c4b69bc078793", "b2ae65033aa0a6be9173a56f66216cdd6b5f1c566946c94b88fe79e058317ebe"},
-	"feducb.toml":    {"18e7ca63a938e40fcd83ac538ff25a8a3cb17626051b53cb832e24c3e0010315", "8492520ab1a849028665a571e04037f4ce96cec2924c32b3b10d0156f344be3d"},
+	"fig2b.toml":  {"01a2f4674cbcd7bc43f9985cada4308174e9a2c2e9de5c85965c4b69bc078793", "b2ae65033aa0a6be9173a56f66216cdd6b5f1c566946c94b88fe79e058317ebe"},
+	"feducb.toml": {"18e7ca63a938e40fcd83ac538ff25a8a3cb17626051b53cb832e24c3e0010315", "8492520ab1a849028665a571e04037f4ce96cec2924c32b3b10d0156f344be3d"},
 	// Issue 21: scaling-m runs every private algorithm under replace-one,
 	// so its LDP and super-agent runs are new specs with new ids (its
 	// FedLinUCB and P_TVec runs keep theirs: the first id is unchanged).
