@@ -126,13 +126,30 @@ func (shuffleVec) exactSigma(r Request, kappa int) (float64, string, error) {
 		e, _, _, err := shuffleVec{}.delivered(r, s, kappa)
 		return err == nil && e <= r.Eps
 	}
-	hi := 1.0
+	// Bracket the answer near the Gaussian limit of the tight accountant
+	// (mu = sqrt(sum (d2/g)^2)/sigma), so that the bisection enumerates
+	// few binomial CDFs; any bracket with ok(lo) false and ok(hi) true
+	// gives the same answer.
+	lo, hi := 0.0, 1.0
+	if m, err := GDPMu(r.Eps, r.Delta); err == nil && m > 0 {
+		var q float64
+		for l := 0; l < kappa; l++ {
+			node := VecSumParams(r, 1, (1<<l)*r.B*r.M)
+			for _, st := range vecStreams(r.D) {
+				_, d2 := encodingDistance(node.G, st.dv, st.entries)
+				q += d2 * d2 / (node.G * node.G)
+			}
+		}
+		if g := math.Sqrt(q) / m; g > 0 && !ok(0.95*g) {
+			lo, hi = 0.95*g, 1.05*g
+		}
+	}
 	for !ok(hi) {
-		if hi *= 2; hi > 1e12 {
+		if lo, hi = hi, 2*hi; hi > 1e12 {
 			return 0, "", fmt.Errorf("%w: no P_Vec noise certifies eps %v, delta %v", ErrInvalid, r.Eps, r.Delta)
 		}
 	}
-	s := bisectMin(0, hi, ok)
+	s := bisectMin(lo, hi, ok)
 	if !ok(s) {
 		return 0, "", fmt.Errorf("exact P_TVec sigma: postcondition failed at sigma = %v", s)
 	}
