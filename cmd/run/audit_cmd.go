@@ -132,7 +132,7 @@ func (c *AuditCmd) jobs() (jobs []auditJob, skipped []string, err error) {
 				Relation: c.Relation, Protocol: c.Protocol, Lazy: l == "lazy"}
 			// Labelled as the audit sees it (defaults filled: the
 			// algorithm's protocol, B = 1 for the super agent).
-			label := auditLabel(s.WithDefaults(), true)
+			label := auditLabel(s)
 			if !seen[label] {
 				seen[label] = true
 				jobs = append(jobs, auditJob{label: label, spec: s})
@@ -154,7 +154,7 @@ func (c *AuditCmd) jobs() (jobs []auditJob, skipped []string, err error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		label := auditLabel(s.WithDefaults(), true)
+		label := auditLabel(s)
 		if seen[label] {
 			continue
 		}
@@ -171,10 +171,13 @@ func (c *AuditCmd) jobs() (jobs []auditJob, skipped []string, err error) {
 	return jobs, skipped, nil
 }
 
-// auditLabel names a configuration (defaults filled) by what its audit
-// depends on. It is the one call site of the configuration label, and the
-// audit's noise streams derive from it.
-func auditLabel(s federate.Spec, size bool) string {
+// auditLabel names a configuration (defaults filled, at the M and T its
+// audit row records) by what its audit depends on. It is the one call
+// site of the configuration label, and the audit's noise streams derive
+// from it.
+func auditLabel(s federate.Spec) string {
+	s = s.WithDefaults()
+	s.M, s.T = max(s.M, 1), max(s.T, s.B)
 	learner := "eager"
 	if s.Lazy {
 		learner = "lazy"
@@ -186,9 +189,7 @@ func auditLabel(s federate.Spec, size bool) string {
 	if s.Relation != "" && s.Relation != "add-remove" {
 		l += " " + s.Relation
 	}
-	if size {
-		l += fmt.Sprintf(" M=%d T=%d", s.M, s.T)
-	}
+	l += fmt.Sprintf(" M=%d T=%d", s.M, s.T)
 	if s.NoClip {
 		l += " no_clip"
 	}

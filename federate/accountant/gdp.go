@@ -38,14 +38,14 @@ func gdpDelta(mu, eps float64) float64 {
 	// to the operands, scaled by (c + x^2), never relative to the difference.
 	const ulp = 0x1p-52
 	d := a - b + 8*(a*(8+xa*xa)*ulp+b*(8+xb*xb+eps)*ulp)
-	if mutation.On("M14") {
-		d = a - b
-	}
 	if d < 0 {
 		d = 0
 	}
 	if d > 1 {
 		d = 1
+	}
+	if mutation.On("M14") { // the margin removed
+		return math.Max(0, math.Min(1, a-b))
 	}
 	return d
 }
