@@ -107,6 +107,12 @@ func (c *AuditCmd) Run(ctx context.Context) error {
 // jobs lists the configurations: the sweep file's private ones, or the
 // flags' spec once per learner. skipped says which were left out and why.
 func (c *AuditCmd) jobs() (jobs []auditJob, skipped []string, err error) {
+	if !(c.Alpha > 0 && c.Alpha < 0.5) {
+		return nil, nil, fmt.Errorf("--alpha %v: want a false-alarm rate in (0, 0.5)", c.Alpha)
+	}
+	if c.Sweep == "" && (c.M < 1 || c.T < c.B) {
+		return nil, nil, fmt.Errorf("--M %d, --T %d: want M >= 1 silos and a horizon T >= B = %d", c.M, c.T, c.B)
+	}
 	if c.Sweep == "" {
 		alg, err := federate.LookupAlgorithm(c.Algorithm)
 		if err != nil {
