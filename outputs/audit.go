@@ -21,13 +21,11 @@ type AuditRow struct {
 	Relation   string
 	Eps, Delta float64
 	B, M, T    int
-	Pair       string // "action", "reward" or "schedule"
+	Pair       string // "reward" or "schedule"
 	PairDoc    string
 	Trials     int
 	Seed       uint64
 	SigmaScale float64
-	Alpha      float64 // false-alarm rate of this configuration's verdict
-	Levels     int     // tree levels audited
 	ClaimMu    float64
 	ClaimEps   float64
 	ExactMu    float64
@@ -65,26 +63,24 @@ var AuditColumns = []auditColumn{
 	{"B", tInt, "rounds", "Batch size.", func(r *AuditRow) any { return &r.B }},
 	{"M", tInt, "silos", "Silos of the configuration: they choose the calibration (the audit simulates one silo).", func(r *AuditRow) any { return &r.M }},
 	{"T", tInt, "rounds", "Horizon of the configuration (chooses the calibration).", func(r *AuditRow) any { return &r.T }},
-	{"pair", tString, "", `Neighbouring datasets: "action" (the first user's context and reward against an absent or replaced user; release: every published node containing her, up to three levels), "reward" (her rewards 1 vs 0; release: the first tree node) or "schedule" (her norm 1 vs 1/2; release: the round of the first synchronisation).`, func(r *AuditRow) any { return &r.Pair }},
+	{"pair", tString, "", `Neighbouring datasets: "reward" (the first user's rewards 1 vs 0; release: the first tree node) or "schedule" (her norm 1 vs 1/2; release: the round of the first synchronisation).`, func(r *AuditRow) any { return &r.Pair }},
 	{"pair_doc", tString, "", "The neighbouring datasets in words.", func(r *AuditRow) any { return &r.PairDoc }},
 	{"trials", tInt, "releases", "Releases drawn under each dataset.", func(r *AuditRow) any { return &r.Trials }},
 	{"seed", tUint, "", "Seed of the audit's noise streams.", func(r *AuditRow) any { return &r.Seed }},
 	{"sigma_scale", tFloat, "", "Multiplier of the noise actually drawn (1; 0.5 and 2 are the mutation controls).", func(r *AuditRow) any { return &r.SigmaScale }},
-	{"alpha", tFloat, "", "False-alarm rate this configuration's verdict is decided at (run audit's --alpha over the number of configurations); every interval and bound below is at level 1 - alpha/5.", func(r *AuditRow) any { return &r.Alpha }},
-	{"levels", tInt, "", "Tree levels whose node containing the first user is audited (0 for the schedule pair).", func(r *AuditRow) any { return &r.Levels }},
-	{"claim_mu", tFloat, "", "Gaussian-DP mu the run claims for the audited release: its guarantee's mu times sqrt(levels/kappa) (sdp-amp: the local randomiser's mu; NaN for the schedule pair).", func(r *AuditRow) any { return &r.ClaimMu }},
+	{"claim_mu", tFloat, "", "Gaussian-DP mu the calibration claims for one node of both streams (NaN for the schedule pair).", func(r *AuditRow) any { return &r.ClaimMu }},
 	{"claim_eps", tFloat, "", "eps of the claim at delta (the target eps for the schedule pair).", func(r *AuditRow) any { return &r.ClaimEps }},
 	{"exact_mu", tFloat, "", "mu of this pair for the mechanism as simulated (NaN for the schedule pair).", func(r *AuditRow) any { return &r.ExactMu }},
 	{"mu", tFloat, "", "Empirical mu (NaN for the schedule pair).", func(r *AuditRow) any { return &r.Mu }},
-	{"mu_lo", tFloat, "", "Lower confidence bound on mu.", func(r *AuditRow) any { return &r.MuLo }},
-	{"mu_hi", tFloat, "", "Upper confidence bound on mu.", func(r *AuditRow) any { return &r.MuHi }},
+	{"mu_lo", tFloat, "", "99% lower confidence bound on mu.", func(r *AuditRow) any { return &r.MuLo }},
+	{"mu_hi", tFloat, "", "99% upper confidence bound on mu.", func(r *AuditRow) any { return &r.MuHi }},
 	{"sd", tFloat, "", "Standard deviation of the whitened releases (1 when the noise is the claimed one).", func(r *AuditRow) any { return &r.SD }},
-	{"sd_lo", tFloat, "", "Lower confidence bound on sd.", func(r *AuditRow) any { return &r.SDLo }},
-	{"sd_hi", tFloat, "", "Upper confidence bound on sd.", func(r *AuditRow) any { return &r.SDHi }},
+	{"sd_lo", tFloat, "", "99% lower confidence bound on sd.", func(r *AuditRow) any { return &r.SDLo }},
+	{"sd_hi", tFloat, "", "99% upper confidence bound on sd.", func(r *AuditRow) any { return &r.SDHi }},
 	{"p0", tFloat, "", "Schedule pair: fraction of trials synchronising at round 1 under norm 1/2 (NaN for the reward pair).", func(r *AuditRow) any { return &r.P0 }},
 	{"p1", tFloat, "", "Schedule pair: the same under norm 1.", func(r *AuditRow) any { return &r.P1 }},
-	{"eps_lo", tFloat, "", "Clopper-Pearson lower confidence bound on eps at delta.", func(r *AuditRow) any { return &r.EpsLo }},
-	{"verdict", tString, "", `"pass", or "VIOLATION: ..." / "NOISE SCALE: ..." / "DEPENDENCE: ..." with the reason.`, func(r *AuditRow) any { return &r.Verdict }},
+	{"eps_lo", tFloat, "", "95% Clopper-Pearson lower bound on eps at delta.", func(r *AuditRow) any { return &r.EpsLo }},
+	{"verdict", tString, "", `"pass", or "VIOLATION: ..." / "NOISE SCALE: ..." with the reason.`, func(r *AuditRow) any { return &r.Verdict }},
 	{"released0", tFloats, "", "Releases under dataset 0 (reward 0, norm 1/2), one per trial: whitened projections, or first synchronisation rounds.", func(r *AuditRow) any { return &r.Released0 }},
 	{"released1", tFloats, "", "Releases under dataset 1 (reward 1, norm 1).", func(r *AuditRow) any { return &r.Released1 }},
 }

@@ -85,7 +85,7 @@ func (c *AuditCmd) Run(ctx context.Context) error {
 	if prog != nil {
 		prog.Wait()
 	}
-	printAudit(rows)
+	printAudit(rows, c.Alpha)
 	if c.Out == "" {
 		return nil
 	}
@@ -211,14 +211,14 @@ func auditRow(j auditJob, r *federate.AuditResult, c *AuditCmd) outputs.AuditRow
 	return outputs.AuditRow{
 		Config: j.label, Algorithm: r.Spec.Algorithm, Learner: learner, Preset: r.Spec.Preset, Protocol: r.Spec.Protocol,
 		Relation: r.Spec.Relation, Eps: r.Spec.Eps, Delta: r.Spec.Delta, B: r.Spec.B, M: max(s.M, 1), T: max(s.T, r.Spec.B),
-		Pair: r.Kind, PairDoc: r.Pair, Trials: r.Trials, Seed: c.Seed, SigmaScale: c.SigmaScale, Alpha: r.Alpha, Levels: r.Levels,
+		Pair: r.Kind, PairDoc: r.Pair, Trials: r.Trials, Seed: c.Seed, SigmaScale: c.SigmaScale,
 		ClaimMu: r.ClaimMu, ClaimEps: r.ClaimEps, ExactMu: r.ExactMu, Mu: r.Mu, MuLo: r.MuLo, MuHi: r.MuHi,
 		SD: r.SD, SDLo: r.SDLo, SDHi: r.SDHi, P0: r.P0, P1: r.P1, EpsLo: r.EpsLo, Verdict: r.Verdict,
 		Released0: r.Released0, Released1: r.Released1,
 	}
 }
 
-func printAudit(rows []outputs.AuditRow) {
+func printAudit(rows []outputs.AuditRow, alpha float64) {
 	tw := tabwriter.NewWriter(os.Stdout, 2, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "configuration\tpair\tclaimed mu (eps)\texact mu of the pair\tempirical mu [CI]\tnoise sd [CI]\tP(sync at 1) norm 1 / 1/2\teps lower bound\tverdict")
 	f := func(format string, v ...float64) string {
@@ -238,8 +238,9 @@ func printAudit(rows []outputs.AuditRow) {
 	if len(rows) > 0 {
 		r := rows[0]
 		fmt.Printf("\n%d releases per dataset, seed %d, noise x %g. One silo; M and T choose the calibration.\n", r.Trials, r.Seed, r.SigmaScale)
+		a := alpha / float64(len(rows))
 		fmt.Printf("Each configuration is decided at false-alarm rate %.3g (--alpha %g over %d configurations): the intervals and bounds are at level 1 - %.3g each.\n",
-			r.Alpha, r.Alpha*float64(len(rows)), len(rows), r.Alpha/5)
+			a, alpha, len(rows), a/5)
 	}
 	pairs := map[string]bool{}
 	for _, r := range rows {

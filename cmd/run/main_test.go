@@ -327,7 +327,7 @@ T = [100]
 	if len(rows) != 2 {
 		t.Fatalf("%d rows, want 2 (ldp, feducb)", len(rows))
 	}
-	if r := rows[0]; r.Algorithm != "ldp" || r.Learner != "lazy" || r.Pair != "action" || r.Levels != 3 || r.Verdict != "pass" || r.M != 10 || r.T != 100 || len(r.Released0) != 300 {
+	if r := rows[0]; r.Algorithm != "ldp" || r.Learner != "lazy" || r.Pair != "action" || !strings.Contains(r.PairDoc, "levels 0..2") || r.Verdict != "pass" || r.M != 10 || r.T != 100 || len(r.Released0) != 300 {
 		t.Errorf("ldp row: %s %s %s %q M=%d T=%d", r.Algorithm, r.Learner, r.Pair, r.Verdict, r.M, r.T)
 	}
 	if r := rows[1]; r.Algorithm != "feducb" || r.Pair != "schedule" || !strings.HasPrefix(r.Verdict, "VIOLATION") || r.P1 != 1 || r.P0 != 0 {
