@@ -581,7 +581,7 @@ func treeVerdict(r *AuditResult, resid [][]float64, d int, alpha float64) string
 }
 
 // auditSchedule is Audit under PairSchedule: the release is the round of
-// the first synchronisation. The empirical eps is a 95% lower bound from
+// the first synchronisation. The empirical eps is a lower confidence bound (level 1 - Alpha) from
 // the event "the first synchronisation is at round 1" (Clopper-Pearson,
 // both directions, Bonferroni): when the schedule depends on the first
 // user's norm, the event has probability 1 under one dataset and 0 under
