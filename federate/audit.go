@@ -14,20 +14,36 @@ import (
 	"github.com/fedbandit/fedbandit/internal/rng"
 )
 
-// AuditOptions configure Audit.
+// AuditOptions configure Audit. Every field is taken as given: there are
+// no zero-means-default values.
 type AuditOptions struct {
 	// Trials is the number of releases drawn under each of the two
-	// neighbouring datasets (default 2000).
+	// neighbouring datasets (at least 10).
 	Trials int
-	// Seed seeds the releases' privacy noise (the audit's own streams).
-	Seed uint64
-	// SigmaScale multiplies the noise actually drawn (default 1): the
-	// mutation controls of the audit use 0.5 and 2. The claim is always
-	// the calibrated sigma's.
+	// Seed and Config seed the trials: trial n under dataset j runs with
+	// the spec's seed replaced by one derived from (Seed, Config, n, j),
+	// so every trial draws its privacy noise from the production noise
+	// sources on their own streams, and two configurations of a sweep
+	// (different Config) draw independent noise: their false alarms are
+	// independent.
+	Seed   uint64
+	Config string
+	// SigmaScale multiplies the Gaussian noise actually drawn (> 0; 1 is
+	// the production noise as calibrated). The mutation controls of the
+	// audit use 0.5 and 2. The claim is always the calibrated sigma's.
 	SigmaScale float64
-	// Pair chooses the neighbouring datasets: PairReward or PairSchedule.
-	// Empty picks PairSchedule for an algorithm whose schedule depends on
-	// the data (FedUCB) and PairReward otherwise.
+	// Alpha is the audit's false-alarm rate for one configuration (in
+	// (0, 0.5)): a correct release is flagged with probability at most
+	// Alpha. It is split evenly over the five checks of a tree release
+	// (the mu interval, the eps bound, the projection's scale, every
+	// coordinate's scale, every pair's independence), each Bonferroni-
+	// corrected within. An audit of n configurations at family-wise rate
+	// a gives each Alpha = a/n (run audit does).
+	Alpha float64
+	// Pair chooses the neighbouring datasets: PairAction, PairReward or
+	// PairSchedule. Empty picks PairSchedule for an algorithm whose
+	// schedule depends on the data (FedUCB), PairReward for the eager
+	// learner (whose leak it shows) and PairAction otherwise.
 	Pair string
 	// Progress, when non-nil, is called after each trial (one release
 	// under each of the two datasets).
@@ -36,9 +52,19 @@ type AuditOptions struct {
 
 // The neighbouring datasets of an audit.
 const (
+	// PairAction: the first user's context and reward move both streams
+	// as far as the relation allows (add-remove: x = e1, y = 1 against
+	// an absent user, x = 0; replace-one: x = e1 against x at 120
+	// degrees, y = 1); every later user has one context (e2), so no
+	// action depends on the noise. The release is everything the run
+	// publishes that contains her: the published sums at batches 1, 2,
+	// 4, ..., one tree node per level, up to three levels (all of them
+	// when the run has fewer), against the claim composed over those
+	// levels.
+	PairAction = "action"
 	// PairReward: the first user's rewards are 1 or 0 (the eager
 	// learner's leak, docs/privacy.md 2.1); the release audited is the
-	// silo's first tree node.
+	// first published node.
 	PairReward = "reward"
 	// PairSchedule: the first user's context has norm 1 or 1/2 (FedUCB's
 	// schedule leak, docs/privacy.md 2.1b); the release audited is the
@@ -46,40 +72,60 @@ const (
 	PairSchedule = "schedule"
 )
 
-// AuditResult is an empirical privacy audit of one silo's first release
-// (privacy.md T8): the noisy level-1 tree node of both streams under two
-// neighbouring datasets, drawn Trials times each through the real code
-// path (action selection, clipping, the learner, the tree, the noise).
+// auditMaxLevels is the number of tree levels PairAction audits at most
+// (the run's T permitting): batches 1, 2 and 4.
+const auditMaxLevels = 3
+
+// AuditResult is an empirical privacy audit of one silo's releases
+// (privacy.md T8): what the run publishes under two neighbouring datasets,
+// drawn Trials times each through the real code path (action selection,
+// clipping, the learner, the protocol and its production noise).
 type AuditResult struct {
-	Spec Spec // the audited spec (one silo, one batch)
-	// Kind is PairReward or PairSchedule, and Pair describes the
-	// neighbouring datasets.
+	Spec Spec // the audited spec (one silo, a few batches)
+	// Kind is PairAction, PairReward or PairSchedule, and Pair describes
+	// the neighbouring datasets.
 	Kind, Pair string
 	// Trials is the number of releases drawn under each dataset.
 	Trials int
-	// ClaimMu is the Gaussian-DP mu the accountant's calibration claims
-	// for one node of both streams: sqrt(DeltaG^2 + Deltab^2)/sigma under
-	// the spec's relation.
+	// Alpha is the false-alarm rate the verdict was decided at
+	// (AuditOptions.Alpha).
+	Alpha float64
+	// Levels is the number of tree levels whose node containing the first
+	// user is released (and audited); Kappa the number the run's
+	// accountant composes over (its T).
+	Levels, Kappa int
+	// RunLevels is the number of tree nodes containing a user that a run
+	// of the spec's horizon releases (1 + floor(log2) of its
+	// synchronisations, counted by one noiseless run); a count above Kappa
+	// is a violation (the accountant composes too few releases).
+	RunLevels int
+	// ClaimMu is the Gaussian-DP mu the run claims for the audited
+	// release: the mu whose (eps, delta) curve meets the run's guarantee,
+	// times sqrt(Levels/Kappa) (each level carries the same share). For
+	// sdp-amp it is the local randomiser's mu at the calibrated sigma
+	// (amplification by shuffling acts across silos and is not audited);
+	// for sdp-vec it is the Gaussian limit of its binomial noise.
 	ClaimMu float64
 	// ExactMu is the mu of this pair for the mechanism as simulated: the
-	// distance between the two datasets' noiseless nodes, each entry
-	// divided by its noise standard deviation (the first batch's actions
-	// do not depend on the privacy noise, so the release is that node
-	// plus Gaussian noise).
+	// distance between the two datasets' noiseless releases, each entry
+	// divided by its claimed noise standard deviation (no action of the
+	// audited batches depends on the privacy noise, so the release is
+	// that plus noise).
 	ExactMu float64
 	// Under PairSchedule the Gaussian-DP fields (ClaimMu, ExactMu, Mu,
 	// SD and their intervals) are NaN: the release is a round number.
 	//
 	// Mu and MuLo, MuHi: the empirical mu (the difference of the mean
-	// projections on the direction between the two noiseless nodes, in
-	// units of the projections' pooled standard deviation) and its 99%
-	// confidence interval.
+	// projections on the direction between the two noiseless releases,
+	// in units of the projections' pooled standard deviation) and its
+	// confidence interval at level 1 - Alpha/5 (each side).
 	Mu, MuLo, MuHi float64
 	// SD is the pooled standard deviation of the whitened projections
 	// (1 when the noise is what the calibration says) and SDLo, SDHi its
-	// 99% confidence interval.
+	// confidence interval at level 1 - Alpha/5. Every coordinate of the release is also
+	// checked alone (Bonferroni) and every pair for correlation.
 	SD, SDLo, SDHi float64
-	// EpsLo is a 95% lower confidence bound on eps at the spec's delta
+	// EpsLo is a lower confidence bound (level 1 - Alpha/5) on eps at the spec's delta
 	// from the best threshold test on the projection (Clopper-Pearson
 	// bounds on its error rates); 0 when no threshold gives a positive
 	// bound.
@@ -87,54 +133,59 @@ type AuditResult struct {
 	// ClaimEps is the eps the claimed mu gives at the spec's delta (the
 	// spec's target eps under PairSchedule: what the algorithm claims).
 	ClaimEps float64
-	// Released0 and Released1 are the releases under the two datasets
-	// (reward rewards 0 and 1; schedule norms 1/2 and 1), one per trial:
-	// the whitened projection minus the noiseless dataset-0 projection
-	// under PairReward, the round of the first synchronisation (0: none
-	// within the audit's 2B rounds) under PairSchedule.
+	// Released0 and Released1 are the releases under the two datasets,
+	// one per trial: the whitened projection minus the noiseless
+	// dataset-0 projection, or under PairSchedule the round of the first
+	// synchronisation (0: none within the audit's 2B rounds).
 	Released0, Released1 []float64
 	// P0 and P1 (PairSchedule) are the fractions of trials whose first
 	// synchronisation is at round 1 under each dataset.
 	P0, P1 float64
-	// Verdict is "pass", or why not: the empirical mu exceeds the claim
-	// (lower bound above it), or the noise's scale is not the claimed one
-	// (the SD interval excludes 1).
+	// Verdict is "pass", or why not: VIOLATION (the pair's exact mu, or
+	// the empirical mu's or eps's lower bound, exceeds the claim), NOISE
+	// SCALE (the projection's or a coordinate's SD interval excludes 1),
+	// or DEPENDENCE (two coordinates' noises are correlated).
 	Verdict string
 }
 
-// Audit measures the privacy of one silo's release of spec's algorithm
-// empirically, under the neighbouring datasets o.Pair chooses.
+// ErrDegenerate is returned by Audit when its two datasets give the same
+// noiseless release: nothing can be measured, which is an error, never a
+// pass.
+var ErrDegenerate = errors.New("audit: degenerate pair")
+
+// Audit measures the privacy of one silo's releases of spec's algorithm
+// empirically, under the neighbouring datasets o.Pair chooses (see
+// PairAction, PairReward, PairSchedule). It fails closed: a degenerate
+// pair (identical noiseless releases) or a statistic that is not finite is
+// an error, never a pass.
 //
 // PairReward: the first user's rewards are 1 for both of two documents in
-// one dataset, 0 in the other; later users' means are 0.3 and 0.9, with
-// reward noise N(0, 1/4) from the spec's seed: the same draws in every
-// trial and under both datasets (the users' outcomes are part of the
-// datasets; the trials redraw only the privacy noise). The documents are
-// chosen from the calibration
-// so that, under the eager learner, the second user's action follows the
-// first user's reward. Under the lazy learner only that user's own
-// summand differs; under the eager learner her reward changes the later
-// users' actions (docs/privacy.md 2.1), which the audit detects as an
-// empirical mu above the claim. The release is the silo's first tree node.
+// one dataset, 0 in the other; later users' means are 0.3 and 0.9. The
+// documents are chosen from the calibration so that, under the eager
+// learner, the second user's action follows the first user's reward.
+// Under the lazy learner only that user's own summand differs; under the
+// eager learner her reward changes the later users' actions
+// (docs/privacy.md 2.1), which the audit detects as an exact and an
+// empirical mu above the claim.
 //
 // PairSchedule: the first user's context has norm 1 in one dataset and
 // 1/2 in the other (FedUCB's schedule leak, docs/privacy.md 2.1b). The
 // release is the round of the silo's first synchronisation, over 2B
 // rounds; a fixed schedule releases B under both datasets.
 //
-// The spec must be private. Its M and T (when set) choose the
-// calibration, as in a run of the spec; the audit then simulates one
-// silo on its own instance (d = 2, two documents) for one batch
-// (PairReward) or two (PairSchedule).
+// The spec must be private. Its M and T (when set) choose the calibration,
+// as in a run of the spec; the audit then simulates one silo on its own
+// instance (d = 2, two documents, noiseless rewards) with the production
+// noise, reseeded per trial.
 func Audit(ctx context.Context, spec Spec, o AuditOptions) (*AuditResult, error) {
-	if o.Trials == 0 {
-		o.Trials = 2000
+	if o.Trials < 10 {
+		return nil, fmt.Errorf("audit: trials = %d, want >= 10", o.Trials)
 	}
-	if o.SigmaScale == 0 {
-		o.SigmaScale = 1
+	if !(o.Alpha > 0 && o.Alpha < 0.5) {
+		return nil, fmt.Errorf("audit: alpha = %v, want a false-alarm rate in (0, 0.5)", o.Alpha)
 	}
-	if o.Trials < 10 || !(o.SigmaScale > 0) || math.IsInf(o.SigmaScale, 0) {
-		return nil, fmt.Errorf("audit: trials %d (want >= 10), sigma scale %v (want > 0)", o.Trials, o.SigmaScale)
+	if !(o.SigmaScale > 0) || math.IsInf(o.SigmaScale, 0) {
+		return nil, fmt.Errorf("audit: sigma scale = %v, want a finite value > 0 (1: the noise as calibrated)", o.SigmaScale)
 	}
 	s := spec
 	s.Instance, s.LTR = InstanceSynthetic, nil
@@ -166,91 +217,206 @@ func Audit(ctx context.Context, spec Spec, o AuditOptions) (*AuditResult, error)
 	}
 	pair := o.Pair
 	if pair == "" {
-		pair = PairReward
-		if alg.AdaptiveSchedule {
+		switch {
+		case alg.AdaptiveSchedule:
 			pair = PairSchedule
+		case !cs.Lazy:
+			pair = PairReward
+		default:
+			pair = PairAction
 		}
 	}
+	runT := cs.T
 	s = cs
 	s.M, s.T = 1, s.B
 	switch pair {
 	case PairReward:
-		return auditReward(ctx, s, cal, o)
+		pairs, doc := auditPairs(s, cal, pair, 1)
+		return auditTree(ctx, s, cal, o, pair, 1, runT, pairs, doc)
+	case PairAction:
+		levels := min(auditMaxLevels, cal.Kappa)
+		s.T = s.B << (levels - 1)
+		pairs, doc := auditPairs(s, cal, pair, levels)
+		return auditTree(ctx, s, cal, o, pair, levels, runT, pairs, doc)
 	case PairSchedule:
 		s.T = 2 * s.B
 		return auditSchedule(ctx, s, cal, o)
 	}
-	return nil, fmt.Errorf("audit: pair %q: want %s or %s", pair, PairReward, PairSchedule)
+	return nil, fmt.Errorf("audit: pair %q: want %s, %s or %s", pair, PairAction, PairReward, PairSchedule)
 }
 
-// auditReward is Audit under PairReward.
-func auditReward(ctx context.Context, s Spec, cal *accountant.Calibration, o AuditOptions) (*AuditResult, error) {
-	gstd, err := tree.GramStd(2, cal.Sigma, s.GramNoise)
-	if err != nil {
-		return nil, err
-	}
-	std := append(gstd, cal.Sigma, cal.Sigma)
-	// P_TVec releases its first node by P_Vec (binomial noise): whitened
-	// by the decoded noise's standard deviation, claimed by the
-	// accountant's bound for that one node of both streams.
-	vec := s.model() == accountant.ModelSDPVec
-	var vecReq accountant.Request
-	if vec {
-		if o.SigmaScale != 1 {
-			return nil, fmt.Errorf("audit: --sigma-scale scales Gaussian noise; %s's is binomial", s.Algorithm)
-		}
-		vecReq = cal.Request
-		vecReq.M, vecReq.B, vecReq.D = s.M, s.B, 2
-		nd := accountant.VecSumParams(vecReq, cal.Sigma, s.B*s.M)
-		sd := math.Sqrt(float64(nd.N)*float64(nd.Draws)*accountant.VecSumP*(1-accountant.VecSumP)) / nd.G
-		for e := range std {
-			std[e] = sd
-		}
-	}
-	// The two documents: a = e1 and b = c e2, listed b first, with c such
-	// that, for the eager learner after the first user took a, b's UCB
-	// width exceeds a's by eps, 0 < beta_2 eps < 1/(Lambda+1): the second
-	// user takes a if the first user's reward was 1 and b if it was 0,
-	// whatever the calibration. Under the lazy learner every user of the
-	// batch takes a.
-	lam, beta2 := cal.Lambda, cal.Beta(2)
-	eps := 1 / (2 * beta2 * (lam + 1))
-	c := math.Sqrt(lam) * (1/math.Sqrt(lam+1) + eps)
-	docs := []float64{0, c, 1, 0}
+// trialSeed is the spec seed of trial n under dataset j: independent
+// across trials, datasets and configurations.
+func trialSeed(o AuditOptions, n, j int) uint64 {
+	return rng.New(rng.NewKey("fedbandit/audit", o.Seed), "config", o.Config, "trial", n, "dataset", j).Uint64()
+}
 
-	// release returns the whitened released node (Gram then bias) of
-	// dataset first (the first user's rewards) with noise from stream n.
-	release := func(first float64, n int, noisy bool) ([]float64, error) {
-		if vec {
-			return vecRelease(s, cal, docs, first, n, noisy, o.Seed, std)
+// scaledNoise is the production noise factory of the run with the given
+// seed, its standard deviations multiplied by scale; nil (the production
+// factory itself) when scale is 1.
+func scaledNoise(seed uint64, scale float64) noiseFactory {
+	if scale == 1 {
+		return nil
+	}
+	key := RunKey(seed)
+	return func(i int, stream string, std []float64) tree.Noise {
+		scaled := make([]float64, len(std))
+		for e, v := range std {
+			scaled[e] = v * scale
 		}
-		h := hooks{noise: func(i int, stream string, sd []float64) tree.Noise {
-			if !noisy {
-				return &tree.Recorder{}
+		return gaussianNoise(key, i, stream, scaled)
+	}
+}
+
+// auditPair is the instance of one neighbouring dataset: the documents
+// of later rounds and their means, and the first round's.
+type auditPair struct {
+	docs, firstDocs, first, later []float64
+}
+
+// auditPairs returns the two datasets of the reward or action pair and
+// their description.
+func auditPairs(s Spec, cal *accountant.Calibration, kind string, levels int) (pairs [2]auditPair, doc string) {
+	switch kind {
+	case PairReward:
+		// The two documents: a = e1 and b = c e2, listed b first, with c
+		// such that, for the eager learner after the first user took a,
+		// b's UCB width exceeds a's by eps, 0 < beta_2 eps < 1/(Lambda+1):
+		// the second user takes a if the first user's reward was 1 and b
+		// if it was 0, whatever the calibration. Under the lazy learner
+		// every user of the batch takes a.
+		lam, beta2 := cal.Lambda, cal.Beta(2)
+		eps := 1 / (2 * beta2 * (lam + 1))
+		c := math.Sqrt(lam) * (1/math.Sqrt(lam+1) + eps)
+		docs := []float64{0, c, 1, 0}
+		later := []float64{0.3, 0.9}
+		pairs[0] = auditPair{docs: docs, first: []float64{0, 0}, later: later}
+		pairs[1] = auditPair{docs: docs, first: []float64{1, 1}, later: later}
+		doc = fmt.Sprintf("first user's rewards 1 vs 0; documents c e2 (c = %.6g) and e1, later means 0.3 and 0.9", c)
+	case PairAction:
+		e2 := []float64{0, 1, 0, 1}
+		mid := []float64{0.5, 0.5}
+		other, what := []float64{0, 0, 0, 0}, "absent (x = 0)"
+		if s.Relation == accountant.ReplaceOne {
+			x, y := -0.5, math.Sqrt(3)/2
+			other, what = []float64{x, y, x, y}, "x = (-1/2, sqrt(3)/2), y = 1"
+		}
+		pairs[0] = auditPair{docs: e2, firstDocs: other, first: []float64{1, 1}, later: mid}
+		pairs[1] = auditPair{docs: e2, firstDocs: []float64{1, 0, 1, 0}, first: []float64{1, 1}, later: mid}
+		doc = fmt.Sprintf("first user x = e1, y = 1 vs %s; later users x = e2, mean 0.5; nodes of levels 0..%d", what, levels-1)
+	}
+
+	return pairs, doc
+}
+
+// auditTree audits what the run publishes at batches 1, 2, ..., 2^(levels-1)
+// (the tree nodes containing the first user) under the two datasets of
+// pairs (kind and doc describe them). It also counts the levels a run of
+// the spec's horizon runT releases (one noiseless run of one silo) against
+// the accountant's count.
+func auditTree(ctx context.Context, s Spec, cal *accountant.Calibration, o AuditOptions, kind string, levels, runT int, pairs [2]auditPair, doc string) (*AuditResult, error) {
+	const d = 2
+	gstd, err := tree.GramStd(d, cal.Sigma, s.GramNoise)
+	if err != nil {
+		return nil, err
+	}
+	vec := s.model() == accountant.ModelSDPVec
+	if vec && o.SigmaScale != 1 {
+		return nil, fmt.Errorf("audit: --sigma-scale scales Gaussian noise; %s's is binomial", s.Algorithm)
+	}
+	// The claimed standard deviation of every released entry: the Gram
+	// convention's and sigma, or P_Vec's decoded binomial noise per level.
+	var std []float64
+	for l := 0; l < levels; l++ {
+		if vec {
+			req := cal.Request
+			req.M, req.B, req.D = s.M, s.B, d
+			nd := accountant.VecSumParams(req, cal.Sigma, (1<<l)*s.B*s.M)
+			sd := math.Sqrt(float64(nd.N)*float64(nd.Draws)*accountant.VecSumP*(1-accountant.VecSumP)) / nd.G
+			for range tree.PackedLen(d) + d {
+				std = append(std, sd)
 			}
-			scaled := make([]float64, len(sd))
-			for e, v := range sd {
-				scaled[e] = v * o.SigmaScale
+			continue
+		}
+		std = append(std, gstd...)
+		for range d {
+			std = append(std, cal.Sigma)
+		}
+	}
+
+	// release plays dataset j with spec seed seed and noise factory nf
+	// (nil: production) and returns the published sums at batches
+	// 1, 2, ..., 2^(levels-1), each entry divided by std.
+	release := func(j int, seed uint64, nf noiseFactory, alg string) ([]float64, error) {
+		rs := s
+		rs.Seed, rs.Algorithm = seed, alg
+		var z []float64
+		h := hooks{noise: nf, published: func(k int, w, u []float64) {
+			if k&(k-1) == 0 && len(z) < len(std) {
+				z = append(append(z, w...), u...)
 			}
-			return &tree.Gaussian{R: rng.New(rng.NewKey("fedbandit/audit", o.Seed), "trial", n, stream, int(first)), Std: scaled}
 		}}
-		return auditNode(s, cal, h, nil, docs, first, std)
+		sm, err := newSim(rs, cal, h)
+		if err != nil {
+			return nil, err
+		}
+		in := newAuditInstance(pairs[j].docs, pairs[j].first, pairs[j].later)
+		in.firstDocs = pairs[j].firstDocs
+		sm.inst = in
+		sm.noiseStd, sm.bernoulli = in.noiseStd(), in.bernoulli() // noiseless rewards
+		for t := 1; t <= rs.T; t++ {
+			sm.round(t)
+		}
+		if len(z) != len(std) {
+			return nil, fmt.Errorf("audit: %s published %d entries at batches 1..%d, want %d", s.Algorithm, len(z), 1<<(levels-1), len(std))
+		}
+		for e := range z {
+			z[e] /= std[e]
+		}
+		return z, nil
 	}
-	v1, err := release(1, -1, false)
-	if err != nil {
-		return nil, err
+	// The levels of the run's tree: the synchronisations of one noiseless
+	// run of the whole horizon.
+	syncs := 0
+	{
+		rs := s
+		rs.T = runT
+		sm, err := newSim(rs, cal, hooks{noise: func(int, string, []float64) tree.Noise { return &tree.Recorder{} },
+			published: func(int, []float64, []float64) { syncs++ }})
+		if err != nil {
+			return nil, err
+		}
+		in := newAuditInstance(pairs[1].docs, pairs[1].first, pairs[1].later)
+		sm.inst = in
+		sm.noiseStd, sm.bernoulli = in.noiseStd(), in.bernoulli()
+		for t := 1; t <= runT; t++ {
+			sm.round(t)
+		}
 	}
-	v0, err := release(0, -1, false)
-	if err != nil {
-		return nil, err
+	// The noiseless releases: the Gaussian protocols with zero noise;
+	// P_TVec's exact sums, from LDP-FedLinUCB with its noise off at the
+	// same calibration (protocol P publishes the same nodes).
+	zero := func(int, string, []float64) tree.Noise { return &tree.Recorder{} }
+	exactAlg := s.Algorithm
+	if vec {
+		exactAlg = AlgLDP
 	}
-	dir := make([]float64, len(v1))
+	var ref [2][]float64
+	for j := range ref {
+		if ref[j], err = release(j, 0, zero, exactAlg); err != nil {
+			return nil, err
+		}
+	}
+	dir := make([]float64, len(std))
 	var exact float64
 	for e := range dir {
-		dir[e] = v1[e] - v0[e]
+		dir[e] = ref[1][e] - ref[0][e]
 		exact += dir[e] * dir[e]
 	}
 	exact = math.Sqrt(exact)
+	if !(exact > 0) || math.IsInf(exact, 0) {
+		return nil, fmt.Errorf("%w: the two datasets' noiseless releases are %v apart (whitened): the audit measures nothing (%s)", ErrDegenerate, exact, doc)
+	}
 	for e := range dir {
 		dir[e] /= exact
 	}
@@ -261,41 +427,34 @@ func auditReward(ctx context.Context, s Spec, cal *accountant.Calibration, o Aud
 		}
 		return p
 	}
+	p0 := proj(ref[0])
 	a, b := make([]float64, o.Trials), make([]float64, o.Trials)
+	resid := make([][]float64, 0, 2*o.Trials) // whitened noise of every release
 	for n := 0; n < o.Trials; n++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		z0, err := release(0, n, true)
-		if err != nil {
-			return nil, err
+		for j, out := range [][]float64{a, b} {
+			seed := trialSeed(o, n, j)
+			z, err := release(j, seed, scaledNoise(seed, o.SigmaScale), s.Algorithm)
+			if err != nil {
+				return nil, err
+			}
+			out[n] = proj(z) - p0
+			for e := range z {
+				z[e] -= ref[j][e]
+			}
+			resid = append(resid, z)
 		}
-		z1, err := release(1, n, true)
-		if err != nil {
-			return nil, err
-		}
-		a[n], b[n] = proj(z0)-proj(v0), proj(z1)-proj(v0)
 		if o.Progress != nil {
 			o.Progress()
 		}
 	}
-	res := &AuditResult{Spec: s, Kind: PairReward, Trials: o.Trials, ExactMu: exact, Released0: a, Released1: b,
-		P0: math.NaN(), P1: math.NaN(),
-		Pair: fmt.Sprintf("first user's rewards 1 vs 0; documents c e2 (c = %.6g) and e1, later means 0.3 and 0.9", c)}
-	if vec {
-		// One P_Vec node of both streams: the accountant's bound.
-		res.ClaimMu = math.NaN()
-		if res.ClaimEps, err = accountant.VecSumBound(vecReq, cal.Sigma, 1); err != nil {
-			return nil, err
-		}
-	} else {
-		// One node of both streams: the tree's mu with kappa = 1.
-		if res.ClaimMu, err = accountant.TreeMu(cal.Sigma, 1, s.Relation); err != nil {
-			return nil, err
-		}
-		if res.ClaimEps, err = accountant.GDPEps(res.ClaimMu, s.Delta); err != nil {
-			return nil, err
-		}
+	res := &AuditResult{Spec: s, Kind: kind, Trials: o.Trials, Alpha: o.Alpha, Levels: levels, Kappa: cal.Kappa,
+		RunLevels: accountant.Kappa(syncs), ExactMu: exact,
+		Released0: a, Released1: b, P0: math.NaN(), P1: math.NaN(), Pair: doc}
+	if res.ClaimMu, res.ClaimEps, err = auditClaim(s, cal, levels); err != nil {
+		return nil, err
 	}
 	ma, mb := mean(a), mean(b)
 	n := float64(o.Trials)
@@ -305,86 +464,124 @@ func auditReward(ctx context.Context, s Spec, cal *accountant.Calibration, o Aud
 	}
 	df := 2*n - 2
 	res.SD = math.Sqrt(ss / df)
-	chi := distuv.ChiSquared{K: df}
-	res.SDLo = math.Sqrt(ss / chi.Quantile(0.995))
-	res.SDHi = math.Sqrt(ss / chi.Quantile(0.005))
+	a5 := o.Alpha / 5
+	res.SDLo, res.SDHi = sdInterval(ss, df, a5)
 	res.Mu = (mb - ma) / res.SD
 	se := math.Sqrt(2 / n) // of (mb - ma)/sd, for unit-variance samples
-	z := distuv.UnitNormal.Quantile(0.995)
+	z := distuv.UnitNormal.Quantile(1 - a5)
 	res.MuLo, res.MuHi = res.Mu-z*se, res.Mu+z*se
-	res.EpsLo = thresholdEpsLo(a, b, s.Delta)
-	switch {
-	case vec && res.EpsLo > res.ClaimEps:
-		res.Verdict = fmt.Sprintf("VIOLATION: eps >= %.3g (95%% lower bound) exceeds the claimed %.3g", res.EpsLo, res.ClaimEps)
-	case res.MuLo > res.ClaimMu:
-		res.Verdict = fmt.Sprintf("VIOLATION: empirical mu >= %.3g (99%% lower bound) exceeds the claimed %.3g", res.MuLo, res.ClaimMu)
-	case res.SDLo > 1 || res.SDHi < 1:
-		res.Verdict = fmt.Sprintf("NOISE SCALE: the released noise has %.3g times the claimed standard deviation (99%% interval %.3g-%.3g)", res.SD, res.SDLo, res.SDHi)
-	default:
-		res.Verdict = "pass"
+	res.EpsLo = thresholdEpsLo(a, b, s.Delta, a5)
+	for _, v := range []float64{res.Mu, res.MuLo, res.MuHi, res.SD, res.SDLo, res.SDHi, res.EpsLo, res.ClaimMu, res.ClaimEps} {
+		if math.IsNaN(v) {
+			return nil, fmt.Errorf("%w: a statistic is NaN (mu %v [%v, %v], sd %v [%v, %v], eps lower bound %v, claim mu %v eps %v)",
+				ErrDegenerate, res.Mu, res.MuLo, res.MuHi, res.SD, res.SDLo, res.SDHi, res.EpsLo, res.ClaimMu, res.ClaimEps)
+		}
 	}
+	res.Verdict = treeVerdict(res, resid, d, a5)
 	return res, nil
 }
 
-// vecRelease is auditReward's release of P_TVec's first node (level 0,
-// the silo's first batch) under dataset first, whitened by std: noisy,
-// with the trial's own users' roundings and shuffler's noise bits;
-// noiseless, the node's exact sums, from LDP-FedLinUCB with its noise off
-// at the same calibration (the first batch's actions do not depend on any
-// privacy noise).
-func vecRelease(s Spec, cal *accountant.Calibration, docs []float64, first float64, n int, noisy bool, seed uint64, std []float64) ([]float64, error) {
-	if !noisy {
-		s.Algorithm = AlgLDP
-		return auditNode(s, cal, hooks{noise: func(int, string, []float64) tree.Noise { return &tree.Recorder{} }}, nil, docs, first, std)
-	}
-	// The trial's own roundings and noise bits; the rewards stay those of
-	// the spec's seed (part of the datasets).
-	key := rng.NewKey("fedbandit/audit", seed)
-	reseed := func(sm *sim) {
-		sm.protocol.(*vecSum).noise = rng.Source(key, "trial", n, "vecsum-noise", int(first))
-		enc := sm.learner.(*vecSumEncoder)
-		for i := range enc.r {
-			enc.r[i] = bitSource{r: rng.Source(key, "trial", n, "vecsum-rounding", i, int(first))}
+// auditClaim is the Gaussian-DP mu (and its eps at the spec's delta) that
+// a run of s claims for the release of its first user's nodes at the given
+// number of levels (see AuditResult.ClaimMu).
+func auditClaim(s Spec, cal *accountant.Calibration, levels int) (mu, eps float64, err error) {
+	if s.model() == accountant.ModelSDPAmp {
+		mu, err = accountant.TreeMu(cal.Sigma, levels, s.Relation)
+	} else {
+		// The run's guarantee: the target it is calibrated to, or under
+		// reference-code (whose formula does not deliver its target) what
+		// it records.
+		target := s.Eps
+		if s.Preset == accountant.PresetReferenceCode {
+			target = cal.DeliveredEps
 		}
+		if math.IsInf(target, 1) {
+			return math.Inf(1), math.Inf(1), nil
+		}
+		var runMu float64
+		if runMu, err = accountant.GDPMu(target, s.Delta); err != nil {
+			return 0, 0, fmt.Errorf("audit: claim: %w", err)
+		}
+		mu = runMu * math.Sqrt(float64(levels)/float64(cal.Kappa))
 	}
-	return auditNode(s, cal, hooks{}, reseed, docs, first, std)
+	if err != nil {
+		return 0, 0, fmt.Errorf("audit: claim: %w", err)
+	}
+	eps, err = accountant.GDPEps(mu, s.Delta)
+	if err != nil {
+		return 0, 0, fmt.Errorf("audit: claim: %w", err)
+	}
+	return mu, eps, nil
 }
 
-// auditNode plays one silo's first batch of s on the audit instance
-// (dataset first) with hooks h, after prepare (if any) has adjusted the
-// run, and returns the first released node (Gram then bias), each entry
-// divided by std.
-func auditNode(s Spec, cal *accountant.Calibration, h hooks, prepare func(*sim), docs []float64, first float64, std []float64) ([]float64, error) {
-	sm, err := newSim(s, cal, h)
-	if err != nil {
-		return nil, err
+// sdInterval is the (1-alpha) chi-square confidence interval of a standard
+// deviation from a sum of squares ss with df degrees of freedom.
+func sdInterval(ss, df, alpha float64) (lo, hi float64) {
+	chi := distuv.ChiSquared{K: df}
+	return math.Sqrt(ss / chi.Quantile(1-alpha/2)), math.Sqrt(ss / chi.Quantile(alpha/2))
+}
+
+// treeVerdict decides an audit of tree releases: violation first (the
+// pair's exact mu, the empirical mu's lower bound, the eps lower bound),
+// then the noise's scale (the projection, then each coordinate alone at
+// level alpha/coordinates), then the independence of the coordinates'
+// noises (every pair, at level alpha/pairs). resid holds each release's
+// whitened noise: nodes of packed Gram then bias (dimension d).
+func treeVerdict(r *AuditResult, resid [][]float64, d int, alpha float64) string {
+	const slack = 1 + 1e-9 // the claim's own rounding
+	switch {
+	case r.RunLevels > r.Kappa:
+		return fmt.Sprintf("VIOLATION: a run releases %d tree nodes containing a user; its accountant composes %d", r.RunLevels, r.Kappa)
+	case r.ExactMu > r.ClaimMu*slack:
+		return fmt.Sprintf("VIOLATION: the pair's exact mu %.3g at the calibrated noise exceeds the claimed %.3g", r.ExactMu, r.ClaimMu)
+	case r.MuLo > r.ClaimMu:
+		return fmt.Sprintf("VIOLATION: empirical mu >= %.3g (lower confidence bound) exceeds the claimed %.3g", r.MuLo, r.ClaimMu)
+	case r.EpsLo > r.ClaimEps:
+		return fmt.Sprintf("VIOLATION: eps >= %.3g (lower confidence bound) exceeds the claimed %.3g", r.EpsLo, r.ClaimEps)
+	case r.SDLo > 1 || r.SDHi < 1:
+		return fmt.Sprintf("NOISE SCALE: the released noise has %.3g times the claimed standard deviation (interval %.3g-%.3g)", r.SD, r.SDLo, r.SDHi)
 	}
-	if prepare != nil {
-		prepare(sm)
+	per := tree.PackedLen(d) + d
+	name := func(e int) string {
+		l, k := e/per, e%per
+		if k < tree.PackedLen(d) {
+			return fmt.Sprintf("level %d Gram entry %d", l, k)
+		}
+		return fmt.Sprintf("level %d bias entry %d", l, k-tree.PackedLen(d))
 	}
-	sm.inst = newAuditInstance(docs, []float64{first, first}, []float64{0.3, 0.9})
-	for t := 1; t <= s.T; t++ {
-		sm.round(t)
+	n, dim := len(resid), len(resid[0])
+	ss := make([]float64, dim)
+	for _, z := range resid {
+		for e, v := range z {
+			ss[e] += v * v
+		}
 	}
-	var z []float64
-	switch p := sm.protocol.(type) {
-	case *vecSum:
-		z = append([]float64(nil), p.node[0]...)
-	case treeProtocol:
-		st := p.trees()
-		l := tree.Level(1)
-		z = append(append([]float64(nil), st.gram[0].Node(l)...), st.bias[0].Node(l)...)
-	default:
-		return nil, fmt.Errorf("audit: %s does not release tree nodes: the reward pair measures those (its schedule can be audited with the schedule pair)", s.Algorithm)
+	for e := range ss {
+		// The noise has mean zero: n degrees of freedom.
+		lo, hi := sdInterval(ss[e], float64(n), alpha/float64(dim))
+		if lo > 1 || hi < 1 {
+			return fmt.Sprintf("NOISE SCALE: %s has %.3g times the claimed standard deviation (interval %.3g-%.3g)", name(e), math.Sqrt(ss[e]/float64(n)), lo, hi)
+		}
 	}
-	for e := range z {
-		z[e] /= std[e]
+	pairs := dim * (dim - 1) / 2
+	zc := distuv.UnitNormal.Quantile(1 - alpha/float64(2*pairs))
+	for e := 0; e < dim; e++ {
+		for f := e + 1; f < dim; f++ {
+			var c float64
+			for _, z := range resid {
+				c += z[e] * z[f]
+			}
+			rho := c / math.Sqrt(ss[e]*ss[f])
+			if math.Abs(rho)*math.Sqrt(float64(n)) > zc {
+				return fmt.Sprintf("DEPENDENCE: the noises of %s and %s are correlated (r = %.3g, beyond %.3g)", name(e), name(f), rho, zc/math.Sqrt(float64(n)))
+			}
+		}
 	}
-	return z, nil
+	return "pass"
 }
 
 // auditSchedule is Audit under PairSchedule: the release is the round of
-// the first synchronisation. The empirical eps is a 95% lower bound from
+// the first synchronisation. The empirical eps is a lower confidence bound (level 1 - Alpha) from
 // the event "the first synchronisation is at round 1" (Clopper-Pearson,
 // both directions, Bonferroni): when the schedule depends on the first
 // user's norm, the event has probability 1 under one dataset and 0 under
@@ -401,13 +598,13 @@ func auditSchedule(ctx context.Context, s Spec, cal *accountant.Calibration, o A
 		}
 	}
 	release := func(scale float64, n int) (float64, error) {
-		h := hooks{noise: func(i int, stream string, sd []float64) tree.Noise {
-			scaled := make([]float64, len(sd))
-			for e, v := range sd {
-				scaled[e] = v * o.SigmaScale
-			}
-			return &tree.Gaussian{R: rng.New(rng.NewKey("fedbandit/audit", o.Seed), "schedule", n, stream, int(2*scale)), Std: scaled}
-		}}
+		j := 0
+		if scale == 1 {
+			j = 1
+		}
+		rs := s
+		rs.Seed = trialSeed(o, n, j)
+		h := hooks{noise: scaledNoise(rs.Seed, o.SigmaScale)}
 		first := 0
 		var sm *sim
 		h.sent = func(k, i int, stream string, _ int) {
@@ -415,13 +612,14 @@ func auditSchedule(ctx context.Context, s Spec, cal *accountant.Calibration, o A
 				first = sm.t
 			}
 		}
-		sm, err := newSim(s, cal, h)
+		sm, err := newSim(rs, cal, h)
 		if err != nil {
 			return 0, err
 		}
 		in := newAuditInstance([]float64{1, 0, 0, 1}, []float64{0.5, 0.5}, []float64{0.5, 0.5})
 		in.firstDocs = []float64{scale, 0, 0, scale}
 		sm.inst = in
+		sm.noiseStd, sm.bernoulli = in.noiseStd(), in.bernoulli()
 		for t := 1; t <= s.T; t++ {
 			sm.round(t)
 		}
@@ -455,9 +653,10 @@ func auditSchedule(ctx context.Context, s Spec, cal *accountant.Calibration, o A
 		ClaimMu: nan, ExactMu: nan, Mu: nan, MuLo: nan, MuHi: nan, SD: nan, SDLo: nan, SDHi: nan,
 		ClaimEps: s.Eps, P0: float64(k0) / float64(o.Trials), P1: float64(k1) / float64(o.Trials),
 		Pair: "first user's context norm 1 vs 1/2 (two orthogonal documents), all means 0.5" + note}
-	res.EpsLo = math.Max(eventEpsLo(k1, k0, o.Trials, s.Delta), eventEpsLo(k0, k1, o.Trials, s.Delta))
+	res.Alpha, res.Kappa = o.Alpha, cal.Kappa
+	res.EpsLo = math.Max(eventEpsLo(k1, k0, o.Trials, s.Delta, o.Alpha), eventEpsLo(k0, k1, o.Trials, s.Delta, o.Alpha))
 	if res.EpsLo > res.ClaimEps {
-		res.Verdict = fmt.Sprintf("VIOLATION: the first synchronisation is at round 1 in %d/%d trials under norm 1 and %d/%d under norm 1/2: eps >= %.3g (95%%), above the claimed %.3g",
+		res.Verdict = fmt.Sprintf("VIOLATION: the first synchronisation is at round 1 in %d/%d trials under norm 1 and %d/%d under norm 1/2: eps >= %.3g (lower confidence bound), above the claimed %.3g",
 			k1, o.Trials, k0, o.Trials, res.EpsLo, res.ClaimEps)
 	} else {
 		res.Verdict = "pass"
@@ -465,12 +664,12 @@ func auditSchedule(ctx context.Context, s Spec, cal *accountant.Calibration, o A
 	return res, nil
 }
 
-// eventEpsLo is a 95% lower confidence bound on eps at delta from an event
-// seen k of n times under one dataset and j of n under the other:
-// log((P_lo - delta) / Q_hi) with Clopper-Pearson bounds at level 0.025
-// each (two directions are tried, so each uses half of 5%).
-func eventEpsLo(k, j, n int, delta float64) float64 {
-	const alpha = 0.025 / 2
+// eventEpsLo is a lower confidence bound (level 1 - level) on eps at
+// delta from an event seen k of n times under one dataset and j of n under
+// the other: log((P_lo - delta) / Q_hi) with Clopper-Pearson bounds at
+// level/4 each (two bounds, and two directions are tried).
+func eventEpsLo(k, j, n int, delta, level float64) float64 {
+	alpha := level / 4
 	plo := 1 - cpUpper(n-k, n, alpha)
 	qhi := cpUpper(j, n, alpha)
 	if num := plo - delta; num > 0 && qhi > 0 {
@@ -526,17 +725,17 @@ func mean(v []float64) float64 {
 	return s / float64(len(v))
 }
 
-// thresholdEpsLo is the largest 95% lower bound on eps at delta over
-// threshold tests "b-side if the projection exceeds tau": with
+// thresholdEpsLo is the largest lower bound (level 1 - level) on eps at
+// delta over threshold tests "b-side if the projection exceeds tau": with
 // Clopper-Pearson upper bounds FPR_u on P(a > tau) and FNR_u on
 // P(b <= tau), eps >= log((1 - delta - FNR_u) / FPR_u) (the thresholds are
 // the sample quantiles of a; a Bonferroni split over them keeps the level).
-func thresholdEpsLo(a, b []float64, delta float64) float64 {
+func thresholdEpsLo(a, b []float64, delta, level float64) float64 {
 	sa := append([]float64(nil), a...)
 	sort.Float64s(sa)
 	n := len(sa)
 	qs := []float64{0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995}
-	alpha := 0.05 / float64(2*len(qs))
+	alpha := level / float64(2*len(qs))
 	best := 0.0
 	for _, q := range qs {
 		tau := sa[int(q*float64(n-1))]

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/fedbandit/fedbandit/federate/tree"
+	"github.com/fedbandit/fedbandit/internal/mutation"
 )
 
 // A protocol carries the silos' batch statistics to the server at a
@@ -50,12 +51,21 @@ func newSiloTrees(m, d int, sigma float64, gramNoise string, nf noiseFactory) (s
 	bstd := make([]float64, d)
 	for j := range bstd {
 		bstd[j] = sigma
+		if mutation.On("M11") {
+			bstd[j] = sigma / 2
+		}
 	}
 	st := siloTrees{gram: make([]*tree.Tree, m), bias: make([]*tree.Tree, m)}
 	np := tree.PackedLen(d)
 	for i := range st.gram {
 		st.gram[i] = tree.New(np, nf(i, "gram", gstd))
 		st.bias[i] = tree.New(d, nf(i, "bias", bstd))
+		switch {
+		case mutation.On("M12"): // the bias tree draws from the Gram's stream
+			st.bias[i] = tree.New(d, nf(i, "gram", bstd))
+		case mutation.On("M15"):
+			st.gram[i] = tree.New(np, nil)
+		}
 	}
 	return st, nil
 }

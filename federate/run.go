@@ -11,6 +11,7 @@ import (
 	"github.com/fedbandit/fedbandit/core"
 	"github.com/fedbandit/fedbandit/federate/accountant"
 	"github.com/fedbandit/fedbandit/federate/tree"
+	"github.com/fedbandit/fedbandit/internal/mutation"
 	"github.com/fedbandit/fedbandit/internal/rng"
 )
 
@@ -71,7 +72,7 @@ func (s Spec) Uncertified() string {
 	}
 	if alg.AdaptiveSchedule {
 		why = append(why, "the synchronisation schedule depends on the data (whether a silo synchronises reveals its users' contexts; Zhou & Chowdhury 2024, Section 3)")
-	} else if alg.NeedsLazy() && !s.Lazy && s.B > 1 {
+	} else if alg.NeedsLazy() && !s.Lazy && s.B > 1 && !mutation.On("M13") {
 		why = append(why, "the eager learner (lazy = false) with B > 1 lets one user's reward move the later users' summands of the batch (docs/privacy.md 2.1)")
 	}
 	return strings.Join(why, "; ")
@@ -185,11 +186,21 @@ type hooks struct {
 	sent func(k, i int, stream string, n int)
 	// schedule replaces the algorithm's schedule (mutation controls only).
 	schedule schedule
+	// published observes what synchronisation k publishes (W_syn packed,
+	// U_syn): the release every party sees, read by the audit.
+	published func(k int, wsyn, usyn []float64)
 }
 
 // gaussianNoise is the production noise source of silo i's stream: its
 // own ChaCha8 stream rng.Derive(runKey, "silo", i, stream).
 func gaussianNoise(runKey rng.Key, i int, stream string, std []float64) tree.Noise {
+	if mutation.On("M10") {
+		half := make([]float64, len(std))
+		for e, v := range std {
+			half[e] = v / 2
+		}
+		std = half
+	}
 	return &tree.Gaussian{R: rng.New(runKey, "silo", i, stream), Std: std}
 }
 
@@ -403,6 +414,9 @@ func argmaxFirstGo(v []float64) int {
 func (sm *sim) sync() {
 	sm.syncs++
 	sm.protocol.publish(sm.batches, sm.wsyn, sm.usyn, sm.send)
+	if sm.h.published != nil {
+		sm.h.published(sm.syncs, sm.wsyn, sm.usyn)
+	}
 	for _, b := range sm.batches {
 		clear(b.w)
 		clear(b.u)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fedbandit/fedbandit/federate/accountant"
 	"github.com/fedbandit/fedbandit/federate/tree"
+	"github.com/fedbandit/fedbandit/internal/mutation"
 )
 
 // Defaults filled in by Spec.WithDefaults.
@@ -80,6 +81,9 @@ func (s Spec) WithDefaults() Spec {
 		// It updates every round: B = 1, the lazy learner (a sweep's
 		// grid B and lazy do not apply); checkpoints every T/400 rounds.
 		s.B, s.Lazy = 1, true
+		if mutation.On("M9") {
+			s.B = max(s.B, 25)
+		}
 		if s.Every == 0 {
 			s.Every = max(1, s.T/400)
 		}

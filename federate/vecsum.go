@@ -9,6 +9,7 @@ import (
 
 	"github.com/fedbandit/fedbandit/federate/accountant"
 	"github.com/fedbandit/fedbandit/federate/tree"
+	"github.com/fedbandit/fedbandit/internal/mutation"
 	"github.com/fedbandit/fedbandit/internal/rng"
 )
 
@@ -186,6 +187,10 @@ func (v *vecSum) publish(batches []*batchStats, wsyn, usyn []float64, send sende
 	}
 	bin := distuv.Binomial{N: float64(nd.N) * float64(nd.Draws), P: accountant.VecSumP, Src: v.noise}
 	shift := accountant.VecSumP * nd.B * float64(nd.N)
+	if mutation.On("M4") { // half the noise bits, decoded consistently
+		bin.N = float64(nd.N) * float64(nd.Draws/2)
+		shift = accountant.VecSumP * float64(nd.Draws/2) * float64(nd.N)
+	}
 	for e, s := range v.sum[j] {
 		v.node[j][e] = (float64(s)+bin.Rand()-shift)/nd.G - float64(nd.N)
 	}

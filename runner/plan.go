@@ -276,7 +276,7 @@ func (r *Run) Record(sweep string) outputs.RunRecord {
 		Group: r.Group, GroupID: r.GroupID,
 		Instance: ic.Name, InstanceKind: ic.Kind, InstanceHash: r.Instance.Hash, InstanceName: r.Instance.Name,
 		Dim:       r.Instance.Dim,
-		Algorithm: s.Algorithm, Params: s.Params, Protocol: s.Protocol, Lazy: s.Lazy, Preset: s.Preset,
+		Algorithm: s.Algorithm, Params: recordedParams(s.Params), Protocol: s.Protocol, Lazy: s.Lazy, Preset: s.Preset,
 		Eps: s.Eps, Delta: s.Delta, Relation: s.Relation,
 		M: s.M, T: s.T, B: s.B, Alpha: s.Alpha, Every: s.Every, Seed: s.Seed,
 		R: s.R, Crs: s.Crs, GramNoise: s.GramNoise, RewardLo: s.RewardLo, RewardHi: s.RewardHi, NoClip: s.NoClip,
@@ -287,4 +287,14 @@ func (r *Run) Record(sweep string) outputs.RunRecord {
 	}
 	ic.inst.Record(&rec)
 	return rec
+}
+
+// recordedParams is what runs.arrow records of an algorithm's own
+// parameters: an empty map, never nil, for one without parameters (nil
+// means "not recorded", which only layout-1 rows are).
+func recordedParams(p map[string]float64) map[string]float64 {
+	if p == nil {
+		return map[string]float64{}
+	}
+	return p
 }

@@ -132,6 +132,12 @@ type Report struct {
 	// they were moved to DIR/runs/rejected/ and their runs, when part of
 	// the plan, executed again.
 	Redone []outputs.InvalidFile
+	// Superseded lists the run ids of layout-1 FedUCB run files that this
+	// sweep plans under new ids (issue 19 moved sync_threshold into the
+	// algorithm's parameters, which run ids hash): they were moved to
+	// DIR/runs/superseded/ and their runs are redone under the new ids,
+	// with the same curves, so that no run is counted twice.
+	Superseded []string
 	// Collected is the result of the final collect (nil if skipped).
 	Collected *outputs.CollectSummary
 	Elapsed   time.Duration
@@ -221,6 +227,9 @@ func (s *Sweep) Execute(ctx context.Context) (*Report, error) {
 		scan.Invalid = own
 	}
 	rep := &Report{Runs: len(runs), Redone: scan.Invalid}
+	if err := s.setAsideSuperseded(scan, runs, rep, log); err != nil {
+		return nil, err
+	}
 	if len(scan.Invalid) > 0 {
 		rej := filepath.Join(s.Out, outputs.RunsDir, RejectedDir)
 		if err := os.MkdirAll(rej, 0o755); err != nil {
@@ -533,4 +542,41 @@ func Collect(dir string) (*outputs.CollectSummary, error) {
 		return nil, err
 	}
 	return sum, writeManifest(dir, manifestEntries(scan))
+}
+
+// SupersededDir (inside DIR/runs) receives the run files of a layout-1
+// FedUCB run, whose id this build computes differently (Report.Superseded).
+const SupersededDir = "superseded"
+
+// setAsideSuperseded moves the run files that this build plans under
+// another id out of the way: the layout-1 FedUCB files, whose ids hashed
+// sync_threshold as a field of its own (the one change of run identity
+// since layout 1, confined to FedUCB). A file of this sweep's own plan,
+// or of any other algorithm or layout, is never touched.
+func (s *Sweep) setAsideSuperseded(scan *outputs.Scan, runs []*Run, rep *Report, log *slog.Logger) error {
+	planned := make(map[string]bool, len(runs))
+	for _, r := range runs {
+		planned[r.ID] = true
+	}
+	keep := scan.Runs[:0]
+	for _, f := range scan.Runs {
+		rec := f.Record
+		if rec.FormatVersion != 1 || rec.Algorithm != federate.AlgFedUCB || planned[rec.RunID] {
+			keep = append(keep, f)
+			continue
+		}
+		dir := filepath.Join(s.Out, outputs.RunsDir, SupersededDir)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("sweep: %w", err)
+		}
+		src := outputs.RunPath(s.Out, rec.RunID)
+		// Another task of an array may have moved it first.
+		if err := os.Rename(src, filepath.Join(dir, filepath.Base(src))); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("sweep: set aside superseded run file: %w", err)
+		}
+		log.Info("layout-1 FedUCB run file set aside: this build gives its run a new id (sync_threshold is now a parameter) and redoes it", "file", src)
+		rep.Superseded = append(rep.Superseded, rec.RunID)
+	}
+	scan.Runs = keep
+	return nil
 }

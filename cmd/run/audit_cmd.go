@@ -23,17 +23,20 @@ import (
 // AuditCmd is `run audit`.
 type AuditCmd struct {
 	Sweep      string   `help:"Audit every private configuration of this sweep file (TOML) instead of the one the flags below describe; each is audited with the learner the file gives it." type:"existingfile"`
-	Algorithm  string   `help:"Private algorithm to audit (ldp, sdp-amp, feducb)." default:"ldp"`
+	Algorithm  string   `help:"Private algorithm to audit (ldp, sdp-amp, sdp-vec, super-agent, feducb; ldp-linucb noises each report and is checked by federate.TestLDPLinUCBNoise instead)." default:"ldp"`
 	Eps        float64  `help:"Target eps, in (0, 100]." default:"1"`
 	Delta      float64  `help:"Target delta, in (0, 1)." default:"0.1"`
 	B          int      `name:"B" help:"Batch size: the first release covers B users, 1..100000." default:"25"`
+	M          int      `name:"M" help:"Silos of the run whose calibration is audited (one silo is simulated), 1..100000." default:"1"`
+	T          int      `name:"T" help:"Horizon of the run whose calibration is audited, B..10^9: its tree has 1 + floor(log2(T/B)) levels, of which the action pair audits up to three (T = 4B: the whole transcript)." default:"100"`
 	Preset     string   `help:"Calibration preset (exact, paper, reference-code)." enum:"exact,paper,reference-code" default:"exact"`
 	Relation   string   `help:"Neighbouring relation (add-remove, replace-one; default add-remove, or the one the algorithm is stated for)." enum:",add-remove,replace-one" default:""`
 	Protocol   string   `help:"Protocol (P, P_alt; default: the algorithm's)." enum:",P,P_alt" default:""`
-	Learner    []string `help:"Learners to audit: eager, lazy." default:"eager,lazy"`
-	Pair       string   `help:"Neighbouring datasets: reward (the first user's rewards 1 vs 0; release: the first tree node) or schedule (her context norm 1 vs 1/2; release: the round of the first synchronisation). Default: schedule for an algorithm whose schedule depends on the data (feducb), reward otherwise." enum:",reward,schedule" default:""`
+	Learner    []string `help:"Learners to audit: eager, lazy. Default: the algorithm's (eager for feducb, lazy for super-agent, both otherwise)."`
+	Pair       string   `help:"Neighbouring datasets: action (the first user's context and reward against an absent or replaced user; release: every published node containing her, up to three tree levels), reward (her rewards 1 vs 0; release: the first node) or schedule (her context norm 1 vs 1/2; release: the round of the first synchronisation). Default: schedule for an algorithm whose schedule depends on the data (feducb), reward for the eager learner, action otherwise." enum:",action,reward,schedule" default:""`
 	Trials     int      `help:"Releases drawn under each of the two neighbouring datasets, 10..1000000 (16 bytes each are kept per configuration)." default:"4000"`
-	Seed       uint64   `help:"Seed of the audit's noise streams (any value, 0 included)." default:"1"`
+	Seed       uint64   `help:"Seed of the audit's noise streams (any value, 0 included); each configuration draws from its own streams derived from this seed and its label." default:"1"`
+	Alpha      float64  `help:"False-alarm rate of the whole invocation, in (0, 0.5): each of n configurations is audited at alpha/n (Bonferroni), so a correct release passes them all with probability at least 1 - alpha." default:"0.01"`
 	SigmaScale float64  `name:"sigma-scale" help:"Multiply the noise actually drawn, in (0, 1000] (mutation control: 0.5 must be flagged as a violation, 2 as a wrong noise scale; a noiseless release, 0, has no privacy to measure and is refused)." default:"1"`
 	Out        string   `help:"Write the results here: audit.arrow (one row per configuration, releases included; schema in outputs/README.md) and the plot audit.png / audit.svg (a new or empty directory, or one run wrote before)." type:"path"`
 	memoryFlag
@@ -43,14 +46,15 @@ type AuditCmd struct {
 const (
 	maxAuditEps    = 100
 	maxAuditB      = 100000
+	maxAuditM      = 100000
+	maxAuditT      = 1000000000
 	minAuditTrials = 10
 	maxAuditTrials = 1000000
 	maxSigmaScale  = 1000
 )
 
 // Validate checks every flag before anything runs: each error names its
-// flag. (federate.Audit has defaults of its own for a zero Trials or
-// SigmaScale; the CLI never passes a zero.)
+// flag.
 func (c *AuditCmd) Validate() error {
 	if alg, err := federate.LookupAlgorithm(c.Algorithm); err != nil {
 		return fmt.Errorf("--algorithm: %w", err)
@@ -66,8 +70,11 @@ func (c *AuditCmd) Validate() error {
 	if c.B < 1 || c.B > maxAuditB {
 		return fmt.Errorf("--B %d: want a batch size 1..%d", c.B, maxAuditB)
 	}
-	if len(c.Learner) == 0 {
-		return errors.New("--learner: want eager, lazy or both")
+	if c.M < 1 || c.M > maxAuditM {
+		return fmt.Errorf("--M %d: want 1..%d silos", c.M, maxAuditM)
+	}
+	if c.T < c.B || c.T > maxAuditT {
+		return fmt.Errorf("--T %d: want a horizon of B = %d..%d rounds", c.T, c.B, maxAuditT)
 	}
 	for _, l := range c.Learner {
 		if l != "eager" && l != "lazy" {
@@ -76,6 +83,9 @@ func (c *AuditCmd) Validate() error {
 	}
 	if c.Trials < minAuditTrials || c.Trials > maxAuditTrials {
 		return fmt.Errorf("--trials %d: want %d..%d releases per dataset", c.Trials, minAuditTrials, maxAuditTrials)
+	}
+	if !(c.Alpha > 0 && c.Alpha < 0.5) {
+		return fmt.Errorf("--alpha %v: want a false-alarm rate in (0, 0.5)", c.Alpha)
 	}
 	if !(c.SigmaScale > 0 && c.SigmaScale <= maxSigmaScale) {
 		return fmt.Errorf("--sigma-scale %v: want a noise multiplier in (0, %d] (0 would release without noise: no privacy to audit)", c.SigmaScale, maxSigmaScale)
@@ -132,7 +142,8 @@ func (c *AuditCmd) Run(ctx context.Context) error {
 			}
 			return fmt.Errorf("audit interrupted, nothing written (%w); rerun the same command to start again", context.Cause(ctx))
 		}
-		o := federate.AuditOptions{Trials: c.Trials, Seed: c.Seed, SigmaScale: c.SigmaScale, Pair: c.Pair}
+		o := federate.AuditOptions{Trials: c.Trials, Seed: c.Seed, Config: j.label, SigmaScale: c.SigmaScale,
+			Alpha: c.Alpha / float64(len(jobs)), Pair: c.Pair}
 		if bar != nil {
 			o.Progress = func() { bar.Increment() }
 		}
@@ -152,7 +163,7 @@ func (c *AuditCmd) Run(ctx context.Context) error {
 	if prog != nil {
 		prog.Wait()
 	}
-	printAudit(rows)
+	printAudit(rows, c.Alpha)
 	if c.Out == "" {
 		return nil
 	}
@@ -175,12 +186,35 @@ func (c *AuditCmd) Run(ctx context.Context) error {
 // flags' spec once per learner. skipped says which were left out and why.
 func (c *AuditCmd) jobs() (jobs []auditJob, skipped []string, err error) {
 	if c.Sweep == "" {
-		for _, l := range c.Learner {
-			s := federate.Spec{Algorithm: c.Algorithm, Eps: c.Eps, Delta: c.Delta, B: c.B, Preset: c.Preset,
+		alg, err := federate.LookupAlgorithm(c.Algorithm)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--algorithm: %w", err)
+		}
+		learners := c.Learner
+		if len(learners) == 0 {
+			switch {
+			case alg.AdaptiveSchedule:
+				learners = []string{"eager"} // FedUCB has no lazy learner
+			case alg.EveryRound:
+				learners = []string{"lazy"} // the super agent acts on private statistics only
+			default:
+				learners = []string{"eager", "lazy"}
+			}
+		}
+		seen := map[string]bool{}
+		for _, l := range learners {
+			if l != "eager" && l != "lazy" {
+				return nil, nil, fmt.Errorf("--learner %q: want eager or lazy", l)
+			}
+			s := federate.Spec{Algorithm: c.Algorithm, Eps: c.Eps, Delta: c.Delta, B: c.B, M: c.M, T: c.T, Preset: c.Preset,
 				Relation: c.Relation, Protocol: c.Protocol, Lazy: l == "lazy"}
 			// Labelled as the audit sees it (defaults filled: the
 			// algorithm's protocol, B = 1 for the super agent).
-			jobs = append(jobs, auditJob{label: auditLabel(s), spec: s})
+			label := auditLabel(s)
+			if !seen[label] {
+				seen[label] = true
+				jobs = append(jobs, auditJob{label: label, spec: s})
+			}
 		}
 		return jobs, nil, nil
 	}
@@ -232,7 +266,7 @@ func auditRow(j auditJob, r *federate.AuditResult, c *AuditCmd) outputs.AuditRow
 	}
 	return outputs.AuditRow{
 		Config: j.label, Algorithm: r.Spec.Algorithm, Learner: learner, Preset: r.Spec.Preset, Protocol: r.Spec.Protocol,
-		Relation: r.Spec.Relation, Eps: r.Spec.Eps, Delta: r.Spec.Delta, B: r.Spec.B, M: max(s.M, 1), T: max(s.T, s.B),
+		Relation: r.Spec.Relation, Eps: r.Spec.Eps, Delta: r.Spec.Delta, B: r.Spec.B, M: max(s.M, 1), T: max(s.T, r.Spec.B),
 		Pair: r.Kind, PairDoc: r.Pair, Trials: r.Trials, Seed: c.Seed, SigmaScale: c.SigmaScale,
 		ClaimMu: r.ClaimMu, ClaimEps: r.ClaimEps, ExactMu: r.ExactMu, Mu: r.Mu, MuLo: r.MuLo, MuHi: r.MuHi,
 		SD: r.SD, SDLo: r.SDLo, SDHi: r.SDHi, P0: r.P0, P1: r.P1, EpsLo: r.EpsLo, Verdict: r.Verdict,
@@ -240,9 +274,9 @@ func auditRow(j auditJob, r *federate.AuditResult, c *AuditCmd) outputs.AuditRow
 	}
 }
 
-func printAudit(rows []outputs.AuditRow) {
+func printAudit(rows []outputs.AuditRow, alpha float64) {
 	tw := tabwriter.NewWriter(os.Stdout, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "configuration\tpair\tclaimed mu (eps)\texact mu of the pair\tempirical mu [99% CI]\tnoise sd [99% CI]\tP(sync at 1) norm 1 / 1/2\teps lower bound (95%)\tverdict")
+	fmt.Fprintln(tw, "configuration\tpair\tclaimed mu (eps)\texact mu of the pair\tempirical mu [CI]\tnoise sd [CI]\tP(sync at 1) norm 1 / 1/2\teps lower bound\tverdict")
 	f := func(format string, v ...float64) string {
 		for _, x := range v {
 			if math.IsNaN(x) {
@@ -260,15 +294,18 @@ func printAudit(rows []outputs.AuditRow) {
 	if len(rows) > 0 {
 		r := rows[0]
 		fmt.Printf("\n%d releases per dataset, seed %d, noise x %g. One silo; M and T choose the calibration.\n", r.Trials, r.Seed, r.SigmaScale)
+		a := alpha / float64(len(rows))
+		fmt.Printf("Each configuration is decided at false-alarm rate %.3g (--alpha %g over %d configurations): the intervals and bounds are at level 1 - %.3g each.\n",
+			a, alpha, len(rows), a/5)
 	}
 	pairs := map[string]bool{}
 	for _, r := range rows {
-		if !pairs[r.Pair] {
-			pairs[r.Pair] = true
+		if !pairs[r.PairDoc] {
+			pairs[r.PairDoc] = true
 			fmt.Printf("Pair %s: %s.\n", r.Pair, r.PairDoc)
 		}
 	}
-	fmt.Println("mu is Gaussian-DP's: the claim is one node of both streams at the calibrated sigma. A violation means the release leaks more than the accountant records (docs/privacy.md 2.1, 2.1b, 2.2).")
+	fmt.Println("mu is Gaussian-DP's: the claim is the run's guarantee restricted to the audited tree levels. A violation means the release leaks more than the run claims (docs/privacy.md 2.1, 2.1b, 2.2).")
 }
 
 func anys(v []float64) []any {

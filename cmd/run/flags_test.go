@@ -100,6 +100,9 @@ var flagRules = map[string]map[string]string{
 	"audit --eps":                 none, // (0, 100]
 	"audit --delta":               none, // (0, 1)
 	"audit --B":                   none,
+	"audit --M":                   none, // 1..100000
+	"audit --T":                   none, // B..10^9
+	"audit --alpha":               none, // (0, 0.5)
 	"audit --preset":              none, // enum
 	"audit --relation":            none,
 	"audit --protocol":            none,

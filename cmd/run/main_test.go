@@ -291,7 +291,8 @@ func TestTaskIndexAndArrayList(t *testing.T) {
 
 // TestAuditSweep: `run audit --sweep` audits each private configuration of
 // a sweep file with the learner the file gives it (lazy LDP under exact
-// by default: pass; FedUCB: its schedule pair, a violation), skips the
+// by default: the action pair over 3 levels, pass; FedUCB: its schedule
+// pair, a violation), skips the
 // non-private ones, and writes audit.arrow and the plot.
 func TestAuditSweep(t *testing.T) {
 	dir := t.TempDir()
@@ -331,7 +332,7 @@ T = [100]
 	if len(rows) != 2 {
 		t.Fatalf("%d rows, want 2 (ldp, feducb)", len(rows))
 	}
-	if r := rows[0]; r.Algorithm != "ldp" || r.Learner != "lazy" || r.Pair != "reward" || r.Verdict != "pass" || r.M != 10 || r.T != 100 || len(r.Released0) != 300 {
+	if r := rows[0]; r.Algorithm != "ldp" || r.Learner != "lazy" || r.Pair != "action" || !strings.Contains(r.PairDoc, "levels 0..2") || r.Verdict != "pass" || r.M != 10 || r.T != 100 || len(r.Released0) != 300 {
 		t.Errorf("ldp row: %s %s %s %q M=%d T=%d", r.Algorithm, r.Learner, r.Pair, r.Verdict, r.M, r.T)
 	}
 	if r := rows[1]; r.Algorithm != "feducb" || r.Pair != "schedule" || !strings.HasPrefix(r.Verdict, "VIOLATION") || r.P1 != 1 || r.P0 != 0 {

@@ -3,6 +3,8 @@ package accountant
 import (
 	"fmt"
 	"math"
+
+	"github.com/fedbandit/fedbandit/internal/mutation"
 )
 
 // GDPDelta returns the exact delta(eps) of a mu-Gaussian-DP mechanism
@@ -53,6 +55,9 @@ func gdpDelta(mu, eps float64) float64 {
 	}
 	if d > 1 {
 		d = 1
+	}
+	if mutation.On("M14") { // the margin removed
+		return math.Max(0, math.Min(1, a-b))
 	}
 	return d
 }

@@ -3,6 +3,8 @@ package accountant
 import (
 	"fmt"
 	"math"
+
+	"github.com/fedbandit/fedbandit/internal/mutation"
 )
 
 // ModelSDPVec is shuffle DP through the vector-sum protocol P_TVec (paper
@@ -124,13 +126,30 @@ func (shuffleVec) exactSigma(r Request, kappa int) (float64, string, error) {
 		e, _, _, err := shuffleVec{}.delivered(r, s, kappa)
 		return err == nil && e <= r.Eps
 	}
-	hi := 1.0
+	// Bracket the answer near the Gaussian limit of the tight accountant
+	// (mu = sqrt(sum (d2/g)^2)/sigma), so that the bisection enumerates
+	// few binomial CDFs; any bracket with ok(lo) false and ok(hi) true
+	// gives the same answer.
+	lo, hi := 0.0, 1.0
+	if m, err := GDPMu(r.Eps, r.Delta); err == nil && m > 0 {
+		var q float64
+		for l := 0; l < kappa; l++ {
+			node := VecSumParams(r, 1, (1<<l)*r.B*r.M)
+			for _, st := range vecStreams(r.D) {
+				_, d2 := encodingDistance(node.G, st.dv, st.entries)
+				q += d2 * d2 / (node.G * node.G)
+			}
+		}
+		if g := math.Sqrt(q) / m; g > 0 && !ok(0.95*g) {
+			lo, hi = 0.95*g, 1.05*g
+		}
+	}
 	for !ok(hi) {
-		if hi *= 2; hi > 1e12 {
+		if lo, hi = hi, 2*hi; hi > 1e12 {
 			return 0, "", fmt.Errorf("%w: no P_Vec noise certifies eps %v, delta %v", ErrInvalid, r.Eps, r.Delta)
 		}
 	}
-	s := bisectMin(0, hi, ok)
+	s := bisectMin(lo, hi, ok)
 	if !ok(s) {
 		return 0, "", fmt.Errorf("exact P_TVec sigma: postcondition failed at sigma = %v", s)
 	}
@@ -153,16 +172,28 @@ func (shuffleVec) lambda(r Request, sigma float64, levels int) float64 {
 	return ReferenceLambda(sigma, levels, 1, r.D, r.Alpha)
 }
 
+// delivered is the smaller of the two accountants' eps: the tight one
+// (VecSumGDPEps: the exact Gaussian-DP parameter of the binomial's unit
+// shift, composed) and the conservative tail bound (VecSumBound). Both are
+// upper bounds; the tight one is the smaller except with very few noise
+// bits.
 func (shuffleVec) delivered(r Request, sigma float64, kappa int) (float64, bool, string, error) {
-	eps, err := VecSumBound(r, sigma, kappa)
+	cons, err := VecSumBound(r, sigma, kappa)
 	if err != nil {
 		return 0, false, "", err
 	}
+	tight, err := VecSumGDPEps(r, sigma, kappa)
+	if err != nil {
+		return 0, false, "", err
+	}
+	if tight <= cons {
+		return tight, false, "P_TVec: Gaussian-DP of the binomial noise's unit shift (exact from its CDF), group privacy over the encodings' distance and composition over the kappa P_Vec runs of both streams that contain a user, one user replaced (docs/privacy.md 3.6)", nil
+	}
 	note := "P_TVec: binomial-noise tail bound over the kappa P_Vec runs of both streams that contain a user, one user replaced (docs/privacy.md 3.6)"
-	if math.IsInf(eps, 1) {
+	if math.IsInf(cons, 1) {
 		note += "; too few noise bits per node for the bound: no finite guarantee"
 	}
-	return eps, false, note, nil
+	return cons, false, note, nil
 }
 
 // mu: binomial noise has no Gaussian-DP parameter.
@@ -223,6 +254,9 @@ func VecSumBound(r Request, sigma float64, kappa int) (float64, error) {
 	if !fits {
 		return math.Inf(1), nil
 	}
+	if mutation.On("M6") {
+		s2 /= 4
+	}
 	return hockeyEps(a, s2, r.Delta-exits)
 }
 
@@ -235,9 +269,8 @@ func vecSumRuns(r Request, sigma float64, kappa int, eta func(entries float64) f
 	for l := 0; l < kappa; l++ {
 		node := VecSumParams(r, sigma, (1<<l)*r.B*r.M)
 		N := float64(node.N) * float64(node.Draws)
-		dm := math.Ceil(2 * node.G)
 		for _, st := range vecStreams(r.D) {
-			d2 := math.Min(node.G*st.dv+math.Sqrt(st.entries), dm*math.Sqrt(st.entries))
+			dm, d2 := encodingDistance(node.G, st.dv, st.entries)
 			a, s2, fits := binomialLoss(N, dm, math.Sqrt(st.entries)*d2, d2, eta(st.entries))
 			if !fits || !use(a, s2) {
 				return false
@@ -245,6 +278,30 @@ func vecSumRuns(r Request, sigma float64, kappa int, eta func(entries float64) f
 		}
 	}
 	return true
+}
+
+// encodingDistance bounds how far one user's encodings of a stream (D
+// entries, scale g) can be apart between two datasets whose summands are
+// dv apart in L2: |Delta_e| <= dm = ceil(2g) per entry and
+// ||Delta||_2 <= d2 = min(g dv + sqrt(D), dm sqrt(D)).
+//
+// The sqrt(D) is the rounding term, and it needs a coupling (docs/privacy.md
+// 3.6): floor(a) + Bernoulli(frac(a)) has the distribution of floor(a + U),
+// U uniform on [0, 1), so the mechanism's output under either dataset is a
+// mixture over the user's U_e; the hockey-stick divergence is jointly
+// convex, so the two mixtures are as close as the worst pair of components
+// with the SAME U (any coupling of the two roundings may be used). With a
+// common U_e, |floor(a+U) - floor(a'+U) - (a - a')| < 1, hence
+// ||Delta - g (v - v')||_2 < sqrt(D). Independent roundings would allow
+// |Delta_e - g (v_e - v'_e)| < 2 and a 2 sqrt(D) term.
+// TestEncodingDistanceSound enumerates pairs and roundings against it.
+func encodingDistance(g, dv, entries float64) (dm, d2 float64) {
+	dm = math.Ceil(2 * g)
+	rounding := math.Sqrt(entries)
+	if mutation.On("M5") {
+		rounding = 0
+	}
+	return dm, math.Min(g*dv+rounding, dm*math.Sqrt(entries))
 }
 
 // binomialLoss bounds the privacy loss of one run of the binomial

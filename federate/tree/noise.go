@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/fedbandit/fedbandit/internal/mutation"
 )
 
 // Gram-noise conventions (privacy.md section 3.8). Both give every node
@@ -59,8 +61,15 @@ func (g *Gaussian) Fill(dst []float64, k, level int) {
 	if len(dst) != len(g.Std) {
 		panic(fmt.Sprintf("tree.Gaussian.Fill: node of length %d, want %d", len(dst), len(g.Std)))
 	}
+	scale := 1.0
+	switch {
+	case mutation.On("M1"):
+		scale = 0.5
+	case mutation.On("M2"):
+		scale = 0.9
+	}
 	for e, s := range g.Std {
-		dst[e] = s * g.R.NormFloat64()
+		dst[e] = scale * s * g.R.NormFloat64()
 	}
 }
 
