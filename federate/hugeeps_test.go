@@ -17,7 +17,7 @@ func TestR7dAuditHugeEps(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		done := make(chan error, 1)
 		go func() {
-			_, err := Audit(ctx, Spec{Algorithm: alg, Eps: 1e200, Delta: 0.1, B: 25, Lazy: true, Preset: "exact"}, AuditOptions{Trials: 100, Seed: 1, SigmaScale: 1})
+			_, err := Audit(ctx, Spec{Algorithm: alg, Eps: 1e200, Delta: 0.1, B: 25, Lazy: true, Preset: "exact"}, AuditOptions{Trials: 100, Alpha: 0.01, Seed: 1, SigmaScale: 1})
 			done <- err
 		}()
 		select {
