@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/fedbandit/fedbandit/internal/numpyrand"
 	"github.com/fedbandit/fedbandit/internal/rng"
 )
 
@@ -118,7 +119,7 @@ func newSynthetic(s Spec, runKey rng.Key) *synthetic {
 	scratch := &ctxScratch{} // shared: silos fill one at a time
 	var numpy *numpyContexts // one stream for all silos, in play order
 	if y.ContextGen == ContextsNumPy {
-		numpy = &numpyContexts{r: newNumpyMT(uint32(y.Seed)), k: y.K, skip: in.nFixed, z: make([]float64, d-1)}
+		numpy = &numpyContexts{r: numpyrand.New(uint32(y.Seed)), k: y.K, skip: in.nFixed, z: make([]float64, d-1)}
 	}
 	for i := range in.ctx {
 		if numpy != nil {
