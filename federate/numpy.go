@@ -20,9 +20,7 @@ func publishedTheta(seed uint32, t, m, k, d int) []float64 {
 	to := v.(*thetaOnce)
 	to.once.Do(func() {
 		r := numpyrand.New(seed)
-		for n := t * m * k * (d - 1); n > 0; n-- {
-			r.Gauss()
-		}
+		r.Skip(t * m * k * (d - 1))
 		theta := make([]float64, d)
 		for j := 0; j < d-1; j++ {
 			theta[j] = r.Gauss()
@@ -55,18 +53,17 @@ var publishedThetas sync.Map // [5]int -> *thetaOnce
 type numpyContexts struct {
 	r       *numpyrand.MT
 	k, skip int       // K rows per silo-round, the first skip dropped
-	z       []float64 // one row of d-1 normals
+	z       []float64 // the kept rows' normals (grown as needed)
 }
 
 func (c *numpyContexts) fill(x, mu []float64, nb int, theta []float64) {
 	d := len(theta)
-	z := c.z[:d-1]
-	for a := 0; a < c.skip; a++ {
-		for j := range z {
-			z[j] = c.r.Gauss()
-		}
-	}
 	n := c.k - c.skip
+	if len(c.z) < n*(d-1) {
+		c.z = make([]float64, n*(d-1))
+	}
+	c.r.Skip(c.skip * (d - 1))
+	c.r.Fill(c.z[:n*(d-1)])
 	for a := 0; a < 4*nb; a++ {
 		b, l := a/panelLanes, a%panelLanes
 		blk := x[b*panelLanes*d : (b+1)*panelLanes*d]
@@ -79,9 +76,7 @@ func (c *numpyContexts) fill(x, mu []float64, nb int, theta []float64) {
 			mu[a] = mu[0]
 			continue
 		}
-		for j := range z {
-			z[j] = c.r.Gauss()
-		}
+		z := c.z[a*(d-1) : (a+1)*(d-1)]
 		nrm := numpyrand.RowNorm(z)
 		m := theta[d-1]
 		for j, v := range z {
