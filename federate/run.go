@@ -37,6 +37,9 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("federate.Run: %w", err)
 	}
+	if err := attachFeed(ctx, s, sm.inst); err != nil {
+		return nil, fmt.Errorf("federate.Run: %w", err)
+	}
 	for t := 1; t <= s.T; t++ {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("federate.Run: cancelled at round %d of %d: %w", t, s.T, err)
