@@ -41,9 +41,9 @@ func SharedContextsKey(spec Spec) (string, bool) {
 		y.ContextGen, y.Seed, s.M, s.T, y.K, y.D, y.FixedBasis, theta), true
 }
 
-// feedWindowBytes is the memory a feed's window aims at: as many rounds
+// FeedWindowBytes is the memory a feed's window aims at: as many rounds
 // as fit (at least one).
-const feedWindowBytes = 8 << 20
+const FeedWindowBytes = 8 << 20
 
 // ContextFeed is the shared context stream of a group of runs (see
 // SharedContextsKey). It is not safe for concurrent use: one goroutine
@@ -74,7 +74,7 @@ func NewContextFeed(spec Spec) (*ContextFeed, error) {
 	src := newSynthetic(s, RunKey(s.Seed))
 	f := &ContextFeed{key: key, m: s.M, t: s.T, src: src, nb: src.random.blocks()}
 	per := (len(src.random.x) + 4*f.nb) * 8 * s.M
-	f.rounds = max(1, min(s.T, feedWindowBytes/max(per, 1)))
+	f.rounds = max(1, min(s.T, FeedWindowBytes/max(per, 1)))
 	if f.nb > 0 {
 		f.x = make([][]float64, f.rounds*s.M)
 		f.mu = make([][]float64, f.rounds*s.M)

@@ -121,6 +121,7 @@ func TestContextFeedCancel(t *testing.T) {
 	}
 	f.rounds = 5
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	outcome := make([]string, len(specs))
 	var runs []func(context.Context)
 	for k, s := range specs {

@@ -29,6 +29,10 @@ import (
 type Rates struct {
 	// PerSiloRound maps CostClass to seconds per silo-round.
 	PerSiloRound map[string]float64
+	// StreamPerSiloRound and PrepPerSiloRound map StreamClass to the
+	// seconds per silo-round of drawing a shared context stream and of
+	// preparing its instance (streamcost.go).
+	StreamPerSiloRound, PrepPerSiloRound map[string]float64
 	// Measured and Cached count the classes timed by this call and those
 	// read from the cache.
 	Measured, Cached int
@@ -96,7 +100,7 @@ func (p *Plan) MeasureRates(ctx context.Context, scan *outputs.Scan, cache strin
 		sim = federate.Run
 	}
 	start := time.Now()
-	rt := &Rates{PerSiloRound: map[string]float64{}}
+	rt := &Rates{PerSiloRound: map[string]float64{}, StreamPerSiloRound: map[string]float64{}, PrepPerSiloRound: map[string]float64{}}
 	stored, err := readRateCache(cache)
 	if err != nil {
 		return nil, err
@@ -113,6 +117,21 @@ func (p *Plan) MeasureRates(ctx context.Context, scan *outputs.Scan, cache strin
 		r := &p.Runs[i]
 		if done[r.ID] {
 			continue // Estimate does not time done runs
+		}
+		if sc := StreamClass(r); sc != "" {
+			if _, ok := rt.StreamPerSiloRound[sc]; !ok {
+				v, okv := stored[cacheKey(machine, sc)]
+				p, okp := stored[cacheKey(machine, "prep "+sc)]
+				if !okv || !okp || remeasure {
+					var err error
+					if v, p, err = measureStream(ctx, r); err != nil {
+						return nil, fmt.Errorf("timing the context stream of %s: %w", r.Group, err)
+					}
+					stored[cacheKey(machine, sc)], stored[cacheKey(machine, "prep "+sc)] = v, p
+					added = true
+				}
+				rt.StreamPerSiloRound[sc], rt.PrepPerSiloRound[sc] = v, p
+			}
 		}
 		class := CostClass(r)
 		if _, ok := rt.PerSiloRound[class]; ok {

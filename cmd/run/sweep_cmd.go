@@ -40,6 +40,9 @@ func (c *PlanCmd) Validate() error { return c.speedFlags.validate() }
 type speedFlags struct {
 	Rate      *float64 `help:"Skip the timing pilots and assume this many multiply-adds per second of one core (> 0), in the cost model M T K d^2 per run (see docs/bench/runner.md)."`
 	Remeasure bool     `help:"Time the pilots again even if this machine's rates are cached."`
+	// NoShareContexts is also how the sweep executes (and so how it is
+	// estimated).
+	NoShareContexts bool `help:"Let every run draw its own contexts: by default runs that read the same shared synthetic context stream (same instance, shared_contexts, M, T, K) draw it once. The results are the same bytes either way."`
 }
 
 func (f *speedFlags) validate() error {
@@ -67,7 +70,7 @@ func (f *speedFlags) estimate(ctx context.Context, w io.Writer, plan *runner.Pla
 func (f *speedFlags) estimateRates(ctx context.Context, w io.Writer, plan *runner.Plan, scan *outputs.Scan, workers int) (runner.Estimate, func(*runner.Run) float64, error) {
 	if f.Rate != nil {
 		rate := *f.Rate
-		e := plan.Estimate(scan, workers, nil, rate)
+		e := plan.EstimateShared(scan, workers, nil, rate, !f.NoShareContexts)
 		fmt.Fprintf(w, "  times from the cost model at %.3g multiply-adds/s per core (--rate)\n", rate)
 		return e, func(r *runner.Run) float64 { return runner.EstimateRun(r, nil, rate) }, nil
 	}
@@ -75,7 +78,7 @@ func (f *speedFlags) estimateRates(ctx context.Context, w io.Writer, plan *runne
 	if err != nil {
 		return runner.Estimate{}, nil, err
 	}
-	e := plan.Estimate(scan, workers, rates, 0)
+	e := plan.EstimateShared(scan, workers, rates, 0, !f.NoShareContexts)
 	fmt.Fprintf(w, "  times measured on this machine: %d cost classes (%d timed now in %s, %d cached in %s)\n",
 		rates.Measured+rates.Cached, rates.Measured, rates.Pilot.Round(time.Millisecond), rates.Cached, runner.DefaultRateCache())
 	return e, func(r *runner.Run) float64 { return runner.EstimateRun(r, rates, 0) }, nil
@@ -194,7 +197,7 @@ func (c *SweepCmd) Run(ctx context.Context) error {
 		return err
 	}
 	warnEstimate(os.Stderr, e, workers)
-	return runSweep(ctx, plan, c.Out, c.Workers, c.LogEvery, !c.NoPlot)
+	return runSweep(ctx, plan, c.Out, c.Workers, c.LogEvery, !c.NoPlot, c.NoShareContexts)
 }
 
 // warnEstimate prints the estimate of the runs about to execute, and a
@@ -210,8 +213,8 @@ func warnEstimate(w io.Writer, e runner.Estimate, workers int) {
 }
 
 // runSweep executes plan into out, then plots; shared with the main job.
-func runSweep(ctx context.Context, plan *runner.Plan, out string, workers int, logEvery time.Duration, plot bool) error {
-	s := &runner.Sweep{Plan: plan, Out: out, Workers: workers, LogEvery: logEvery, Log: slog.Default()}
+func runSweep(ctx context.Context, plan *runner.Plan, out string, workers int, logEvery time.Duration, plot, noShare bool) error {
+	s := &runner.Sweep{Plan: plan, Out: out, Workers: workers, LogEvery: logEvery, Log: slog.Default(), NoShare: noShare}
 	if isTerminal(os.Stderr) {
 		s.Progress = os.Stderr
 	}
