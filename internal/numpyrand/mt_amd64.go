@@ -11,6 +11,9 @@ func init() {
 	if useAVX2 {
 		twist, temper = twistAsm, temperAVX2
 	}
+	if useAVX2 && cpu.X86.HasFMA {
+		polar = polarAsm
+	}
 }
 
 // twistAsm is twist by the AVX2 kernel, after checking the lengths (the
@@ -34,3 +37,20 @@ func twistAVX2(dst, next, far *uint32, n int)
 //
 //go:noescape
 func temperAVX2(out, mt *[624]uint32)
+
+// polarAVX2 is the kernel of polar (mt_amd64.s).
+//
+//go:noescape
+func polarAVX2(dst, x1, x2, r2 *float64, n int, tab *[93][3]float64, c *[polarConsts]uint64) (undecided uint64)
+
+// polarAsm is polar by the AVX2 kernel, after checking the lengths.
+func polarAsm(dst, x1, x2, r2 []float64) uint64 {
+	n := len(r2)
+	if n%4 != 0 || n > 64 || len(x1) < n || len(x2) < n || len(dst) < 2*n {
+		panic("numpyrand: polar with ragged slices")
+	}
+	if n == 0 {
+		return 0
+	}
+	return polarAVX2(&dst[0], &x1[0], &x2[0], &r2[0], n, &logTable, &polarConstTable)
+}

@@ -8,6 +8,7 @@ package numpyrand
 import (
 	"math"
 	"math/big"
+	"math/bits"
 )
 
 // MT is numpy's legacy random stream, the one behind np.random.seed(s)
@@ -158,16 +159,69 @@ func (m *MT) Fill(dst []float64) {
 	for len(dst)-n >= 2 {
 		k := m.pairs(&x1, &x2, &r2, min((len(dst)-n)/2, pairBatch))
 		out := dst[n : n+2*k]
-		for j := 0; j < k; j++ {
-			f := math.Sqrt(-2 * Log(r2[j]) / r2[j])
-			out[2*j] = float64(f * x2[j])
-			out[2*j+1] = float64(f * x1[j])
+		k4 := k &^ 3
+		undecided := polar(out[:2*k4], x1[:k4], x2[:k4], r2[:k4])
+		for undecided != 0 {
+			j := bits.TrailingZeros64(undecided)
+			undecided &= undecided - 1
+			polarPair(out[2*j:], x1[j], x2[j], r2[j])
+		}
+		for j := k4; j < k; j++ {
+			polarPair(out[2*j:], x1[j], x2[j], r2[j])
 		}
 		n += 2 * k
 	}
 	if n < len(dst) {
 		dst[n] = m.Gauss()
 	}
+}
+
+// polarPair writes the polar method's two normals of an accepted pair to
+// out[0] and out[1], in Gauss's order.
+func polarPair(out []float64, x1, x2, r2 float64) {
+	f := math.Sqrt(-2 * Log(r2) / r2)
+	out[0] = float64(f * x2)
+	out[1] = float64(f * x1)
+}
+
+// polar writes the normals of the accepted pairs j < len(r2) (a multiple
+// of 4, at most 64) as polarPair does, with logFast's logarithm, and
+// returns the pairs where logFast is undecided (bit j; their outputs are
+// left for polarPair). It is the AVX2 kernel where the CPU has AVX2 and
+// FMA, else polarGo, with identical results.
+var polar = polarGo
+
+func polarGo(dst, x1, x2, r2 []float64) (undecided uint64) {
+	for j, x := range r2 {
+		y, ok := logFast(x)
+		if !ok {
+			undecided |= 1 << j
+			continue
+		}
+		f := math.Sqrt(-2 * y / x)
+		dst[2*j] = float64(f * x2[j])
+		dst[2*j+1] = float64(f * x1[j])
+	}
+	return undecided
+}
+
+// polarConsts is the length of polarConstTable.
+const polarConsts = 27
+
+// polarConstTable holds the constants of the polar kernel, as bits, at
+// the offsets mt_amd64.s reads them (8 bytes each).
+var polarConstTable [polarConsts]uint64
+
+func makePolarConsts() (c [polarConsts]uint64) {
+	f := math.Float64bits
+	c = [polarConsts]uint64{
+		1<<52 - 1, 1023 << 52, 0x433 << 52, f(1<<52 + 1023),
+		f(math.Sqrt2), f(0.5), f(1), f(128), f(1.0 / 128),
+		f(1.0 / 3), f(-1.0 / 4), f(1.0 / 5), f(-1.0 / 6), f(1.0 / 7), f(-1.0 / 8), f(1.0 / 9), f(-1.0 / 10),
+		f(ln2Hi), f(ln2Lo), f(-0.5), 1<<63 - 1, f(0x1p-50), f(0x1p-64), 0x7ff << 52, f(0x1p-53), f(-2),
+		logTableBase,
+	}
+	return c
 }
 
 // Skip advances the stream by n normals, as n calls of Gauss would,
@@ -408,7 +462,10 @@ var (
 	ln2Hi, ln2Lo float64
 )
 
-func init() { makeLogTable() }
+func init() {
+	makeLogTable()
+	polarConstTable = makePolarConsts()
+}
 
 // makeLogTable computes log(k/128) and ln 2 to 200 bits with math/big:
 // log(c) = 2 atanh((c-1)/(c+1)), atanh z = z + z^3/3 + z^5/5 + ...
