@@ -91,7 +91,9 @@ func pilotSpec(r *Run) federate.Spec {
 // file (cache "" means no cache; remeasure times every such class again
 // and replaces its cached figure), running each pilot
 // twice and keeping the faster (the first warms the shared instance), one
-// at a time so that the figure is one core's. New figures are added to
+// at a time so that the figure is one core's, timed in CPU time of the
+// pilot's thread where the platform reports it (pilotClock: other
+// processes on the machine do not inflate it). New figures are added to
 // the cache, which is keyed by the machine (CPU model, kernels, Go
 // version, program revision): a cached figure is never used on another
 // machine or build. sim nil means federate.Run.
@@ -145,11 +147,11 @@ func (p *Plan) MeasureRates(ctx context.Context, scan *outputs.Scan, cache strin
 		s := pilotSpec(r)
 		best := 0.0
 		for try := 0; try < 2; try++ {
-			t0 := time.Now()
-			if _, err := sim(ctx, s); err != nil {
+			d, err := pilotClock(func() error { _, err := sim(ctx, s); return err })
+			if err != nil {
 				return nil, fmt.Errorf("timing pilot of %s: %w", r.Group, err)
 			}
-			if d := time.Since(t0).Seconds(); try == 0 || d < best {
+			if try == 0 || d < best {
 				best = d
 			}
 		}
@@ -186,7 +188,8 @@ type rateCache struct {
 	Rates   map[string]float64 `json:"seconds_per_silo_round"`
 }
 
-const rateCacheVersion = 1
+// Version 2: CPU time of the pilot's thread (version 1 held wall times).
+const rateCacheVersion = 2
 
 func readRateCache(path string) (map[string]float64, error) {
 	out := map[string]float64{}

@@ -24,12 +24,19 @@ type unit struct {
 	runs []*Run
 }
 
+// unitBytes is the memory a unit's runs may hold together (RunBytes
+// each; the window comes on top): a unit keeps all its runs' states alive
+// until they finish together.
+const unitBytes = 64 << 20
+
 // shareUnits splits the pending runs into units: with share, the runs of
-// each stream (in plan order) are cut into k contiguous units, k the
-// stream's share of the workers (ceil(workers * its runs / all runs),
-// between 1 and its runs), so that a sweep of one instance still keeps
-// every worker busy; the other runs are units of their own. Units are in
-// the order of their first run.
+// each stream (in plan order) are cut into k contiguous units of about
+// equal size, k the stream's share of the workers (ceil(workers * its
+// runs / all runs), so that a sweep of one instance still keeps every
+// worker busy), raised if needed so that a unit's runs hold at most
+// unitBytes (then to a multiple of the workers, for balance), and at most
+// its runs; the other runs are units of their own. Units are in the order
+// of their first run.
 func shareUnits(pending []*Run, workers int, share bool) []unit {
 	var units []unit
 	if !share {
@@ -61,7 +68,12 @@ func shareUnits(pending []*Run, workers int, share bool) []unit {
 			continue
 		}
 		g := groups[key]
-		k := min(max((workers*len(g)+n-1)/n, 1), len(g))
+		k := max((workers*len(g)+n-1)/n, 1)
+		if per := max(unitBytes/max(RunBytes(g[0]), 1), 1); (len(g)+k-1)/k > int(per) {
+			k = (len(g) + int(per) - 1) / int(per)
+			k = (k + workers - 1) / workers * workers
+		}
+		k = min(k, len(g))
 		for j := 0; j < k; j++ {
 			units = append(units, unit{runs: g[j*len(g)/k : (j+1)*len(g)/k]})
 		}

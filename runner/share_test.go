@@ -161,4 +161,27 @@ func TestShareUnits(t *testing.T) {
 	if us := shareUnits(pending, 2, false); len(us) != len(pending) {
 		t.Errorf("sharing off: %d units", len(us))
 	}
+	// Figure 3a (100 runs of 2.1 MB): 2 units would hold 107 MB each, so
+	// 4 units of 25 runs (53 MB), a multiple of the 2 workers.
+	c, err := LoadConfig("../sweeps/fig3a.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fig, err := NewPlan(c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending = pending[:0]
+	for i := range fig.Runs {
+		pending = append(pending, &fig.Runs[i])
+	}
+	us := shareUnits(pending, 2, true)
+	if len(us) != 4 {
+		t.Fatalf("fig3a on 2 workers: %d units, want 4", len(us))
+	}
+	for _, u := range us {
+		if b := int64(len(u.runs)) * RunBytes(u.runs[0]); len(u.runs) != 25 || b > unitBytes {
+			t.Errorf("fig3a unit of %d runs, %d bytes", len(u.runs), b)
+		}
+	}
 }
