@@ -27,7 +27,7 @@ type unit struct {
 // unitBytes is the memory a unit's runs may hold together (RunBytes
 // each; the window comes on top): a unit keeps all its runs' states alive
 // until they finish together.
-const unitBytes = 64 << 20
+const unitBytes = 40 << 20
 
 // shareUnits splits the pending runs into units: with share, the runs of
 // each stream (in plan order) are cut into k contiguous units of about
