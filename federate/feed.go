@@ -200,6 +200,15 @@ type GroupTimes struct {
 // ErrFeedStopped, which the run function should recover) and DriveGroup
 // returns once they have.
 func DriveGroup(ctx context.Context, f *ContextFeed, runs []func(ctx context.Context)) GroupTimes {
+	start := time.Now()
+	return DriveGroupClock(ctx, f, runs, func() time.Duration { return time.Since(start) })
+}
+
+// DriveGroupClock is DriveGroup with the times taken by clock (a
+// monotonic clock, e.g. the CPU time of the calling thread: the runs and
+// the stream execute on the calling goroutine, and resuming a run hands
+// its thread to the run's coroutine).
+func DriveGroupClock(ctx context.Context, f *ContextFeed, runs []func(ctx context.Context), clock func() time.Duration) GroupTimes {
 	type cor struct {
 		next func() (struct{}, bool)
 		stop func()
@@ -214,24 +223,24 @@ func DriveGroup(ctx context.Context, f *ContextFeed, runs []func(ctx context.Con
 		live = append(live, cor{next, stop, k})
 	}
 	for len(live) > 0 {
-		t0 := time.Now()
+		t0 := clock()
 		more := ctx.Err() == nil && f.Advance()
-		gt.Stream += time.Since(t0)
+		gt.Stream += clock() - t0
 		if !more {
 			// Cancelled, or runs waiting beyond the stream's end (which
 			// a run of f's spec never does).
 			for _, c := range live {
-				t0 := time.Now()
+				t0 := clock()
 				c.stop()
-				gt.Runs[c.k] += time.Since(t0)
+				gt.Runs[c.k] += clock() - t0
 			}
 			break
 		}
 		kept := live[:0]
 		for _, c := range live {
-			t0 := time.Now()
+			t0 := clock()
 			_, more := c.next()
-			gt.Runs[c.k] += time.Since(t0)
+			gt.Runs[c.k] += clock() - t0
 			if more {
 				kept = append(kept, c)
 			}

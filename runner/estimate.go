@@ -130,6 +130,9 @@ func (p *Plan) EstimateShared(scan *outputs.Scan, workers int, rates *Rates, rat
 			for _, r := range u.runs {
 				own := EstimateRun(r, rates, rate)
 				s := max(own-stream, 0)
+				if v, ok := rates.SimSeconds(r); ok {
+					s = v
+				}
 				sec += s
 				e.CPUSeconds += s
 				e.LongestRunSeconds = max(e.LongestRunSeconds, own)
@@ -159,6 +162,16 @@ func (p *Plan) EstimateShared(scan *outputs.Scan, workers int, rates *Rates, rat
 	}
 	e.PeakBytes = e.SharedBytes + int64(min(workers, max(e.Pending, 1)))*perWorker
 	return e
+}
+
+// SimSeconds is the CPU time of run r without drawing its context stream,
+// measured for classes that can share their stream (Rates.SimPerSiloRound).
+func (rt *Rates) SimSeconds(r *Run) (float64, bool) {
+	if rt == nil {
+		return 0, false
+	}
+	v, ok := rt.SimPerSiloRound[CostClass(r)]
+	return v * float64(r.Spec.M) * float64(r.Spec.T), ok
 }
 
 // EstimateRun is one run's estimated CPU seconds, as Estimate counts it:

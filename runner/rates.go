@@ -29,10 +29,13 @@ import (
 type Rates struct {
 	// PerSiloRound maps CostClass to seconds per silo-round.
 	PerSiloRound map[string]float64
+	// SimPerSiloRound maps the CostClass of runs that can share their
+	// context stream to their seconds per silo-round without it, and
 	// StreamPerSiloRound and PrepPerSiloRound map StreamClass to the
-	// seconds per silo-round of drawing a shared context stream and of
-	// preparing its instance (streamcost.go).
-	StreamPerSiloRound, PrepPerSiloRound map[string]float64
+	// seconds per silo-round of drawing the stream and of preparing its
+	// instance (streamcost.go; PerSiloRound is then simulation plus
+	// stream).
+	SimPerSiloRound, StreamPerSiloRound, PrepPerSiloRound map[string]float64
 	// Measured and Cached count the classes timed by this call and those
 	// read from the cache.
 	Measured, Cached int
@@ -102,7 +105,7 @@ func (p *Plan) MeasureRates(ctx context.Context, scan *outputs.Scan, cache strin
 		sim = federate.Run
 	}
 	start := time.Now()
-	rt := &Rates{PerSiloRound: map[string]float64{}, StreamPerSiloRound: map[string]float64{}, PrepPerSiloRound: map[string]float64{}}
+	rt := &Rates{PerSiloRound: map[string]float64{}, SimPerSiloRound: map[string]float64{}, StreamPerSiloRound: map[string]float64{}, PrepPerSiloRound: map[string]float64{}}
 	stored, err := readRateCache(cache)
 	if err != nil {
 		return nil, err
@@ -121,19 +124,39 @@ func (p *Plan) MeasureRates(ctx context.Context, scan *outputs.Scan, cache strin
 			continue // Estimate does not time done runs
 		}
 		if sc := StreamClass(r); sc != "" {
-			if _, ok := rt.StreamPerSiloRound[sc]; !ok {
-				v, okv := stored[cacheKey(machine, sc)]
-				p, okp := stored[cacheKey(machine, "prep "+sc)]
-				if !okv || !okp || remeasure {
-					var err error
-					if v, p, err = measureStream(ctx, r); err != nil {
-						return nil, fmt.Errorf("timing the context stream of %s: %w", r.Group, err)
-					}
-					stored[cacheKey(machine, sc)], stored[cacheKey(machine, "prep "+sc)] = v, p
-					added = true
-				}
-				rt.StreamPerSiloRound[sc], rt.PrepPerSiloRound[sc] = v, p
+			// A run that can share its stream: one pilot, as a group of
+			// one, times its simulation and its stream apart.
+			class := CostClass(r)
+			if _, ok := rt.PerSiloRound[class]; ok {
+				continue
 			}
+			keys := [4]string{cacheKey(machine, class), cacheKey(machine, "sim "+class), cacheKey(machine, sc), cacheKey(machine, "prep "+sc)}
+			var v [4]float64
+			cached := !remeasure
+			for j, k := range keys {
+				var ok bool
+				v[j], ok = stored[k]
+				cached = cached && ok
+			}
+			if cached {
+				rt.Cached++
+			} else {
+				sp, err := measureShared(ctx, r, sim)
+				if err != nil {
+					return nil, fmt.Errorf("timing pilot of %s: %w", r.Group, err)
+				}
+				v = [4]float64{sp.sim + sp.stream, sp.sim, sp.stream, sp.prep}
+				for j, k := range keys {
+					stored[k] = v[j]
+				}
+				rt.Measured++
+				added = true
+			}
+			rt.PerSiloRound[class], rt.SimPerSiloRound[class] = v[0], v[1]
+			if _, ok := rt.StreamPerSiloRound[sc]; !ok {
+				rt.StreamPerSiloRound[sc], rt.PrepPerSiloRound[sc] = v[2], v[3]
+			}
+			continue
 		}
 		class := CostClass(r)
 		if _, ok := rt.PerSiloRound[class]; ok {

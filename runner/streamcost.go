@@ -71,44 +71,66 @@ func StreamSeconds(r *Run, rates *Rates) (stream, prep float64) {
 	return streamNormals(r) * streamNsPerNormal[gen], prep
 }
 
-// measureStream times the shared stream of run r's class over the pilot's
-// rounds: the preparation (a fresh feed of a T not seen before in this
-// process) and the drawing (the faster of two passes). It returns seconds
-// per silo-round.
-func measureStream(ctx context.Context, r *Run) (stream, prep float64, err error) {
+// sharedPilot is the timing of a class that can share its stream, in
+// seconds per silo-round.
+type sharedPilot struct {
+	sim, stream, prep float64
+}
+
+// measureShared times run r's class over the pilot's rounds as a group
+// of one run over its own feed: the instance's preparation (a fresh feed
+// of a T not seen before in this process), then, the faster of two
+// passes, the stream's drawing and the run's simulation apart
+// (federate.DriveGroupClock on the thread's CPU time).
+func measureShared(ctx context.Context, r *Run, sim SimulateFunc) (sharedPilot, error) {
 	s := pilotSpec(r)
-	// A T of its own, so that the preparation is not cached already.
-	s.T = max(s.T-1, 1)
+	// A T of its own (still a multiple of B), so that the preparation is
+	// not cached already.
+	if s.T > s.B {
+		s.T -= s.B
+	} else {
+		s.T += s.B
+	}
 	s.Every = s.T
+	var sp sharedPilot
 	var f *federate.ContextFeed
-	prep, err = pilotClock(func() (err error) {
+	prep, err := pilotClock(func() (err error) {
 		f, err = federate.NewContextFeed(s)
 		return err
 	})
 	if err != nil {
-		return 0, 0, err
+		return sp, err
 	}
-	best := 0.0
 	for try := 0; try < 2; try++ {
-		if ctx.Err() != nil {
-			return 0, 0, ctx.Err()
-		}
 		if try > 0 {
 			if f, err = federate.NewContextFeed(s); err != nil {
-				return 0, 0, err
+				return sp, err
 			}
 		}
-		d, _ := pilotClock(func() error {
-			for f.Advance() {
-			}
-			return nil
-		})
-		if try == 0 || d < best {
-			best = d
+		var runErr error
+		gt := pilotGroup(ctx, f, func(ctx context.Context) { _, runErr = sim(ctx, s) })
+		if runErr != nil {
+			return sp, runErr
+		}
+		if st, rn := gt.Stream.Seconds(), gt.Runs[0].Seconds(); try == 0 || st+rn < sp.stream+sp.sim {
+			sp.stream, sp.sim = st, rn
 		}
 	}
 	mt := float64(s.M) * float64(s.T)
-	return best / mt, prep / mt, nil
+	return sharedPilot{sim: sp.sim / mt, stream: sp.stream / mt, prep: prep / mt}, nil
+}
+
+// pilotGroup drives one run over f on this thread, timed by the thread's
+// CPU time where the platform reports it, else wall time.
+func pilotGroup(ctx context.Context, f *federate.ContextFeed, run func(context.Context)) federate.GroupTimes {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	clock := func() time.Duration { d, _ := threadCPU(); return d }
+	if _, ok := threadCPU(); !ok {
+		start := time.Now()
+		clock = func() time.Duration { return time.Since(start) }
+	}
+	return federate.DriveGroupClock(ctx, f, []func(context.Context){run}, clock)
 }
 
 // pilotClock times f on one core: the CPU time of the calling thread
