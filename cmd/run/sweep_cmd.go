@@ -144,7 +144,7 @@ func printEstimate(w io.Writer, e runner.Estimate, workers int) {
 	fmt.Fprintf(w, "  already done: %d; failed before (retried): %d; to run: %d\n", e.Done, e.Failed, e.Pending)
 	fmt.Fprintf(w, "  cost: %s CPU (longest run %s), about %s wall with %d workers; %.3g multiply-adds (sum of M T K d^2)\n",
 		durText(e.CPUSeconds), durText(e.LongestRunSeconds), durText(e.WallSeconds), workers, e.Madds)
-	fmt.Fprintf(w, "  peak memory: about %s (shared instances %s + one run state per worker)\n", bytesText(e.PeakBytes), bytesText(e.SharedBytes))
+	fmt.Fprintf(w, "  peak memory: about %s (shared instances %s + per worker one run state, or a unit of runs sharing a context stream)\n", bytesText(e.PeakBytes), bytesText(e.SharedBytes))
 }
 
 func durText(s float64) string {
