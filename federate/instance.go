@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/fedbandit/fedbandit/internal/numpyrand"
 	"github.com/fedbandit/fedbandit/internal/rng"
 )
 
@@ -45,6 +46,9 @@ type synthetic struct {
 	std    float64
 	// logistic: the means are 1/(1+exp(-x.theta*)) (Link logistic).
 	logistic bool
+	// feed, if set, supplies the random actions instead of ctx (a
+	// ContextFeed shared by a group of runs; feed.go).
+	feed *feedReader
 }
 
 // SyntheticTheta returns theta* of the synthetic instance with the given
@@ -118,7 +122,7 @@ func newSynthetic(s Spec, runKey rng.Key) *synthetic {
 	scratch := &ctxScratch{} // shared: silos fill one at a time
 	var numpy *numpyContexts // one stream for all silos, in play order
 	if y.ContextGen == ContextsNumPy {
-		numpy = &numpyContexts{r: newNumpyMT(uint32(y.Seed)), k: y.K, skip: in.nFixed, z: make([]float64, d-1)}
+		numpy = &numpyContexts{r: numpyrand.New(uint32(y.Seed)), k: y.K, skip: in.nFixed, z: make([]float64, d-1)}
 	}
 	for i := range in.ctx {
 		if numpy != nil {
@@ -150,7 +154,13 @@ func logistic(v float64) float64 { return 1 / (1 + math.Exp(-v)) }
 func (in *synthetic) next(i int) *actionSet {
 	if in.random.n > 0 {
 		mu := in.set.mu[in.nFixed:]
-		in.ctx[i].fill(in.random.x, mu, in.random.blocks(), in.theta)
+		if in.feed != nil {
+			x, fmu := in.feed.next(i)
+			in.set.panels[len(in.set.panels)-1].x = x
+			copy(mu, fmu)
+		} else {
+			in.ctx[i].fill(in.random.x, mu, in.random.blocks(), in.theta)
+		}
 		if in.logistic {
 			for a, v := range mu {
 				mu[a] = logistic(v)

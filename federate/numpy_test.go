@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/fedbandit/fedbandit/internal/numpyrand"
 )
 
 // publishedGolden is testdata/published_instance.json, written by
@@ -65,14 +67,14 @@ func sameFloat(a, b float64) bool { return a == b }
 // bit for bit.
 func TestNumpyStream(t *testing.T) {
 	g := readPublishedGolden(t)
-	r := newNumpyMT(2)
+	r := numpyrand.New(2)
 	for i, s := range g.Stream.Randn {
-		if got, want := r.gauss(), hexFloat(t, s); !sameFloat(got, want) {
+		if got, want := r.Gauss(), hexFloat(t, s); !sameFloat(got, want) {
 			t.Fatalf("randn[%d] = %v, numpy %v", i, got, want)
 		}
 	}
 	for i, s := range g.Stream.RandomSample {
-		if got, want := r.double(), hexFloat(t, s); !sameFloat(got, want) {
+		if got, want := r.Double(), hexFloat(t, s); !sameFloat(got, want) {
 			t.Fatalf("random_sample[%d] = %v, numpy %v", i, got, want)
 		}
 	}
@@ -100,7 +102,7 @@ func TestPublishedInstance(t *testing.T) {
 		}
 		nFixed := c.D
 		nRand := c.K - nFixed
-		cs := &numpyContexts{r: newNumpyMT(2), k: c.K, skip: nFixed, z: make([]float64, c.D-1)}
+		cs := &numpyContexts{r: numpyrand.New(2), k: c.K, skip: nFixed, z: make([]float64, c.D-1)}
 		x := make([]float64, panelLen(nRand, c.D))
 		mu := make([]float64, panelLen(nRand, 1))
 		nb := (nRand + panelLanes - 1) / panelLanes
@@ -111,7 +113,7 @@ func TestPublishedInstance(t *testing.T) {
 				if !ok {
 					// Not compared: just advance the stream.
 					for k := c.K * (c.D - 1); k > 0; k-- {
-						cs.r.gauss()
+						cs.r.Gauss()
 					}
 					continue
 				}
@@ -146,46 +148,15 @@ func TestPublishedInstance(t *testing.T) {
 		}
 		raw := make([]float64, c.D-1)
 		for j := range raw {
-			raw[j] = cs.r.gauss()
+			raw[j] = cs.r.Gauss()
 		}
-		scale := 0.5 / numpyRowNorm(raw)
+		scale := 0.5 / numpyrand.RowNorm(raw)
 		for j, v := range raw {
 			if got := v * scale; !sameFloat(got, theta[j]) {
 				t.Fatalf("%s: theta[%d] = %v, numpy %v", c.Name, j, got, theta[j])
 			}
 		}
 	}
-}
-
-// BenchmarkNumpyGauss: one normal of the published instance's stream
-// (MT19937, polar method, the double-double log).
-func BenchmarkNumpyGauss(b *testing.B) {
-	r := newNumpyMT(2)
-	var s float64
-	for i := 0; i < b.N; i++ {
-		s += r.gauss()
-	}
-	_ = s
-}
-
-// BenchmarkNumpyLog and BenchmarkNumpyUint32 time the parts.
-func BenchmarkNumpyLog(b *testing.B) {
-	x := 0.3
-	var s float64
-	for i := 0; i < b.N; i++ {
-		s += numpyLog(x)
-		x += 1e-9
-	}
-	_ = s
-}
-
-func BenchmarkNumpyUint32(b *testing.B) {
-	r := newNumpyMT(2)
-	var s uint32
-	for i := 0; i < b.N; i++ {
-		s += r.uint32()
-	}
-	_ = s
 }
 
 // TestGivenTheta: a run given theta* explicitly is the run whose instance

@@ -39,6 +39,9 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("federate.Run: %w", err)
 	}
+	if err := attachFeed(ctx, s, sm.inst); err != nil {
+		return nil, fmt.Errorf("federate.Run: %w", err)
+	}
 	cr, err := core.Drive(ctx, sm, s.T, s.Every)
 	if err != nil {
 		return nil, fmt.Errorf("federate.Run: %w", err)

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/outputs"
 )
 
@@ -34,7 +35,9 @@ type Estimate struct {
 	// LongestRunSeconds is the CPU time of the longest pending run.
 	LongestRunSeconds float64
 	// PeakBytes estimates the peak memory: the shared instances plus one
-	// run's state per worker (O(M d^2) each).
+	// run's state per worker (O(M d^2) each), or per worker executing a
+	// unit of runs sharing a stream, all of its runs' states (twice: the
+	// heap's headroom) and the stream's window.
 	PeakBytes int64
 	// SharedBytes is the memory of the shared ltr instances.
 	SharedBytes int64
@@ -62,12 +65,23 @@ func RunBytes(r *Run) int64 {
 	return 8*(m*3*mat+(m+2)*k*mat+4*mat+int64(r.Spec.M)*2) + 32*points + 1<<20
 }
 
-// Estimate computes the plan's cost; scan (may be nil) is the content of
-// the output directory, workers the number of concurrent runs, rates the
-// measured speeds (nil: none) and rate the multiply-adds per second of one
-// core for runs whose class has no measured speed (0:
-// DefaultMaddsPerSecond).
+// Estimate computes the plan's cost as a sweep executes it (runs sharing
+// their context streams: EstimateShared with share true).
 func (p *Plan) Estimate(scan *outputs.Scan, workers int, rates *Rates, rate float64) Estimate {
+	return p.EstimateShared(scan, workers, rates, rate, true)
+}
+
+// EstimateShared computes the plan's cost; scan (may be nil) is the
+// content of the output directory, workers the number of concurrent runs,
+// rates the measured speeds (nil: none), rate the multiply-adds per second
+// of one core for runs whose class has no measured speed (0:
+// DefaultMaddsPerSecond), and share whether runs share their context
+// streams (Sweep.NoShare false). The pending runs are cut into units as
+// the sweep cuts them (shareUnits): a unit of several runs costs its
+// stream once (StreamSeconds: drawing, and preparing the instance) plus
+// each run's time without its stream; units go in order, each to the
+// first free worker.
+func (p *Plan) EstimateShared(scan *outputs.Scan, workers int, rates *Rates, rate float64, share bool) Estimate {
 	if rate <= 0 {
 		rate = DefaultMaddsPerSecond
 	}
@@ -80,7 +94,7 @@ func (p *Plan) Estimate(scan *outputs.Scan, workers int, rates *Rates, rate floa
 	}
 	e := Estimate{Runs: len(p.Runs)}
 	var maxRun int64
-	free := make([]float64, workers) // when each worker is next free
+	var pending []*Run
 	for i := range p.Runs {
 		r := &p.Runs[i]
 		switch status[r.ID] {
@@ -91,13 +105,42 @@ func (p *Plan) Estimate(scan *outputs.Scan, workers int, rates *Rates, rate floa
 			e.Failed++
 		}
 		e.Pending++
+		pending = append(pending, r)
 		e.Madds += RunMadds(r)
 		if _, ok := rates.RunSeconds(r); ok {
 			e.Measured++
 		}
-		sec := EstimateRun(r, rates, rate)
-		e.CPUSeconds += sec
-		e.LongestRunSeconds = max(e.LongestRunSeconds, sec)
+		maxRun = max(maxRun, RunBytes(r))
+	}
+	free := make([]float64, workers) // when each worker is next free
+	prepared := map[string]bool{}    // streams whose instance is prepared
+	var window int64
+	for _, u := range shareUnits(pending, workers, share) {
+		var sec float64
+		if len(u.runs) == 1 {
+			sec = EstimateRun(u.runs[0], rates, rate)
+			e.CPUSeconds += sec
+			e.LongestRunSeconds = max(e.LongestRunSeconds, sec)
+		} else {
+			stream, prep := StreamSeconds(u.runs[0], rates)
+			sec = stream + prep // every unit of the stream waits for the preparation
+			e.CPUSeconds += stream
+			if key, _ := federate.SharedContextsKey(u.runs[0].Spec); !prepared[key] {
+				prepared[key] = true
+				e.CPUSeconds += prep
+			}
+			for _, r := range u.runs {
+				own := EstimateRun(r, rates, rate)
+				s := max(own-stream, 0)
+				if v, ok := rates.SimSeconds(r); ok {
+					s = v
+				}
+				sec += s
+				e.CPUSeconds += s
+				e.LongestRunSeconds = max(e.LongestRunSeconds, own)
+			}
+			window = max(window, federate.FeedWindowBytes)
+		}
 		w := 0
 		for j := range free {
 			if free[j] < free[w] {
@@ -105,7 +148,6 @@ func (p *Plan) Estimate(scan *outputs.Scan, workers int, rates *Rates, rate floa
 			}
 		}
 		free[w] += sec
-		maxRun = max(maxRun, RunBytes(r))
 	}
 	for _, in := range p.Instances {
 		e.SharedBytes += in.Bytes
@@ -113,8 +155,28 @@ func (p *Plan) Estimate(scan *outputs.Scan, workers int, rates *Rates, rate floa
 	for _, f := range free {
 		e.WallSeconds = max(e.WallSeconds, f)
 	}
-	e.PeakBytes = e.SharedBytes + int64(min(workers, max(e.Pending, 1)))*maxRun
+	// One run's state per worker, or a whole unit's runs and its window;
+	// a unit's states live together for its whole execution, so the Go
+	// heap grows to twice them between collections (GOGC = 100): fig3a
+	// measured 161 MB max RSS against 158 MB so counted.
+	perWorker := maxRun
+	for _, u := range shareUnits(pending, workers, share) {
+		if len(u.runs) > 1 {
+			perWorker = max(perWorker, 2*int64(len(u.runs))*maxRun+window)
+		}
+	}
+	e.PeakBytes = e.SharedBytes + int64(min(workers, max(e.Pending, 1)))*perWorker
 	return e
+}
+
+// SimSeconds is the CPU time of run r without drawing its context stream,
+// measured for classes that can share their stream (Rates.SimPerSiloRound).
+func (rt *Rates) SimSeconds(r *Run) (float64, bool) {
+	if rt == nil {
+		return 0, false
+	}
+	v, ok := rt.SimPerSiloRound[CostClass(r)]
+	return v * float64(r.Spec.M) * float64(r.Spec.T), ok
 }
 
 // EstimateRun is one run's estimated CPU seconds, as Estimate counts it:

@@ -29,6 +29,13 @@ import (
 type Rates struct {
 	// PerSiloRound maps CostClass to seconds per silo-round.
 	PerSiloRound map[string]float64
+	// SimPerSiloRound maps the CostClass of runs that can share their
+	// context stream to their seconds per silo-round without it, and
+	// StreamPerSiloRound and PrepPerSiloRound map StreamClass to the
+	// seconds per silo-round of drawing the stream and of preparing its
+	// instance (streamcost.go; PerSiloRound is then simulation plus
+	// stream).
+	SimPerSiloRound, StreamPerSiloRound, PrepPerSiloRound map[string]float64
 	// Measured and Cached count the classes timed by this call and those
 	// read from the cache.
 	Measured, Cached int
@@ -87,7 +94,9 @@ func pilotSpec(r *Run) federate.Spec {
 // file (cache "" means no cache; remeasure times every such class again
 // and replaces its cached figure), running each pilot
 // twice and keeping the faster (the first warms the shared instance), one
-// at a time so that the figure is one core's. New figures are added to
+// at a time so that the figure is one core's, timed in CPU time of the
+// pilot's thread where the platform reports it (pilotClock: other
+// processes on the machine do not inflate it). New figures are added to
 // the cache, which is keyed by the machine (CPU model, kernels, Go
 // version, program revision): a cached figure is never used on another
 // machine or build. sim nil means federate.Run.
@@ -96,7 +105,7 @@ func (p *Plan) MeasureRates(ctx context.Context, scan *outputs.Scan, cache strin
 		sim = federate.Run
 	}
 	start := time.Now()
-	rt := &Rates{PerSiloRound: map[string]float64{}}
+	rt := &Rates{PerSiloRound: map[string]float64{}, SimPerSiloRound: map[string]float64{}, StreamPerSiloRound: map[string]float64{}, PrepPerSiloRound: map[string]float64{}}
 	stored, err := readRateCache(cache)
 	if err != nil {
 		return nil, err
@@ -114,6 +123,41 @@ func (p *Plan) MeasureRates(ctx context.Context, scan *outputs.Scan, cache strin
 		if done[r.ID] {
 			continue // Estimate does not time done runs
 		}
+		if sc := StreamClass(r); sc != "" {
+			// A run that can share its stream: one pilot, as a group of
+			// one, times its simulation and its stream apart.
+			class := CostClass(r)
+			if _, ok := rt.PerSiloRound[class]; ok {
+				continue
+			}
+			keys := [4]string{cacheKey(machine, class), cacheKey(machine, "sim "+class), cacheKey(machine, sc), cacheKey(machine, "prep "+sc)}
+			var v [4]float64
+			cached := !remeasure
+			for j, k := range keys {
+				var ok bool
+				v[j], ok = stored[k]
+				cached = cached && ok
+			}
+			if cached {
+				rt.Cached++
+			} else {
+				sp, err := measureShared(ctx, r, sim)
+				if err != nil {
+					return nil, fmt.Errorf("timing pilot of %s: %w", r.Group, err)
+				}
+				v = [4]float64{sp.sim + sp.stream, sp.sim, sp.stream, sp.prep}
+				for j, k := range keys {
+					stored[k] = v[j]
+				}
+				rt.Measured++
+				added = true
+			}
+			rt.PerSiloRound[class], rt.SimPerSiloRound[class] = v[0], v[1]
+			if _, ok := rt.StreamPerSiloRound[sc]; !ok {
+				rt.StreamPerSiloRound[sc], rt.PrepPerSiloRound[sc] = v[2], v[3]
+			}
+			continue
+		}
 		class := CostClass(r)
 		if _, ok := rt.PerSiloRound[class]; ok {
 			continue
@@ -126,11 +170,11 @@ func (p *Plan) MeasureRates(ctx context.Context, scan *outputs.Scan, cache strin
 		s := pilotSpec(r)
 		best := 0.0
 		for try := 0; try < 2; try++ {
-			t0 := time.Now()
-			if _, err := sim(ctx, s); err != nil {
+			d, err := pilotClock(func() error { _, err := sim(ctx, s); return err })
+			if err != nil {
 				return nil, fmt.Errorf("timing pilot of %s: %w", r.Group, err)
 			}
-			if d := time.Since(t0).Seconds(); try == 0 || d < best {
+			if try == 0 || d < best {
 				best = d
 			}
 		}
@@ -167,7 +211,8 @@ type rateCache struct {
 	Rates   map[string]float64 `json:"seconds_per_silo_round"`
 }
 
-const rateCacheVersion = 1
+// Version 2: CPU time of the pilot's thread (version 1 held wall times).
+const rateCacheVersion = 2
 
 func readRateCache(path string) (map[string]float64, error) {
 	out := map[string]float64{}

@@ -108,6 +108,11 @@ type Sweep struct {
 	// manifest.json (`run collect` does both once the array is done), and
 	// moves aside only invalid files of its own runs.
 	Task *Task
+	// NoShare makes every run draw its own contexts: by default runs that
+	// read the same context stream (share.go) draw it once, in units of
+	// runs executed together by one worker. Results are the same bytes
+	// either way.
+	NoShare bool
 	// AfterPublish is a test hook called after each per-run file is
 	// published (n counts the files published by this execution). A
 	// non-nil error aborts the sweep the way a crash would: no other run
@@ -268,8 +273,50 @@ func (s *Sweep) Execute(ctx context.Context) (*Report, error) {
 	)
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// publish records a finished run (ok false: interrupted, not recorded).
+	publish := func(r *Run, rec outputs.RunRecord, pts []outputs.Point, ok bool) {
+		if !ok || aborted.Load() {
+			return
+		}
+		// Publishing (encode, write, fsync, rename) runs outside the
+		// lock so that workers do not wait for each other's fsync.
+		err := outputs.WriteRun(outputs.RunPath(s.Out, r.ID), &rec, pts)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			if abortErr == nil {
+				abortErr = err
+				aborted.Store(true)
+				cancel()
+			}
+			return
+		}
+		published++
+		rep.Executed++
+		if rec.Status == outputs.StatusDone {
+			rep.Done++
+		} else {
+			rep.Failed = append(rep.Failed, FailedRun{r.ID, r.Group, rec.Error})
+			log.Error("run failed", "id", r.ID, "group", r.Group, "err", rec.Error)
+		}
+		entries[r.ID] = manifestEntry{r.ID, rec.Status, r.Group, rec.Error}
+		prog.finished(rec.Status == outputs.StatusDone)
+		if s.Task == nil && time.Since(lastMan) > 5*time.Second {
+			lastMan = time.Now()
+			if err := s.writeManifest(entries); err != nil {
+				log.Warn("manifest not updated", "err", err)
+			}
+		}
+		if s.AfterPublish != nil {
+			if err := s.AfterPublish(published, r.ID); err != nil && abortErr == nil {
+				abortErr = fmt.Errorf("%w: %w", errAborted, err)
+				aborted.Store(true)
+				cancel()
+			}
+		}
+	}
 	p := pool.New().WithMaxGoroutines(workers)
-	for _, r := range pending {
+	for _, u := range shareUnits(pending, workers, !s.NoShare) {
 		if runCtx.Err() != nil {
 			break
 		}
@@ -277,46 +324,7 @@ func (s *Sweep) Execute(ctx context.Context) (*Report, error) {
 			if runCtx.Err() != nil {
 				return
 			}
-			rec, pts, ok := s.execute(runCtx, sim, r, log)
-			if !ok || aborted.Load() {
-				return
-			}
-			// Publishing (encode, write, fsync, rename) runs outside the
-			// lock so that workers do not wait for each other's fsync.
-			err := outputs.WriteRun(outputs.RunPath(s.Out, r.ID), &rec, pts)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				if abortErr == nil {
-					abortErr = err
-					aborted.Store(true)
-					cancel()
-				}
-				return
-			}
-			published++
-			rep.Executed++
-			if rec.Status == outputs.StatusDone {
-				rep.Done++
-			} else {
-				rep.Failed = append(rep.Failed, FailedRun{r.ID, r.Group, rec.Error})
-				log.Error("run failed", "id", r.ID, "group", r.Group, "err", rec.Error)
-			}
-			entries[r.ID] = manifestEntry{r.ID, rec.Status, r.Group, rec.Error}
-			prog.finished(rec.Status == outputs.StatusDone)
-			if s.Task == nil && time.Since(lastMan) > 5*time.Second {
-				lastMan = time.Now()
-				if err := s.writeManifest(entries); err != nil {
-					log.Warn("manifest not updated", "err", err)
-				}
-			}
-			if s.AfterPublish != nil {
-				if err := s.AfterPublish(published, r.ID); err != nil && abortErr == nil {
-					abortErr = fmt.Errorf("%w: %w", errAborted, err)
-					aborted.Store(true)
-					cancel()
-				}
-			}
+			s.executeUnit(runCtx, sim, u, log, publish)
 		})
 	}
 	p.Wait()
@@ -387,6 +395,11 @@ func (s *Sweep) execute(ctx context.Context, sim SimulateFunc, r *Run, log *slog
 func safeSimulate(ctx context.Context, sim SimulateFunc, spec federate.Spec, log *slog.Logger, id string) (res *federate.Result, err error) {
 	defer func() {
 		if v := recover(); v != nil {
+			if e, ok := v.(error); ok && errors.Is(e, federate.ErrFeedStopped) {
+				// Its group was cancelled while it waited for contexts.
+				err = e
+				return
+			}
 			log.Error("run panicked", "id", id, "panic", v, "stack", string(debug.Stack()))
 			err = fmt.Errorf("panic: %v", v)
 		}

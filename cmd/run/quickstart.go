@@ -66,7 +66,7 @@ func (c *QuickstartCmd) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := runSweep(ctx, plan, c.Out, workersOr(c.Workers, runtime.NumCPU()), 10*time.Second, true); err != nil {
+	if err := runSweep(ctx, plan, c.Out, workersOr(c.Workers, runtime.NumCPU()), 10*time.Second, true, false); err != nil {
 		return err
 	}
 	fmt.Printf("\nDone in %s. The sweep file is %s; rerun it with\n  go run ./cmd/run sweep %s --out %s\n"+

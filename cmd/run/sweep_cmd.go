@@ -67,6 +67,9 @@ func workersOr(w *int, def int) int {
 type speedFlags struct {
 	Rate      *float64 `help:"Skip the timing pilots and assume this many multiply-adds per second of one core, 1e3..1e15, in the cost model M T K d^2 per run (see docs/bench/runner.md). Default: the speeds measured on this machine by short timed pilots (cached)."`
 	Remeasure bool     `help:"Time the pilots again even if this machine's rates are cached."`
+	// NoShareContexts is also how the sweep executes (and so how it is
+	// estimated).
+	NoShareContexts bool `help:"Let every run draw its own contexts: by default runs that read the same shared synthetic context stream (same instance, shared_contexts, M, T, K) draw it once. The results are the same bytes either way."`
 }
 
 // The range of --rate: a core does about 1e9 to 1e11 multiply-adds per
@@ -98,7 +101,7 @@ func (f *speedFlags) estimate(ctx context.Context, w io.Writer, plan *runner.Pla
 func (f *speedFlags) estimateRates(ctx context.Context, w io.Writer, plan *runner.Plan, scan *outputs.Scan, workers int) (runner.Estimate, func(*runner.Run) float64, error) {
 	if f.Rate != nil {
 		rate := *f.Rate
-		e := plan.Estimate(scan, workers, nil, rate)
+		e := plan.EstimateShared(scan, workers, nil, rate, !f.NoShareContexts)
 		fmt.Fprintf(w, "  times from the cost model at %.3g multiply-adds/s per core (--rate)\n", rate)
 		return e, func(r *runner.Run) float64 { return runner.EstimateRun(r, nil, rate) }, nil
 	}
@@ -106,7 +109,7 @@ func (f *speedFlags) estimateRates(ctx context.Context, w io.Writer, plan *runne
 	if err != nil {
 		return runner.Estimate{}, nil, err
 	}
-	e := plan.Estimate(scan, workers, rates, 0)
+	e := plan.EstimateShared(scan, workers, rates, 0, !f.NoShareContexts)
 	fmt.Fprintf(w, "  times measured on this machine: %d cost classes (%d timed now in %s, %d cached in %s)\n",
 		rates.Measured+rates.Cached, rates.Measured, rates.Pilot.Round(time.Millisecond), rates.Cached, runner.DefaultRateCache())
 	return e, func(r *runner.Run) float64 { return runner.EstimateRun(r, rates, 0) }, nil
@@ -169,7 +172,7 @@ func printEstimate(w io.Writer, e runner.Estimate, workers int) {
 	fmt.Fprintf(w, "  already done: %d; failed before (retried): %d; to run: %d\n", e.Done, e.Failed, e.Pending)
 	fmt.Fprintf(w, "  cost: %s CPU (longest run %s), about %s wall with %d workers; %.3g multiply-adds (sum of M T K d^2)\n",
 		durText(e.CPUSeconds), durText(e.LongestRunSeconds), durText(e.WallSeconds), workers, e.Madds)
-	fmt.Fprintf(w, "  peak memory: about %s (shared instances %s + one run state per worker)\n", bytesText(e.PeakBytes), bytesText(e.SharedBytes))
+	fmt.Fprintf(w, "  peak memory: about %s (shared instances %s + per worker one run state, or a unit of runs sharing a context stream)\n", bytesText(e.PeakBytes), bytesText(e.SharedBytes))
 }
 
 // durText formats seconds: as a time.Duration up to 100,000 hours, in
@@ -250,7 +253,7 @@ func (c *SweepCmd) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	return runSweep(ctx, plan, c.Out, workers, c.LogEvery, !c.NoPlot)
+	return runSweep(ctx, plan, c.Out, workers, c.LogEvery, !c.NoPlot, c.NoShareContexts)
 }
 
 // warnEstimate prints the estimate of the runs about to execute, and a
@@ -266,8 +269,8 @@ func warnEstimate(w io.Writer, e runner.Estimate, workers int) {
 }
 
 // runSweep executes plan into out, then plots; shared with the main job.
-func runSweep(ctx context.Context, plan *runner.Plan, out string, workers int, logEvery time.Duration, plot bool) error {
-	s := &runner.Sweep{Plan: plan, Out: out, Workers: workers, LogEvery: logEvery, Log: slog.Default()}
+func runSweep(ctx context.Context, plan *runner.Plan, out string, workers int, logEvery time.Duration, plot, noShare bool) error {
+	s := &runner.Sweep{Plan: plan, Out: out, Workers: workers, LogEvery: logEvery, Log: slog.Default(), NoShare: noShare}
 	if isTerminal(os.Stderr) {
 		s.Progress = os.Stderr
 	}

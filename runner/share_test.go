@@ -1,0 +1,188 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/fedbandit/fedbandit/outputs"
+)
+
+// sharedTOML has two shared instances (the published generator and the
+// default one) and one with per-run contexts, with real simulations: 16
+// runs, of which 12 in two streams.
+const sharedTOML = `
+name = "shared"
+seeds = 2
+
+[[instance]]
+name = "published"
+kind = "synthetic"
+d = 4
+k = 10
+noise_var = 0.25
+fixed_basis = true
+shared_contexts = true
+seed = 2
+context_gen = "numpy-mt19937"
+
+[[instance]]
+name = "fast"
+kind = "synthetic"
+d = 4
+k = 10
+noise_var = 0.25
+shared_contexts = true
+seed = 5
+
+[[instance]]
+name = "own"
+kind = "synthetic"
+d = 4
+k = 10
+noise_var = 0.25
+seed = 5
+
+[[algorithm]]
+name = "fedlinucb"
+
+[[algorithm]]
+name = "ldp"
+
+[grid]
+eps = [1, 5]
+delta = [0.1]
+M = [3]
+B = [10]
+T = [400]
+`
+
+// realSweep runs plan into dir with federate.Run.
+func realSweep(plan *Plan, dir string, workers int, noShare bool, task *Task, hook func(int, string) error) (*Report, error) {
+	s := &Sweep{Plan: plan, Out: dir, Workers: workers, NoShare: noShare, Task: task, Log: quietLog(), LogEvery: time.Hour, AfterPublish: hook}
+	return s.Execute(context.Background())
+}
+
+// TestSharedStreamsSameBytes: a sweep whose runs share their instances'
+// context streams (1 and 3 workers), one with sharing off, one resumed
+// after a crash and one executed as 3 array tasks and collected write the
+// same curves.arrow, byte for byte. Mutation controls: publishing a
+// unit's first result for all its runs, or a feed whose windows skip a
+// round, fails.
+func TestSharedStreamsSameBytes(t *testing.T) {
+	plan := mustPlan(t, sharedTOML)
+	var pending []*Run
+	for i := range plan.Runs {
+		pending = append(pending, &plan.Runs[i])
+	}
+	shared := 0
+	for _, u := range shareUnits(pending, 1, true) {
+		if len(u.runs) > 1 {
+			shared += len(u.runs)
+		}
+	}
+	if len(plan.Runs) != 18 || shared != 12 {
+		t.Fatalf("%d runs, %d of them in shared units; want 18 and 12", len(plan.Runs), shared)
+	}
+	curves := func(dir string) string {
+		t.Helper()
+		return dirHashes(t, dir)[outputs.CurvesFile]
+	}
+	ref := t.TempDir()
+	if _, err := realSweep(plan, ref, 2, true, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := curves(ref)
+	if want == "" {
+		t.Fatal("no curves.arrow")
+	}
+	for _, workers := range []int{1, 3} {
+		dir := t.TempDir()
+		if _, err := realSweep(plan, dir, workers, false, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := curves(dir); got != want {
+			t.Errorf("shared streams, %d workers: curves.arrow differs from the unshared sweep's", workers)
+		}
+	}
+	// Resumed: crash after the 5th publish, rerun.
+	dir := t.TempDir()
+	_, err := realSweep(plan, dir, 2, false, nil, func(n int, _ string) error {
+		if n == 5 {
+			return errors.New("simulated crash")
+		}
+		return nil
+	})
+	if err == nil {
+		t.Fatal("no crash")
+	}
+	rep, err := realSweep(plan, dir, 2, false, nil, nil)
+	if err != nil || rep.Skipped < 5 {
+		t.Fatalf("resumed: %+v, %v", rep, err)
+	}
+	if got := curves(dir); got != want {
+		t.Error("resumed sweep: curves.arrow differs")
+	}
+	// Array tasks, each sharing among its own runs, then collect.
+	dir = t.TempDir()
+	for i := 0; i < 3; i++ {
+		if _, err := realSweep(plan, dir, 2, false, &Task{i, 3}, nil); err != nil {
+			t.Fatalf("task %d: %v", i, err)
+		}
+	}
+	if _, err := Collect(dir); err != nil {
+		t.Fatal(err)
+	}
+	if got := curves(dir); got != want {
+		t.Error("3 tasks + collect: curves.arrow differs")
+	}
+}
+
+// TestShareUnits: a stream's runs are cut into as many units as their
+// share of the workers, the others run alone, and with sharing off every
+// run is a unit.
+func TestShareUnits(t *testing.T) {
+	plan := mustPlan(t, sharedTOML)
+	var pending []*Run
+	for i := range plan.Runs {
+		pending = append(pending, &plan.Runs[i])
+	}
+	for _, c := range []struct{ workers, units int }{{1, 6 + 2}, {3, 6 + 2}, {6, 6 + 2 + 2}, {18, 6 + 12}} {
+		us := shareUnits(pending, c.workers, true)
+		n := 0
+		for _, u := range us {
+			n += len(u.runs)
+		}
+		if len(us) != c.units || n != len(pending) {
+			t.Errorf("%d workers: %d units of %d runs, want %d units", c.workers, len(us), n, c.units)
+		}
+	}
+	if us := shareUnits(pending, 2, false); len(us) != len(pending) {
+		t.Errorf("sharing off: %d units", len(us))
+	}
+	// Figure 3a (100 runs of 2.1 MB): 2 units would hold 107 MB each, so
+	// 6 units of 16 or 17 runs (at most 36 MB), a multiple of the 2
+	// workers.
+	c, err := LoadConfig("../sweeps/fig3a.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fig, err := NewPlan(c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending = pending[:0]
+	for i := range fig.Runs {
+		pending = append(pending, &fig.Runs[i])
+	}
+	us := shareUnits(pending, 2, true)
+	if len(us) != 6 {
+		t.Fatalf("fig3a on 2 workers: %d units, want 6", len(us))
+	}
+	for _, u := range us {
+		if b := int64(len(u.runs)) * RunBytes(u.runs[0]); len(u.runs) < 16 || len(u.runs) > 17 || b > unitBytes {
+			t.Errorf("fig3a unit of %d runs, %d bytes", len(u.runs), b)
+		}
+	}
+}
