@@ -46,11 +46,12 @@ var flagRules = map[string]map[string]string{
 	"quickstart --quick":   asBool,
 	"quickstart --workers": none, // 1..4096
 
-	"plan --out":       asText, // read only: counts the runs done there
-	"plan --workers":   none,
-	"plan --list":      asBool,
-	"plan --rate":      none, // 1e3..1e15
-	"plan --remeasure": asBool,
+	"plan --out":               asText, // read only: counts the runs done there
+	"plan --workers":           none,
+	"plan --list":              asBool,
+	"plan --rate":              none, // 1e3..1e15
+	"plan --remeasure":         asBool,
+	"plan --no-share-contexts": asBool,
 
 	"sweep --out":                 asText,
 	"sweep --workers":             none,
@@ -58,6 +59,7 @@ var flagRules = map[string]map[string]string{
 	"sweep --no-plot":             asBool,
 	"sweep --rate":                none,
 	"sweep --remeasure":           asBool,
+	"sweep --no-share-contexts":   asBool,
 	"sweep --ignore-memory-check": asBool,
 
 	"plot --metric":    none, // enum
@@ -67,18 +69,19 @@ var flagRules = map[string]map[string]string{
 	"plot --width-cm":  none, // 2..100
 	"plot --height-cm": none,
 
-	"slurm --out":           asText,
-	"slurm --tasks":         none, // 1..1001
-	"slurm --parallel":      none, // >= 1
-	"slurm --cpus-per-task": none, // 1..4096
-	"slurm --partition":     asSlurmName,
-	"slurm --account":       asSlurmName,
-	"slurm --time":          none, // Slurm's syntax, > 0; "0" is refused
-	"slurm --mem":           none, // Slurm's syntax, > 0; "0" is refused
-	"slurm --sbatch":        none, // --option[=value]
-	"slurm --submit":        asBool,
-	"slurm --rate":          none,
-	"slurm --remeasure":     asBool,
+	"slurm --out":               asText,
+	"slurm --tasks":             none, // 1..1001
+	"slurm --parallel":          none, // >= 1
+	"slurm --cpus-per-task":     none, // 1..4096
+	"slurm --partition":         asSlurmName,
+	"slurm --account":           asSlurmName,
+	"slurm --time":              none, // Slurm's syntax, > 0; "0" is refused
+	"slurm --mem":               none, // Slurm's syntax, > 0; "0" is refused
+	"slurm --sbatch":            none, // --option[=value]
+	"slurm --submit":            asBool,
+	"slurm --rate":              none,
+	"slurm --remeasure":         asBool,
+	"slurm --no-share-contexts": asBool,
 
 	"task --out":                 asText,
 	"task --tasks":               none,
