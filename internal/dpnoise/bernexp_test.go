@@ -6,10 +6,9 @@ import (
 	"testing"
 )
 
-// Mutation control (run 2026-11-25): returning k%2 == 0 in bernoulliExp1
-// (Bernoulli(1 - exp(-x))) fails every case with x != ln 2; dropping the
-// Bernoulli(1/k) factor (Bernoulli(x) repeated, a geometric count) fails
-// x = 1/3 and 1 with |z| > 20.
+// Mutation controls (run 2026-11-25): returning k%2 == 0 in bernoulliExp1
+// (Bernoulli(1 - exp(-x))) fails with |z| > 100; Bernoulli(x/(k+1))
+// instead of Bernoulli(x/k) fails x = 1/3 and 1 with z = 134 and 245.
 func TestBernoulliExp(t *testing.T) {
 	cases := []struct{ num, den uint64 }{{0, 1}, {1, 3}, {1, 1}, {5, 2}, {7, 1}, {123456789, 1 << 40}}
 	const n = 200000
