@@ -23,8 +23,8 @@ func nbPMF(r, p float64) func(int64) float64 {
 // match the discrete Laplace with parameter p.
 //
 // Mutation control (run 2026-11-25): the authors' script's Gamma scale
-// (1-p)/p instead of p/(1-p) fails both tests (the sum of shares collapses
-// to a spread of about 0.1 instead of 14 at p = e^-0.1).
+// (1-p)/p instead of p/(1-p) fails both tests (chi-square 10900 > 56.5 for one
+// share; the sum of shares collapses to a spread far below 14).
 func TestPolya(t *testing.T) {
 	const n = 100000
 	src := source("polya")
