@@ -50,26 +50,13 @@ func account(alg Algorithm, spec Spec, params map[string]float64) (core.Privacy,
 	}
 	// Renyi and concentrated DP: stated as (eps, delta)-DP at spec.Delta.
 	p.TargetDelta, p.DeliveredDelta = spec.Delta, spec.Delta
-	proto, err := newSecagg(map[string]string{"dist-rdp-se": noiseSkellam, "dist-cdp-se": noiseDGauss}[alg.Name],
-		spec.Eps, params["conf"], params["S"], false, nil, nil)
-	if err != nil {
-		return p, err
-	}
 	var target, delivered float64
 	var worst int64
 	for b := 1; ; b++ {
 		n := int64(powCap(params["growth"], b, spec.T))
-		g, _ := proto.params(n)
-		num, den := shareVariance(g, n, spec.Eps)
-		var t, d float64
-		if alg.Name == "dist-rdp-se" {
-			nominal := float64(g) * float64(g) / (spec.Eps * spec.Eps)
-			drawn := float64(n) * float64(num) / float64(den)
-			t = rdpToDP(skellamRDP(nominal, float64(g)), spec.Delta, true)
-			d = rdpToDP(skellamRDP(drawn, float64(g)), spec.Delta, true)
-		} else {
-			t = rdpToDP(func(a float64) float64 { return a * spec.Eps * spec.Eps / 2 }, spec.Delta, false)
-			d = rdpToDP(dgaussSumRDP(float64(g), float64(num)/float64(den), n), spec.Delta, false)
+		t, d, err := batchClaim(alg, spec.Eps, spec.Delta, params, n)
+		if err != nil {
+			return p, err
 		}
 		if d > delivered {
 			delivered, worst = d, n
@@ -96,6 +83,25 @@ func account(alg Algorithm, spec Spec, params map[string]float64) (core.Privacy,
 		p.Note = "not certified: delivered above target; " + p.Note
 	}
 	return p, nil
+}
+
+// batchClaim returns the target and delivered eps at delta of one batch of
+// n users per arm of an RDP or zCDP entry.
+func batchClaim(alg Algorithm, eps, delta float64, params map[string]float64, n int64) (target, delivered float64, err error) {
+	kind := map[string]string{"dist-rdp-se": noiseSkellam, "dist-cdp-se": noiseDGauss}[alg.Name]
+	proto, err := newSecagg(kind, eps, params["conf"], params["S"], false, nil, nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	g, _ := proto.params(n)
+	num, den := shareVariance(g, n, eps)
+	if kind == noiseSkellam {
+		nominal := float64(g) * float64(g) / (eps * eps)
+		drawn := float64(n) * float64(num) / float64(den)
+		return rdpToDP(skellamRDP(nominal, float64(g)), delta, true), rdpToDP(skellamRDP(drawn, float64(g)), delta, true), nil
+	}
+	return rdpToDP(func(a float64) float64 { return a * eps * eps / 2 }, delta, false),
+		rdpToDP(dgaussSumRDP(float64(g), float64(num)/float64(den), n), delta, false), nil
 }
 
 // skellamRDP is the RDP curve of Skellam noise of variance mu on an integer

@@ -169,12 +169,18 @@ func (s *secagg) add(i int, x float64) {
 	if s.enc.Float64() < xg-fl {
 		xh++
 	}
-	s.xhat[i] += xh
 	if s.aggregate() || s.kind == noiseCentral {
-		s.acc[i] += xh // reduced mod m at release: same modular sum
+		s.xhat[i] += xh
+		s.acc[i] += xh // reduced mod m at release: the same modular sum
 		return
 	}
-	eta := s.share()
+	s.submit(i, xh, s.share())
+}
+
+// submit is one user's message (x_hat + eta) mod m entering SecAgg's
+// modular sum of slot i.
+func (s *secagg) submit(i int, xh, eta int64) {
+	s.xhat[i] += xh
 	s.eta[i] += eta
 	s.acc[i] = mod(s.acc[i]+mod(xh+eta, s.m), s.m)
 }
