@@ -16,11 +16,10 @@ const alpha = 1e-6 // false-alarm rate of the statistical tests here
 // modular sum wraps), and the analyser must decode exactly the true noisy
 // sum, for every batch size and precision tried.
 //
-// Mutation control (run 2026-11-25): decoding with the threshold n g
+// Mutation controls (run 2026-11-25): decoding with the threshold n g
 // instead of n g + tau fails (sums in (n g, n g + tau] decode as
-// negative); reducing the messages without the inner mod (letting
-// negative messages through) passes only because mod is applied to the
-// running sum, so that variant is not a fault.
+// negative); summing the messages without reducing them mod m passes,
+// rightly: the release reduces the sum mod m, which gives the same value.
 func TestSecAggExactSums(t *testing.T) {
 	src := rng.New(rng.NewKey("mab-test", 1), "secagg")
 	checked, wrapped := 0, 0
@@ -95,9 +94,10 @@ func TestRoundingUnbiased(t *testing.T) {
 // per-user mode (every share drawn) give the same law of the released sum:
 // a two-sample chi-square on the decoded values, false-alarm rate 1e-6.
 //
-// Mutation control (run 2026-11-25): drawing the aggregate Skellam with
-// one share's variance instead of n shares' fails (chi-square far above
-// the bound); so does the aggregate discrete Laplace at twice the scale.
+// Mutation controls (run 2026-11-25): drawing the aggregate Skellam with
+// one share's variance instead of n shares' fails (chi-square 7483 >
+// 422); so does the aggregate discrete Laplace at twice the scale (1309 >
+// 210).
 func TestModesAgree(t *testing.T) {
 	cases := []struct {
 		alg  string
