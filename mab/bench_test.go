@@ -1,0 +1,46 @@
+package mab
+
+import (
+	"context"
+	"testing"
+
+	"github.com/fedbandit/fedbandit/core"
+)
+
+// BenchmarkHardRun is one run on the hard instance (gap 0.1, K = 10,
+// 10^7 rounds) at eps = 0.5, checkpoints every 10^5 rounds. Target: 1 s or
+// less per run on one core (docs/mab.md has the measured figures).
+func BenchmarkHardRun(b *testing.B) {
+	for _, c := range []struct {
+		alg    string
+		params map[string]float64
+	}{
+		{"se", nil},
+		{"dp-se", nil},
+		{"dist-dp-se", nil},
+		{"dist-rdp-se", map[string]float64{"S": 10}},
+		{"dist-rdp-se", map[string]float64{"S": 100}},
+	} {
+		name := c.alg
+		if c.params != nil {
+			name += "-S100"
+			if c.params["S"] == 10 {
+				name = c.alg + "-S10"
+			}
+		}
+		b.Run(name, func(b *testing.B) {
+			in := DefaultInstance()
+			in.Gap = 0.1
+			const T = 10_000_000
+			for i := 0; i < b.N; i++ {
+				p, _, err := New(Spec{Algorithm: c.alg, Eps: 0.5, Delta: 1e-5, T: T, Seed: uint64(i), Params: c.params, Instance: in})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := core.Drive(context.Background(), p, T, 100_000); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
