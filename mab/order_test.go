@@ -65,10 +65,15 @@ func TestPaperOrderings(t *testing.T) {
 		t.Errorf("Dist-DP-SE / DP-SE: %.3f at eps 1, %.3f at eps 0.1; want < 1.25 and a larger gap at 0.1", g1, g01)
 	}
 	// Dist-RDP-SE better than Dist-DP-SE, more so at small eps and larger S.
+	// (At eps 1 the two scales are within 1%: the batches end where they
+	// would without noise.)
 	for eps, x := range r {
-		if !(x["rdp10"] < x["dist"] && x["rdp100"] <= x["rdp10"]) {
-			t.Errorf("eps %v: RDP S=100 %.0f, S=10 %.0f, Dist-DP %.0f: want increasing", eps, x["rdp100"], x["rdp10"], x["dist"])
+		if !(x["rdp10"] < x["dist"] && x["rdp100"] <= x["rdp10"]*1.01) {
+			t.Errorf("eps %v: RDP S=100 %.1f, S=10 %.1f, Dist-DP %.1f: want increasing", eps, x["rdp100"], x["rdp10"], x["dist"])
 		}
+	}
+	if !(lo["rdp100"] < lo["rdp10"]) {
+		t.Errorf("eps 0.1: RDP S=100 %.1f not below S=10 %.1f", lo["rdp100"], lo["rdp10"])
 	}
 	if gain := func(x map[string]float64) float64 { return 1 - x["rdp10"]/x["dist"] }; !(gain(lo) > gain(hi)) {
 		t.Errorf("RDP's gain over Dist-DP: %.3f at eps 0.1, %.3f at eps 1; want larger at small eps", gain(lo), gain(hi))
@@ -81,6 +86,34 @@ func TestPaperOrderings(t *testing.T) {
 		// Dist-CDP-SE better than Dist-RDP-SE.
 		if !(x["dgauss"] < x["rdp10"]) {
 			t.Errorf("eps %v: Dist-CDP-SE %.0f not below Dist-RDP-SE %.0f", eps, x["dgauss"], x["rdp10"])
+		}
+	}
+}
+
+// A run's first T rounds do not depend on its horizon beyond T (batch
+// sizes are capped at the horizon only for batches that cannot complete),
+// so the easy instance's n = 10^6 curves are the prefixes of 10^7-round
+// runs and one sweep grid serves both instances.
+func TestHorizonPrefix(t *testing.T) {
+	in := DefaultInstance()
+	in.Gap = 0.5
+	for _, alg := range []string{"dp-se", "dist-dp-se", "dist-rdp-se"} {
+		var curves [2][]core.Checkpoint
+		for i, T := range []int{100000, 1000000} {
+			p, _, err := New(Spec{Algorithm: alg, Eps: 0.5, Delta: 1e-5, T: T, Seed: 3, Instance: in})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := core.Drive(context.Background(), p, T, 10000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			curves[i] = res.Curve
+		}
+		for j, c := range curves[0] {
+			if curves[1][j] != c {
+				t.Fatalf("%s: checkpoint %d: %+v with T = 10^5, %+v with T = 10^6", alg, j, c, curves[1][j])
+			}
 		}
 	}
 }
