@@ -25,6 +25,12 @@ func account(alg Algorithm, spec Spec, params map[string]float64) (core.Privacy,
 	switch alg.Name {
 	case "dp-se":
 		p.Mechanism = "laplace-central"
+		if params["reference_code"] == 1 {
+			p.Mechanism, p.DeliveredEps = "laplace-shared-reference-code", math.Inf(1)
+			p.Note = "not certified: reference_code = 1 adds one Laplace(1/eps) draw to every arm's sum of a batch, as the authors' script does; " +
+				"a comparison of arms is then noiseless, and the released vector of sums is not eps-DP"
+			return p, nil
+		}
 		p.DeliveredEps, p.Certified = spec.Eps, true
 		p.Note = "Laplace(1/eps) on each arm's batch sum (sensitivity 1): eps-DP for the mechanism in exact arithmetic; " +
 			"the sampler is floating point (inverse CDF on a 53-bit uniform), not a secure deployment (Mironov 2012)"
@@ -37,6 +43,12 @@ func account(alg Algorithm, spec Spec, params map[string]float64) (core.Privacy,
 			p.Note += "; every user's message is eps'-DP on its own (local model)"
 		}
 		if alg.Name == "dist-dp-se" {
+			if params["reference_code"] == 1 {
+				p.Mechanism, p.Certified, p.DeliveredEps = "polya-secagg-reference-code", false, math.Inf(1)
+				p.Note = "not certified: reference_code = 1 draws the Polya shares with the authors' script's Gamma scale (1-p)/p, " +
+					"so the total noise is DLap(1-p) instead of DLap(p) with p = exp(-eps/g): orders of magnitude too small"
+				return p, nil
+			}
 			if params["per_user"] == 1 {
 				p.Certified = false
 				p.DeliveredEps = math.Inf(1)

@@ -26,6 +26,7 @@ var (
 	paramCrs  = core.Param{Key: "crs", Doc: "multiplier of the confidence width (the script's crs)", Default: 1, Min: 0, Max: math.Inf(1)}
 	paramGrow = core.Param{Key: "growth", Doc: "batch b has growth^b users per active arm", Default: 4, Min: 2, Max: 64, Integer: true}
 	paramS    = core.Param{Key: "S", Doc: "scale factor of the precision, g = ceil(S eps sqrt(N))", Default: 10, Min: 1, Max: 1e6}
+	paramRef  = core.Param{Key: "reference_code", Doc: "1: the authors' script's noise (DP-SE: one Laplace draw shared by all arms; Dist-DP-SE: the Polya Gamma scale inverted), never certified", Default: 0, Min: 0, Max: 1, Integer: true}
 	paramUser = core.Param{Key: "per_user", Doc: "1: every user draws her noise share; 0: the batch's total noise is drawn once (same law)", Default: 0, Min: 0, Max: 1, Integer: true}
 )
 
@@ -37,14 +38,14 @@ var Algorithms = []Algorithm{
 		Trust: core.TrustNone, Params: []core.Param{paramConf, paramCrs, paramGrow}, Uses: []string{"T", "seed"}},
 	{Name: "dp-se", Display: "DP-SE", Summary: "Sajed & Sheffet (2019): central Laplace(1/eps) on each arm's batch sum, pure DP",
 		Trust: core.TrustCentral, Model: "pure",
-		Params: []core.Param{paramConf, paramCrs, {Key: "growth", Doc: "the batch is sized for accuracy D = growth^-b", Default: 2, Min: 2, Max: 64, Integer: true}},
+		Params: []core.Param{paramConf, paramCrs, {Key: "growth", Doc: "the batch is sized for accuracy D = growth^-b", Default: 2, Min: 2, Max: 64, Integer: true}, paramRef},
 		Uses:   []string{"eps", "T", "seed"}},
 	{Name: "cdp-se", Display: "CDP-SE", Summary: "Appendix G.1: SecAgg of the encoded rewards, the analyser adds discrete Laplace noise, central pure DP",
 		Trust: core.TrustCentral, Model: "pure", Params: []core.Param{paramConf, paramCrs, paramGrow}, Uses: []string{"eps", "T", "seed"}},
 	{Name: "ldp-se", Display: "LDP-SE", Summary: "Appendix G.2: every user adds discrete Laplace noise to her encoded reward, local pure DP",
 		Trust: core.TrustLocal, Model: "pure", Params: []core.Param{paramConf, paramCrs, paramGrow}, Uses: []string{"eps", "T", "seed"}},
 	{Name: "dist-dp-se", Display: "Dist-DP-SE", Summary: "Theorem 1: Polya shares under SecAgg, discrete Laplace in total, distributed pure DP",
-		Trust: core.TrustDistributed, Model: "pure", Params: []core.Param{paramConf, paramCrs, paramGrow, paramUser}, Uses: []string{"eps", "T", "seed"}},
+		Trust: core.TrustDistributed, Model: "pure", Params: []core.Param{paramConf, paramCrs, paramGrow, paramUser, paramRef}, Uses: []string{"eps", "T", "seed"}},
 	{Name: "dist-rdp-se", Display: "Dist-RDP-SE", Summary: "Theorem 2: Skellam shares under SecAgg, distributed Renyi DP",
 		Trust: core.TrustDistributed, Model: "rdp", Params: []core.Param{paramConf, paramCrs, paramGrow, paramS, paramUser}, Uses: []string{"eps", "delta", "T", "seed"}},
 	{Name: "dist-cdp-se", Display: "Dist-CDP-SE", Summary: "Appendix E: discrete Gaussian shares under SecAgg, distributed concentrated DP",

@@ -56,18 +56,35 @@ type centralLaplace struct {
 	eps, conf float64
 	sums      []float64
 	noise     *rand.Rand
+	// shared reproduces the authors' script, which adds ONE Laplace draw to
+	// every arm's sum of a batch (rewards + rng.laplace(0, 1/eps) on a
+	// vector), so that the noise never changes which arms are eliminated.
+	shared      bool
+	sharedNoise float64
 }
 
-func (p *centralLaplace) start(b, n, k int) { p.sums = resetF(p.sums, k) }
-func (p *centralLaplace) add(i int, x float64) {
-	p.sums[i] += x
+func (p *centralLaplace) start(b, n, k int) {
+	p.sums = resetF(p.sums, k)
+	if p.shared {
+		p.sharedNoise = p.laplace()
+	}
 }
-func (p *centralLaplace) sum(i int) float64 {
+
+func (p *centralLaplace) laplace() float64 {
 	e := p.noise.ExpFloat64() / p.eps
 	if p.noise.Uint64()&1 == 1 {
 		e = -e
 	}
-	return p.sums[i] + e
+	return e
+}
+func (p *centralLaplace) add(i int, x float64) {
+	p.sums[i] += x
+}
+func (p *centralLaplace) sum(i int) float64 {
+	if p.shared {
+		return p.sums[i] + p.sharedNoise
+	}
+	return p.sums[i] + p.laplace()
 }
 
 // width is SS19's: sqrt(ln(8 k b^2/conf)/(2n)) + ln(4 k b^2/conf)/(n eps).

@@ -60,6 +60,11 @@ type secagg struct {
 	enc     *rand.Rand  // the users' randomised rounding
 	src     rand.Source // noise shares, totals and the analyser's noise
 	weaken  uint64      // >1 only in tests: divides the noise's scale (an audit's mutation)
+	// inverted reproduces the authors' script's Polya sampler, whose Gamma
+	// scale (1-p)/p is the inverse of the one whose shares sum to DLap(p):
+	// its shares are Polya(1/n, 1-p) and sum to DLap(1-p), a spread orders
+	// of magnitude too small. Never certified.
+	inverted bool
 
 	// per batch
 	n, g, tau, m   int64
@@ -108,6 +113,11 @@ func (s *secagg) start(b, n, k int) {
 	// discrete Laplace with parameter exp(-epsNum/(2^epsBits g)): scale g 2^epsBits / epsNum
 	s.lapNum, s.lapDen = uint64(s.g)<<epsBits, s.epsNum*s.weaken
 	s.polyaP = math.Exp(-float64(s.epsNum) / float64(uint64(s.g)<<epsBits) * float64(s.weaken))
+	if s.inverted {
+		// DLap(1-p): scale -1/ln(1-p), rounded to a multiple of 2^-20.
+		s.polyaP = -math.Expm1(-float64(s.epsNum) / float64(uint64(s.g)<<epsBits))
+		s.lapNum, s.lapDen = uint64(max(1, math.Round(-1/math.Log(s.polyaP)*(1<<epsBits)))), 1<<epsBits
+	}
 	if s.kind == noiseSkellam || s.kind == noiseDGauss {
 		s.varNum, s.varDen = shareVariance(s.g, s.n, s.eps)
 		s.varDen *= s.weaken * s.weaken

@@ -104,7 +104,7 @@ func newProtocol(alg Algorithm, eps float64, params map[string]float64, key rng.
 	case "se":
 		return &plain{conf: conf}, nil
 	case "dp-se":
-		return &centralLaplace{eps: eps, conf: conf, noise: rng.New(key, "noise")}, nil
+		return &centralLaplace{eps: eps, conf: conf, noise: rng.New(key, "noise"), shared: params["reference_code"] == 1}, nil
 	case "cdp-se":
 		kind = noiseCentral
 	case "ldp-se":
@@ -122,7 +122,11 @@ func newProtocol(alg Algorithm, eps float64, params map[string]float64, key rng.
 	if !ok {
 		scale = 1
 	}
-	return newSecagg(kind, eps, conf, scale, params["per_user"] == 1, rng.New(key, "encode"), rng.Source(key, "noise"))
+	s, err := newSecagg(kind, eps, conf, scale, params["per_user"] == 1, rng.New(key, "encode"), rng.Source(key, "noise"))
+	if err == nil {
+		s.inverted = params["reference_code"] == 1
+	}
+	return s, err
 }
 
 // powCap is min(growth^b, limit) without overflow.
