@@ -20,6 +20,8 @@ func BenchmarkHardRun(b *testing.B) {
 		{"dist-dp-se", nil},
 		{"dist-rdp-se", map[string]float64{"S": 10}},
 		{"dist-rdp-se", map[string]float64{"S": 100}},
+		{"ldp-se", nil},      // one discrete Laplace share per user
+		{"dist-cdp-se", nil}, // one discrete Gaussian share per user
 	} {
 		name := c.alg
 		if c.params != nil {
