@@ -133,13 +133,16 @@ func skellamRDP(mu, d float64) func(alpha float64) float64 {
 // tau = 10 sum_{k=1}^{n-1} exp(-2 pi^2 s2 k/(k+1)),
 // min((alpha/2)(d/sigma)^2 + tau, (alpha/2)(d/sigma + tau)^2).
 func dgaussSumRDP(d, s2 float64, n int64) func(alpha float64) float64 {
+	// The terms decrease with k: past 10^5 terms, or once a term is
+	// negligible, the rest are bounded by the last one summed.
 	var tau float64
-	const exact = 100000
-	for k := int64(1); k < n && k <= exact; k++ {
-		tau += math.Exp(-2 * math.Pi * math.Pi * s2 * float64(k) / float64(k+1))
-	}
-	if n-1 > exact { // the terms increase with k: bound the rest by their limit
-		tau += float64(n-1-exact) * math.Exp(-2*math.Pi*math.Pi*s2*exact/(exact+1))
+	for k := int64(1); k < n; k++ {
+		term := math.Exp(-2 * math.Pi * math.Pi * s2 * float64(k) / float64(k+1))
+		tau += term
+		if k == 100000 || term < 1e-300 {
+			tau += float64(n-1-k) * term
+			break
+		}
 	}
 	tau *= 10
 	r := d / math.Sqrt(float64(n)*s2)

@@ -25,7 +25,7 @@ var (
 	paramConf = core.Param{Key: "conf", Doc: "confidence level delta of the elimination (and of the SecAgg accuracy tau)", Default: 0.1, Min: 1e-12, Max: 0.999}
 	paramCrs  = core.Param{Key: "crs", Doc: "multiplier of the confidence width (the script's crs)", Default: 1, Min: 0, Max: math.Inf(1)}
 	paramGrow = core.Param{Key: "growth", Doc: "batch b has growth^b users per active arm", Default: 4, Min: 2, Max: 64, Integer: true}
-	paramS    = core.Param{Key: "S", Doc: "scale factor of the precision, g = ceil(S eps sqrt(N))", Default: 10, Min: 1, Max: 1e6}
+	paramS    = core.Param{Key: "S", Doc: "scale factor of the precision, g = ceil(S eps sqrt(N))", Default: 10, Min: 1, Max: 1000}
 	paramRef  = core.Param{Key: "reference_code", Doc: "1: the authors' script's noise (DP-SE: one Laplace draw shared by all arms; Dist-DP-SE: the Polya Gamma scale inverted), never certified", Default: 0, Min: 0, Max: 1, Integer: true}
 	paramUser = core.Param{Key: "per_user", Doc: "1: every user draws her noise share; 0: the batch's total noise is drawn once (same law)", Default: 0, Min: 0, Max: 1, Integer: true}
 )

@@ -117,3 +117,31 @@ func TestHorizonPrefix(t *testing.T) {
 		}
 	}
 }
+
+// The same spec gives the same curve, bit for bit, in every mode.
+func TestDeterministic(t *testing.T) {
+	in := DefaultInstance()
+	in.Gap = 0.5
+	for _, c := range []struct {
+		alg    string
+		params map[string]float64
+	}{{"dp-se", nil}, {"dist-dp-se", map[string]float64{"per_user": 1}}, {"dist-rdp-se", map[string]float64{"per_user": 1}}, {"dist-cdp-se", nil}, {"ldp-se", nil}} {
+		var curves [2][]core.Checkpoint
+		for i := range 2 {
+			p, _, err := New(Spec{Algorithm: c.alg, Eps: 1, Delta: 1e-5, T: 20000, Seed: 9, Params: c.params, Instance: in})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := core.Drive(context.Background(), p, 20000, 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			curves[i] = res.Curve
+		}
+		for j := range curves[0] {
+			if curves[0][j] != curves[1][j] {
+				t.Fatalf("%s: checkpoint %d differs: %+v vs %+v", c.alg, j, curves[0][j], curves[1][j])
+			}
+		}
+	}
+}

@@ -87,6 +87,15 @@ func build(spec Spec) (*Run, core.Privacy, error) {
 			return int(math.Min(dpseBatch(b, k, growth, spec.Eps, conf), float64(spec.T)))
 		}
 	}
+	if alg.Model == "rdp" || alg.Model == "zcdp" {
+		// The largest batch's total variance must stay within the exact
+		// samplers' 64-bit range.
+		n := int64(spec.T)
+		g, _ := proto.(*secagg).params(n)
+		if num, _ := shareVariance(g, n, spec.Eps); num > 1<<62/uint64(n) {
+			return nil, core.Privacy{}, fmt.Errorf("S = %v with eps = %v and T = %d: the noise variance of a batch exceeds the exact samplers' range", params["S"], spec.Eps, spec.T)
+		}
+	}
 	claim, err := account(alg, spec, params)
 	if err != nil {
 		return nil, core.Privacy{}, err
