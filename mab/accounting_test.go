@@ -15,6 +15,18 @@ func TestConversionGolden(t *testing.T) {
 			t.Errorf("Skellam mu=%v delta=%v: eps %.6f, want %.6f", c.mu, c.delta, got, c.want)
 		}
 	}
+	// Both branches of the min, by hand from AKL21's formula: mu = 1,
+	// alpha = 2 gives 2/2 + min(9/4, 3/2) = 2.5; mu = 100, alpha = 3 gives
+	// 3/200 + min(11/40000, 3/200) = 0.015275.
+	if v := skellamRDP(1, 1)(2); v != 2.5 {
+		t.Errorf("Skellam RDP mu=1 alpha=2: %v, want 2.5", v)
+	}
+	if v := skellamRDP(100, 1)(3); math.Abs(v-0.015275) > 1e-15 {
+		t.Errorf("Skellam RDP mu=100 alpha=3: %v, want 0.015275", v)
+	}
+	// Mutation controls (run 2026-11-25): 3d/(4 mu) for 3d/(2 mu) fails the
+	// mu = 1 value (the golden conversions only reach the other branch);
+	// the classic conversion ln(1/delta)/(alpha-1) fails the golden eps.
 	// rho-zCDP through the CKS conversion: the grid over alpha gives an
 	// upper bound within 1e-4 of the infimum.
 	for _, c := range []struct{ rho, delta, want float64 }{{0.01, 1e-5, 0.545726}, {0.1, 1e-5, 1.914239}, {0.1, 1e-6, 2.141939}, {0.5, 1e-5, 4.728387}, {1, 1e-5, 7.077197}} {
