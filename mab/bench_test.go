@@ -46,3 +46,28 @@ func BenchmarkHardRun(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFig1Instance is one instance's share of sweeps/pending/mab-fig1.toml:
+// DP-SE, Dist-DP-SE, Dist-RDP-SE S = 10 and 100 at eps 0.1, 0.5, 1, 10^7
+// rounds each (12 runs; the sweep has 40 instances, 480 runs).
+func BenchmarkFig1Instance(b *testing.B) {
+	in := DefaultInstance()
+	in.Gap, in.MeansFrom = 0.1, MeansNumpyLegacy
+	const T = 10_000_000
+	for i := 0; i < b.N; i++ {
+		for _, eps := range []float64{0.1, 0.5, 1} {
+			for _, c := range []struct {
+				alg    string
+				params map[string]float64
+			}{{"dp-se", nil}, {"dist-dp-se", nil}, {"dist-rdp-se", map[string]float64{"S": 10}}, {"dist-rdp-se", map[string]float64{"S": 100}}} {
+				p, _, err := New(Spec{Algorithm: c.alg, Eps: eps, Delta: 1e-5, T: T, Seed: 1, Params: c.params, Instance: in})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := core.Drive(context.Background(), p, T, 10_000); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+}
