@@ -13,7 +13,7 @@ import (
 // Theorem 5.1), the share of Dist-DP-SE.
 //
 // NOT EXACT: the Gamma variate is drawn in floating point (Marsaglia &
-// Tsang) and lambda is rounded to a multiple of 2^-32 before the exact
+// Tsang) and lambda is rounded to a multiple of 2^-32 (2^-20 above 2^8) before the exact
 // Poisson draw, so the law of a share, and of a sum of shares, is only
 // approximately the stated one. Where the sum's law is what matters, draw
 // the total once with DiscreteLaplace, which is exact.
@@ -23,10 +23,13 @@ func Polya(src rand.Source, r, p float64) uint64 {
 	}
 	lambda := gamma(rand.New(src), r) * p / (1 - p)
 	const scale = 1 << 32
-	if lambda*scale >= 1<<63 {
+	if lambda*scale < 1<<40 {
+		return Poisson(src, uint64(math.Round(lambda*scale)), scale)
+	}
+	if lambda >= 1<<40 {
 		panic("dpnoise.Polya: Gamma draw too large")
 	}
-	return Poisson(src, uint64(math.Round(lambda*scale)), scale)
+	return Poisson(src, uint64(math.Round(lambda*(1<<20))), 1<<20)
 }
 
 // gamma draws Gamma(shape a, scale 1) by Marsaglia & Tsang (2000); for
