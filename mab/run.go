@@ -1,0 +1,106 @@
+package mab
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// Run is one run of batched successive elimination (the paper's
+// Algorithm 1): in batch b every active arm is pulled by n_b fresh users in
+// turn (arm by arm, in blocks of n_b rounds, as the authors' script does),
+// the protocol releases each arm's sum, and every arm whose upper
+// confidence bound falls below the largest lower bound is eliminated.
+// Users contribute once. Round is O(1) apart from the batch ends.
+type Run struct {
+	means   []float64
+	best    int
+	reward  func(r *rand.Rand, mu float64) float64
+	rewards *rand.Rand
+	proto   protocol
+	crs     float64
+	size    func(b, k int) int // users per arm in batch b with k active arms
+	maxN    int                // batch sizes are capped at T (a larger batch cannot complete)
+
+	active []int
+	b, n   int // current batch and its users per arm
+	pos    int // rounds played in the batch
+
+	syncs   int
+	scalars int64
+	stats   *Stats // the SecAgg protocol's counters (nil for the others)
+}
+
+// Round plays round t: one user pulls the current arm.
+func (r *Run) Round(t int) (pseudo, realised float64) {
+	i := r.pos / r.n
+	arm := r.active[i]
+	x := r.reward(r.rewards, r.means[arm])
+	if arm != r.best {
+		xb := r.reward(r.rewards, r.means[r.best])
+		pseudo, realised = r.means[r.best]-r.means[arm], xb-x
+	}
+	r.proto.add(i, x)
+	r.pos++
+	if r.pos == r.n*len(r.active) {
+		r.endBatch()
+	}
+	return pseudo, realised
+}
+
+// endBatch releases every active arm's sum and eliminates.
+func (r *Run) endBatch() {
+	k := len(r.active)
+	w := r.crs * r.proto.width(r.b, r.n, k)
+	mean := make([]float64, k)
+	maxLCB := math.Inf(-1)
+	for i := range r.active {
+		mean[i] = r.proto.sum(i) / float64(r.n)
+		maxLCB = math.Max(maxLCB, mean[i]-w)
+	}
+	kept := r.active[:0]
+	for i, a := range r.active {
+		if !(mean[i]+w < maxLCB) {
+			kept = append(kept, a)
+		}
+	}
+	r.active = kept
+	r.syncs++
+	r.scalars += int64(k)
+	r.b++
+	r.begin()
+}
+
+// begin starts batch r.b.
+func (r *Run) begin() {
+	r.n = min(r.size(r.b, len(r.active)), r.maxN)
+	r.pos = 0
+	r.proto.start(r.b, r.n, len(r.active))
+}
+
+// Counters reports the completed batches and the sums released.
+func (r *Run) Counters() (syncs int, scalars int64) { return r.syncs, r.scalars }
+
+// Stats reports the SecAgg analyser's counters (zero for the protocols
+// without SecAgg): the column the wrap-arounds are counted in.
+func (r *Run) Stats() Stats {
+	if r.stats == nil {
+		return Stats{}
+	}
+	return *r.stats
+}
+
+// Active returns the arms still active.
+func (r *Run) Active() []int { return append([]int(nil), r.active...) }
+
+func gaussianClipped(sd float64) func(*rand.Rand, float64) float64 {
+	return func(r *rand.Rand, mu float64) float64 {
+		return min(max(mu+sd*r.NormFloat64(), 0), 1)
+	}
+}
+
+func bernoulliReward(r *rand.Rand, mu float64) float64 {
+	if r.Float64() < mu {
+		return 1
+	}
+	return 0
+}
