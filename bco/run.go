@@ -1,0 +1,245 @@
+package bco
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/fedbandit/fedbandit/core"
+	"github.com/fedbandit/fedbandit/internal/rng"
+)
+
+// silo is one silo's iterate and streams.
+type silo struct {
+	x, u, y []float64
+	explore *rand.Rand // exploration directions u_t
+	loss    *rand.Rand // stochastic noise levels
+	privacy *rand.Rand // the users' report noise
+}
+
+// problem is one run: it implements core.Problem.
+type problem struct {
+	s        Spec
+	alg      *Algorithm
+	g        *geometry
+	tu       tuning
+	sigma    float64 // report noise per unit sensitivity (0: non-private)
+	silos    []silo
+	fmin     float64 // min F (stochastic pseudo-regret)
+	phase    float64 // drifting sequence's phase
+	hist     [levels]float64
+	played   float64 // total loss of the played points, all silos
+	prevReal float64 // realised regret after the previous round
+	syncs    int
+	scalars  int64
+	claim    core.Privacy
+}
+
+// New builds a run of a spec and returns it with its privacy claim.
+func New(s Spec) (core.Problem, core.Privacy, error) {
+	p, err := newProblem(s)
+	if err != nil {
+		return nil, core.Privacy{}, err
+	}
+	return p, p.claim, nil
+}
+
+// Run simulates a spec on core.Drive and records its claim.
+func Run(ctx context.Context, s Spec) (*core.Result, error) {
+	p, err := newProblem(s)
+	if err != nil {
+		return nil, fmt.Errorf("bco.Run: %w", err)
+	}
+	res, err := core.Drive(ctx, p, s.T, s.Every)
+	if err != nil {
+		return nil, fmt.Errorf("bco.Run: %w", err)
+	}
+	res.Privacy = p.claim
+	return res, nil
+}
+
+func newProblem(s Spec) (*problem, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	alg, _ := Lookup(s.Algorithm)
+	params, _ := core.Resolve(alg.Params, s.Params)
+	g := s.Instance.geometry()
+	class, _ := ClassOf(g.loss)
+	C, G, beta := g.bounds()
+	p := &problem{s: s, alg: alg, g: g}
+	claim := core.Privacy{Trust: core.TrustNone}
+	// The report's sensitivity: 2C for a loss value in [-C, C] (one-point);
+	// 2G per unit of ||x1 - x2|| for a difference of G-Lipschitz losses.
+	sens := 2 * C
+	if alg.Points == 2 {
+		sens = 2 * G
+	}
+	if alg.Private() {
+		sigma, c, err := calibrate(s.Eps, s.Delta, sens, params["analytic"] == 1)
+		if err != nil {
+			return nil, err
+		}
+		p.sigma, claim = sigma, c
+	}
+	// The one-point report's second moment is at most C^2 + sigma^2; the
+	// two-point method keeps the slides' parameters whatever the noise.
+	Ct := math.Sqrt(C*C + p.sigma*p.sigma)
+	p.tu = tune(alg.Points, class, g.d, g.r, Ct, G, beta, g.mu, s.T, params["step_scale"], params["explore_scale"])
+	runKey := rng.NewKey("bco-run", s.Seed)
+	p.silos = make([]silo, s.M)
+	for i := range p.silos {
+		p.silos[i] = silo{
+			x: make([]float64, g.d), u: make([]float64, g.d), y: make([]float64, g.d),
+			explore: rng.New(runKey, "silo", i, "explore"),
+			loss:    rng.New(runKey, "silo", i, "loss"),
+			privacy: rng.New(runKey, "silo", i, "privacy"),
+		}
+	}
+	if s.Instance.Sequence == Stochastic {
+		p.fmin = g.expectedMin()
+	} else {
+		p.phase = 2 * math.Pi * rng.New(rng.NewKey("bco-instance", s.Instance.Seed), "adversary").Float64()
+	}
+	p.claim = claim
+	return p, nil
+}
+
+// levelAt returns the noise level of silo i's user in round t.
+func (p *problem) levelAt(si *silo, t int) int {
+	if p.s.Instance.Sequence == Stochastic {
+		return si.loss.IntN(levels)
+	}
+	v := math.Sin(2*math.Pi*float64(t)/float64(p.s.Instance.Period) + p.phase)
+	return int(math.Round(float64(levels-1) / 2 * (1 + v)))
+}
+
+// Round plays round t for every silo: the user suffers her loss at the
+// point(s) played and sends her (noisy) report; the silo steps.
+func (p *problem) Round(t int) (pseudo, realised float64) {
+	g, tu := p.g, &p.tu
+	eta := tu.step(t)
+	for i := range p.silos {
+		si := &p.silos[i]
+		k := p.levelAt(si, t)
+		fillUnit(si.u, si.explore)
+		var lossPlayed, report, pseudoI float64
+		if p.alg.Points == 1 {
+			for j := range si.y {
+				si.y[j] = si.x[j] + tu.delta*si.u[j]
+			}
+			lossPlayed = g.value(si.y, k)
+			report = p.noisy(si, lossPlayed, 1)
+			if p.s.Instance.Sequence == Stochastic {
+				pseudoI = g.expected(si.y) - p.fmin
+			}
+		} else {
+			// x1 = x + rho u, x2 = x - rho u; y holds x1 then x2.
+			for j := range si.y {
+				si.y[j] = si.x[j] + tu.delta*si.u[j]
+			}
+			f1 := g.value(si.y, k)
+			e1 := 0.0
+			if p.s.Instance.Sequence == Stochastic {
+				e1 = g.expected(si.y)
+			}
+			for j := range si.y {
+				si.y[j] = si.x[j] - tu.delta*si.u[j]
+			}
+			f2 := g.value(si.y, k)
+			lossPlayed = (f1 + f2) / 2
+			report = p.noisy(si, f1-f2, 2*tu.delta)
+			if p.s.Instance.Sequence == Stochastic {
+				pseudoI = (e1+g.expected(si.y))/2 - p.fmin
+			}
+		}
+		// Gradient step on the estimate scale * report * u, then projection
+		// onto the shrunk ball.
+		c := eta * tu.scale * report
+		for j := range si.x {
+			si.x[j] -= c * si.u[j]
+		}
+		project(si.x, tu.shrink)
+		p.hist[k]++
+		p.played += lossPlayed
+		pseudo += pseudoI
+		p.scalars++
+	}
+	if len(p.silos) > 1 && t%p.s.B == 0 {
+		p.average()
+	}
+	reg := p.played - g.hindsight(&p.hist)
+	realised, p.prevReal = reg-p.prevReal, reg
+	if p.s.Instance.Sequence == Drifting {
+		pseudo = realised // an oblivious sequence has no expectation to take
+	}
+	return pseudo, realised
+}
+
+// noisy is the user's randomiser: her report v plus N(0, (sigma
+// norm)^2) from her silo's privacy stream, where norm is 1 for a loss
+// value and ||x1 - x2|| = 2 rho for a difference of two losses (n^T (x1 -
+// x2) with n ~ N(0, sigma^2 I_d) has exactly that law, so one normal
+// stands for the d-dimensional draw). Non-private algorithms report v.
+func (p *problem) noisy(si *silo, v, norm float64) float64 {
+	if p.sigma == 0 {
+		return v
+	}
+	return v + p.sigma*norm*si.privacy.NormFloat64()
+}
+
+// average replaces every silo's iterate by the mean (the server's
+// synchronisation); each silo sends its d coordinates.
+func (p *problem) average() {
+	d := p.g.d
+	mean := p.silos[0].y // scratch: y is rewritten before its next use
+	clear(mean)
+	for i := range p.silos {
+		for j, v := range p.silos[i].x {
+			mean[j] += v
+		}
+	}
+	inv := 1 / float64(len(p.silos))
+	for j := range mean {
+		mean[j] *= inv
+	}
+	for i := range p.silos {
+		copy(p.silos[i].x, mean[:d])
+	}
+	p.syncs++
+	p.scalars += int64(len(p.silos) * d)
+}
+
+// Counters reports the synchronisations (iterate averagings) and the
+// scalars sent (one report per user, d per silo and averaging).
+func (p *problem) Counters() (int, int64) { return p.syncs, p.scalars }
+
+// fillUnit draws a uniform direction on the sphere into u.
+func fillUnit(u []float64, r *rand.Rand) {
+	for {
+		var n2 float64
+		for j := range u {
+			u[j] = r.NormFloat64()
+			n2 += u[j] * u[j]
+		}
+		if n2 > 0 {
+			inv := 1 / math.Sqrt(n2)
+			for j := range u {
+				u[j] *= inv
+			}
+			return
+		}
+	}
+}
+
+// project moves x onto the ball of radius r (Euclidean projection).
+func project(x []float64, r float64) {
+	n := math.Sqrt(dot(x, x))
+	if n > r {
+		f := r / n
+		for j := range x {
+			x[j] *= f
+		}
+	}
+}
