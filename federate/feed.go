@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"math"
 	"time"
 )
 
@@ -29,16 +28,11 @@ import (
 // versions (it is for grouping runs in one process only).
 func SharedContextsKey(spec Spec) (string, bool) {
 	s := spec.WithDefaults()
-	if s.Instance != InstanceSynthetic || !s.Synthetic.SharedContexts {
+	k, err := s.kind()
+	if err != nil || k.sharedStream == nil {
 		return "", false
 	}
-	y := s.Synthetic
-	theta := make([]uint64, len(y.Theta))
-	for j, v := range y.Theta {
-		theta[j] = math.Float64bits(v)
-	}
-	return fmt.Sprintf("gen=%q seed=%d M=%d T=%d K=%d d=%d fixed=%t theta=%x",
-		y.ContextGen, y.Seed, s.M, s.T, y.K, y.D, y.FixedBasis, theta), true
+	return k.sharedStream(s)
 }
 
 // FeedWindowBytes is the memory a feed's window aims at: as many rounds

@@ -9,6 +9,21 @@ import (
 
 // The synthetic kind: the paper's Gaussian instance (SyntheticSpec).
 var syntheticKind = &instanceKind{
+	// A synthetic instance with SharedContexts draws its contexts from
+	// the instance seed: every run of the same instance, M, T and K reads
+	// the same stream.
+	sharedStream: func(s Spec) (string, bool) {
+		if !s.Synthetic.SharedContexts {
+			return "", false
+		}
+		y := s.Synthetic
+		theta := make([]uint64, len(y.Theta))
+		for j, v := range y.Theta {
+			theta[j] = math.Float64bits(v)
+		}
+		return fmt.Sprintf("gen=%q seed=%d M=%d T=%d K=%d d=%d fixed=%t theta=%x",
+			y.ContextGen, y.Seed, s.M, s.T, y.K, y.D, y.FixedBasis, theta), true
+	},
 	defaults: func(s *Spec) {
 		if s.Synthetic.D == 0 {
 			s.Synthetic.D = DefaultD

@@ -29,6 +29,10 @@ type instanceKind struct {
 	data func(s Spec) error
 	// build makes the run's instance.
 	build func(s Spec, runKey rng.Key) instance
+	// sharedStream, when set, returns the identity of the context stream
+	// a spec (defaults filled) reads and whether runs can share it
+	// (SharedContextsKey); nil: a kind whose runs never share one.
+	sharedStream func(s Spec) (string, bool)
 }
 
 // instanceKinds are the kinds by name.
