@@ -143,21 +143,23 @@ func BenchmarkWriter(b *testing.B) {
 		name string
 		new  func(w io.Writer) (docsWriter, error)
 	}{
-		{"pqarrow", func(w io.Writer) (docsWriter, error) { return newArrowWriter(w, 136, &cs, &parts, defaultRowGroupRows) }},
-		{"pqarrow-lz4raw", func(w io.Writer) (docsWriter, error) {
+		{"arrow-go-file", func(w io.Writer) (docsWriter, error) {
+			return newColumnWriter(w, 136, &cs, &parts, defaultRowGroupRows)
+		}},
+		{"arrow-go-file-lz4raw", func(w io.Writer) (docsWriter, error) {
 			documentsCodec = compress.Codecs.Lz4Raw
 			defer func() { documentsCodec = compress.Codecs.Snappy }()
-			return newArrowWriter(w, 136, &cs, &parts, defaultRowGroupRows)
+			return newColumnWriter(w, 136, &cs, &parts, defaultRowGroupRows)
 		}},
-		{"pqarrow-zstd", func(w io.Writer) (docsWriter, error) {
+		{"arrow-go-file-zstd", func(w io.Writer) (docsWriter, error) {
 			documentsCodec = compress.Codecs.Zstd
 			defer func() { documentsCodec = compress.Codecs.Snappy }()
-			return newArrowWriter(w, 136, &cs, &parts, defaultRowGroupRows)
+			return newColumnWriter(w, 136, &cs, &parts, defaultRowGroupRows)
 		}},
-		{"pqarrow-uncompressed", func(w io.Writer) (docsWriter, error) {
+		{"arrow-go-file-uncompressed", func(w io.Writer) (docsWriter, error) {
 			documentsCodec = compress.Codecs.Uncompressed
 			defer func() { documentsCodec = compress.Codecs.Snappy }()
-			return newArrowWriter(w, 136, &cs, &parts, defaultRowGroupRows)
+			return newColumnWriter(w, 136, &cs, &parts, defaultRowGroupRows)
 		}},
 		{"parquet-go", func(w io.Writer) (docsWriter, error) { return newParquetGoWriter(w, 136, parts), nil }},
 	}

@@ -474,7 +474,7 @@ func convert(ctx context.Context, opts Options, res *resolved, dir string) (*Man
 	docHash := sha256.New()
 	bw := bufio.NewWriterSize(io.MultiWriter(f, docHash), 1<<20)
 	var partNames []string
-	pw, err := newArrowWriter(bw, nfeat, &cs, &partNames, rgRows)
+	pw, err := newColumnWriter(bw, nfeat, &cs, &partNames, rgRows)
 	if err != nil {
 		return nil, err
 	}
