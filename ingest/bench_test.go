@@ -130,8 +130,12 @@ func BenchmarkParse(b *testing.B) {
 	}
 }
 
-// BenchmarkWriter compares the two Parquet writers on the same row groups:
-// arrow-go's pqarrow (kept) and parquet-go.
+// BenchmarkWriter compares Parquet writers on the same row groups:
+// arrow-go's parquet/file column writers (kept, "arrow-go-file"; its files
+// are byte-for-byte those of the pqarrow writer it replaced, whose case was
+// "pqarrow" up to commit 5cab670), the same with other codecs, and
+// parquet-go. parquet-go's Group schema orders the columns by name, so its
+// files would not keep documents.parquet's column order either.
 func BenchmarkWriter(b *testing.B) {
 	rgs, parts := parsedRowGroups(b)
 	cs := commentSchema{}
@@ -208,8 +212,9 @@ func BenchmarkWriter(b *testing.B) {
 	}
 }
 
-// parquetGoWriter writes the same schema with github.com/parquet-go/parquet-go
-// (Snappy, plain encoding), column by column. Benchmark only.
+// parquetGoWriter writes the same columns with github.com/parquet-go/parquet-go
+// (Snappy, plain encoding), column by column through its column writers
+// (its row-group buffers are written row by row). Benchmark only.
 type parquetGoWriter struct {
 	w     *pq.GenericWriter[any]
 	parts []string

@@ -58,6 +58,10 @@ type pipeline struct {
 	// srcPart[i] is the index of source i's part.
 	partNames []string
 	srcPart   []int32
+
+	// newWriter starts documents.parquet on w (newColumnWriter; tests
+	// substitute a failing writer).
+	newWriter func(w io.Writer, nfeat int, cs *commentSchema, parts *[]string, rowGroupRows int) (docsWriter, error)
 }
 
 // rowGroupsInFlight is the number of row groups circulating between the
@@ -79,7 +83,7 @@ func convert(ctx context.Context, opts Options, res *resolved, dir string) (*Man
 // does), the format, the largest label and the comment columns.
 func newPipeline(ctx context.Context, opts Options, res *resolved) (*pipeline, error) {
 	ctx, cancel := context.WithCancel(ctx)
-	p := &pipeline{ctx: ctx, cancel: cancel, opts: opts, sources: res.sources}
+	p := &pipeline{ctx: ctx, cancel: cancel, opts: opts, sources: res.sources, newWriter: newDocsWriter}
 	var total int64
 	for _, s := range res.sources {
 		total += s.size
@@ -200,7 +204,7 @@ func (p *pipeline) run(dir string) (*Manifest, error) {
 	defer f.Close()
 	docHash := sha256.New()
 	bw := bufio.NewWriterSize(io.MultiWriter(f, docHash), 1<<20)
-	pw, err := newColumnWriter(bw, p.cfg.nfeat, p.cfg.cs, &p.partNames, p.rgRows)
+	pw, err := p.newWriter(bw, p.cfg.nfeat, p.cfg.cs, &p.partNames, p.rgRows)
 	if err != nil {
 		return nil, err
 	}
@@ -253,6 +257,11 @@ func (p *pipeline) run(dir string) (*Manifest, error) {
 		m.DocsPerQuery.Max = max(m.DocsPerQuery.Max, d)
 	}
 	return m, nil
+}
+
+// newDocsWriter is newColumnWriter as a docsWriter.
+func newDocsWriter(w io.Writer, nfeat int, cs *commentSchema, parts *[]string, rowGroupRows int) (docsWriter, error) {
+	return newColumnWriter(w, nfeat, cs, parts, rowGroupRows)
 }
 
 // send hands c to the assembler and, when it has data, to a parser. It
