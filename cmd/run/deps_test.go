@@ -1,0 +1,61 @@
+package main
+
+import (
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// forbiddenDeps are import-path prefixes that must stay out of the build
+// graphs of cmd/run and cmd/prep. They came in only through arrow-go's
+// parquet/pqarrow, which imports arrow/flight to serialise an Arrow schema
+// into the Parquet footer (which ours never carried); they were 117 of the
+// commands' 548 packages, compiled on every cold build.
+var forbiddenDeps = []string{
+	"google.golang.org/grpc",
+	"google.golang.org/protobuf",
+	"google.golang.org/genproto",
+	"github.com/apache/arrow-go/v18/arrow/flight",
+	"github.com/apache/arrow-go/v18/parquet/pqarrow",
+}
+
+// TestNoRPCInBuildGraph: `go list -deps` of cmd/run and cmd/prep names no
+// gRPC, protobuf or arrow/flight package. Skipped only when no go tool is
+// found. Mutation control: a blank import of parquet/pqarrow in package
+// ingest made it fail, naming pqarrow, flight, grpc and protobuf.
+func TestNoRPCInBuildGraph(t *testing.T) {
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := exec.LookPath(goTool); err != nil {
+		if goTool, err = exec.LookPath("go"); err != nil {
+			t.Skip("no go tool to list the build graph")
+		}
+	}
+	const mod = "github.com/fedbandit/fedbandit/"
+	cmd := exec.Command(goTool, "list", "-deps", mod+"cmd/run", mod+"cmd/prep")
+	out, err := cmd.Output()
+	if err != nil {
+		msg := ""
+		if ee, ok := err.(*exec.ExitError); ok {
+			msg = string(ee.Stderr)
+		}
+		t.Fatalf("go list -deps: %v\n%s", err, msg)
+	}
+	deps := strings.Fields(string(out))
+	// The list must be the real graph: it holds the Parquet packages the
+	// commands do use.
+	var haveParquet bool
+	for _, p := range deps {
+		haveParquet = haveParquet || p == "github.com/apache/arrow-go/v18/parquet/file"
+		for _, f := range forbiddenDeps {
+			if p == f || strings.HasPrefix(p, f+"/") {
+				t.Errorf("%s is in the build graph of cmd/run or cmd/prep (see `go mod why %s`)", p, p)
+				break
+			}
+		}
+	}
+	if !haveParquet {
+		t.Fatalf("go list -deps printed %d packages without parquet/file: not the commands' graph", len(deps))
+	}
+}
