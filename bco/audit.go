@@ -23,10 +23,6 @@ type AuditResult struct {
 	NoiseOff  bool    // SigmaEmp differs from Sigma by more than Z standard errors
 }
 
-// halve is a mutation control for the audit's own test: it halves the
-// noise the randomiser draws while the run records the calibrated sigma.
-var halve bool
-
 // AuditZ is the audit's threshold in standard errors: a one-sided normal
 // false-alarm rate of 1e-5 per check.
 const AuditZ = 4.265
@@ -37,9 +33,12 @@ const AuditZ = 4.265
 // empirical Gaussian DP mu with what the target (eps, delta) allows. A
 // halved noise scale doubles mu and is a violation; a recorded sigma that
 // is not the one drawn is flagged as NoiseOff.
-func Audit(s Spec, trials int) (*AuditResult, error) {
+func Audit(s Spec, trials int, sigmaScale float64) (*AuditResult, error) {
 	if trials < 100 || trials > 100_000_000 {
 		return nil, fmt.Errorf("trials = %d: need 100 to 1e8", trials)
+	}
+	if !(sigmaScale > 0 && sigmaScale <= 1000) {
+		return nil, fmt.Errorf("sigma scale = %v: need a multiplier of the noise drawn in (0, 1000]", sigmaScale)
 	}
 	p, err := newProblem(s)
 	if err != nil {
@@ -58,9 +57,9 @@ func Audit(s Spec, trials int) (*AuditResult, error) {
 	}
 	si := &p.silos[0]
 	recorded := p.sigma * norm
-	if halve {
-		p.sigma /= 2 // mutation control (tests only): the randomiser draws half the noise
-	}
+	// The mutation control (sigmaScale != 1): the randomiser draws sigma
+	// times sigmaScale while the run records the calibrated sigma.
+	p.sigma *= sigmaScale
 	var s0, s1, q0, q1 float64
 	for range trials {
 		a := p.noisy(si, hi, norm)

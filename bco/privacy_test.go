@@ -69,14 +69,14 @@ func TestRecordedSigma(t *testing.T) {
 }
 
 // TestAudit: the audit passes both wrappers at their claim, and fails
-// when the production randomiser's noise is halved (the mutation is
-// injected by halving the problem's sigma after calibration, which is
-// what Round then draws with) — both a Violation (mu doubles above the
-// target's mu at eps 1) and NoiseOff (recorded sigma is not drawn).
+// when the production randomiser's noise is halved (sigma scale 0.5: the
+// problem's sigma is halved after calibration, which is what Round then
+// draws with) — both a Violation (mu doubles above the target's mu at
+// eps 1) and NoiseOff (recorded sigma is not drawn).
 // False-alarm rate: two one-sided checks at 1e-5 each.
 func TestAudit(t *testing.T) {
 	for _, alg := range []string{"ldp-one-point", "ldp-two-point"} {
-		r, err := Audit(privateSpec(alg, 1), 200000)
+		r, err := Audit(privateSpec(alg, 1), 200000, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,10 +87,8 @@ func TestAudit(t *testing.T) {
 			t.Errorf("%s: empirical mu %v above claim %v", alg, r.MuEmp, r.MuClaim)
 		}
 	}
-	halve = true
-	defer func() { halve = false }()
 	for _, alg := range []string{"ldp-one-point", "ldp-two-point"} {
-		r, err := Audit(privateSpec(alg, 1), 200000)
+		r, err := Audit(privateSpec(alg, 1), 200000, 0.5)
 		if err != nil {
 			t.Fatal(err)
 		}

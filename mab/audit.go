@@ -24,7 +24,10 @@ type AuditSpec struct {
 	Seed      uint64
 	Alpha     float64 // false-alarm rate of the audit (Clopper-Pearson, Bonferroni over thresholds)
 
-	weaken uint64 // tests only: divides the noise scale (the mutation the audit must catch)
+	// NoiseDivisor, when above 1, divides the noise's scale of the
+	// released batches: the mutation control a correct audit must catch
+	// (`run audit --sigma-scale 1/k`). 0 and 1 leave the noise as calibrated.
+	NoiseDivisor uint64
 }
 
 // AuditResult is an audit's verdict.
@@ -75,8 +78,8 @@ func Audit(spec AuditSpec) (AuditResult, error) {
 		if err != nil {
 			return AuditResult{}, err
 		}
-		if spec.weaken > 1 { // the test's mutation: reach the noise scale
-			proto.(*secagg).weaken = spec.weaken
+		if spec.NoiseDivisor > 1 { // the mutation control: reach the noise scale
+			proto.(*secagg).weaken = spec.NoiseDivisor
 		}
 		outs[d] = make([]float64, spec.Trials)
 		for t := range outs[d] {

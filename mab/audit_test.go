@@ -23,7 +23,7 @@ func TestAudit(t *testing.T) {
 	}
 	for _, c := range cases {
 		for _, weaken := range []uint64{1, 2} {
-			res, err := Audit(AuditSpec{Algorithm: c.alg, Eps: c.eps, Delta: c.delta, N: c.n, Trials: 40000, Seed: 1, Alpha: 1e-6, weaken: weaken})
+			res, err := Audit(AuditSpec{Algorithm: c.alg, Eps: c.eps, Delta: c.delta, N: c.n, Trials: 40000, Seed: 1, Alpha: 1e-6, NoiseDivisor: weaken})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,7 +13,10 @@ import (
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
+	"github.com/fedbandit/fedbandit/bco"
+	"github.com/fedbandit/fedbandit/core"
 	"github.com/fedbandit/fedbandit/federate"
+	"github.com/fedbandit/fedbandit/mab"
 	"github.com/fedbandit/fedbandit/outputs"
 	"github.com/fedbandit/fedbandit/outputs/figure"
 	"github.com/fedbandit/fedbandit/registry"
@@ -23,7 +26,7 @@ import (
 // AuditCmd is `run audit`.
 type AuditCmd struct {
 	Sweep      string   `help:"Audit every private configuration of this sweep file (TOML) instead of the one the flags below describe; each is audited with the learner the file gives it." type:"existingfile"`
-	Algorithm  string   `help:"Private algorithm to audit (ldp, sdp-amp, sdp-vec, super-agent, feducb; ldp-linucb noises each report and is checked by federate.TestLDPLinUCBNoise instead)." default:"ldp"`
+	Algorithm  string   `help:"Private algorithm to audit: of the linear family ldp, sdp-amp, sdp-vec, super-agent, feducb (ldp-linucb noises each report and is checked by federate.TestLDPLinUCBNoise instead); a SecAgg mechanism of the multi-armed family (cdp-se, ldp-se, dist-dp-se, dist-rdp-se, dist-cdp-se; --B users per batch); a local randomiser of the convex family (ldp-one-point, ldp-two-point). A mab or bco audit prints its verdict and exits 1 when it fails." default:"ldp"`
 	Eps        float64  `help:"Target eps, in (0, 100]." default:"1"`
 	Delta      float64  `help:"Target delta, in (0, 1)." default:"0.1"`
 	B          int      `name:"B" help:"Batch size: the first release covers B users, 1..100000." default:"25"`
@@ -56,7 +59,14 @@ const (
 // Validate checks every flag before anything runs: each error names its
 // flag.
 func (c *AuditCmd) Validate() error {
-	if alg, err := federate.LookupAlgorithm(c.Algorithm); err != nil {
+	if fam := familyOf(c.Algorithm); fam != "" {
+		if c.Sweep != "" {
+			return fmt.Errorf("--algorithm %s: --sweep audits the linear family's configurations; audit a %s algorithm with the flags", c.Algorithm, fam)
+		}
+		if c.Out != "" {
+			return fmt.Errorf("--out: audit.arrow holds the linear family's audits; a %s audit prints its verdict", fam)
+		}
+	} else if alg, err := federate.LookupAlgorithm(c.Algorithm); err != nil {
 		return fmt.Errorf("--algorithm: %w", err)
 	} else if c.Sweep == "" && !alg.Private() {
 		return fmt.Errorf("--algorithm %s: not private, nothing to audit", c.Algorithm)
@@ -107,6 +117,9 @@ type auditJob struct {
 
 // Run audits each configuration, prints the table and writes the outputs.
 func (c *AuditCmd) Run(ctx context.Context) error {
+	if familyOf(c.Algorithm) != "" {
+		return c.familyAudit()
+	}
 	jobs, skipped, err := c.jobs()
 	if err != nil {
 		return err
@@ -315,3 +328,77 @@ func anys(v []float64) []any {
 	}
 	return out
 }
+
+// familyOf returns "mab" or "bco" for a private algorithm of those
+// families, "" otherwise.
+func familyOf(name string) string {
+	if a, ok := mab.Lookup(name); ok && a.Trust != core.TrustNone {
+		return registry.FamilyMAB
+	}
+	if a, err := bco.Lookup(name); err == nil && a.Private() {
+		return registry.FamilyBCO
+	}
+	return ""
+}
+
+// bcoAuditInstance is the convex instance of `run audit` for the bco
+// wrappers: the ratio of the report's sensitivity to its noise, which the
+// audit measures, does not depend on the instance (sigma is calibrated to
+// the sensitivity).
+var bcoAuditInstance = bco.Instance{D: 10, Radius: 1, Loss: bco.LossAbsolute, Noise: 0.3, Sequence: bco.Stochastic, Seed: 1}
+
+// familyAudit audits a private algorithm of the multi-armed (mab.Audit:
+// the worst-case batch pair, one user's reward 0 against 1, through the
+// real encode-noise-modular-sum-decode path, with B users in the batch)
+// or convex (bco.Audit: the worst-case report pair through the
+// production randomiser) family, and prints the verdict. --sigma-scale is
+// the mutation control: for the SecAgg mechanisms, whose noise is
+// integer, it must be 1/k (the noise's scale divided by k).
+func (c *AuditCmd) familyAudit() error {
+	tw := tabwriter.NewWriter(os.Stdout, 2, 8, 2, ' ', 0)
+	defer tw.Flush()
+	switch familyOf(c.Algorithm) {
+	case registry.FamilyMAB:
+		k := math.Round(1 / c.SigmaScale)
+		if k < 1 || math.Abs(k*c.SigmaScale-1) > 1e-9 {
+			return fmt.Errorf("--sigma-scale %v: a SecAgg mechanism's noise is integer; use 1/k for a whole k (0.5, 0.25, ...)", c.SigmaScale)
+		}
+		r, err := mab.Audit(mab.AuditSpec{Algorithm: c.Algorithm, Eps: c.Eps, Delta: c.Delta, N: c.B, Trials: c.Trials,
+			Seed: c.Seed, Alpha: c.Alpha, NoiseDivisor: uint64(k)})
+		if err != nil {
+			return fmt.Errorf("run audit: %w", err)
+		}
+		verdict := "pass"
+		if !r.Pass {
+			verdict = "VIOLATION"
+		}
+		fmt.Fprintln(tw, "algorithm\tbatch users\tnoise x\tclaimed eps (at delta)\teps lower bound (confidence 1 - alpha)\tverdict")
+		fmt.Fprintf(tw, "%s\t%d\t%g\t%.4g (%g)\t%.4g\t%s\n", c.Algorithm, c.B, c.SigmaScale, r.Claimed, r.Delta, r.LowerEps, verdict)
+		if !r.Pass {
+			return errAuditFailed
+		}
+	case registry.FamilyBCO:
+		r, err := bco.Audit(bco.Spec{Algorithm: c.Algorithm, Instance: bcoAuditInstance, Eps: c.Eps, Delta: c.Delta,
+			M: 1, B: 1, T: max(c.T, 1), Every: max(c.T, 1), Seed: c.Seed}, c.Trials, c.SigmaScale)
+		if err != nil {
+			return fmt.Errorf("run audit: %w", err)
+		}
+		verdict := "pass"
+		switch {
+		case r.Violation:
+			verdict = "VIOLATION"
+		case r.NoiseOff:
+			verdict = "NOISE SCALE"
+		}
+		fmt.Fprintln(tw, "algorithm\tnoise x\tclaim mu\tempirical mu +- SE\tsigma recorded\tsigma measured\tverdict")
+		fmt.Fprintf(tw, "%s\t%g\t%.4g\t%.4g +- %.2g\t%.4g\t%.4g\t%s\n", c.Algorithm, c.SigmaScale, r.MuClaim, r.MuEmp, r.MuSE, r.Sigma, r.SigmaEmp, verdict)
+		if !r.Pass() {
+			return errAuditFailed
+		}
+	}
+	return nil
+}
+
+// errAuditFailed is the exit of an audit that found a leak or a wrong
+// noise scale (the table says which).
+var errAuditFailed = errors.New("run audit: the audit failed (see the verdict)")
