@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/fedbandit/fedbandit/core"
 	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/federate/accountant"
 	"github.com/fedbandit/fedbandit/ltr"
@@ -59,7 +60,8 @@ func printSummary(w io.Writer, dir string) error {
 		k := len(s.Mean) - 1
 		target, delivered := "-", "none (no noise)"
 		alg, _ := federate.LookupAlgorithm(r.Algorithm)
-		if alg != nil && alg.Private() {
+		// Other families' runs record their trust model (not federate's).
+		if (alg != nil && alg.Private()) || (alg == nil && r.Trust != "" && r.Trust != core.TrustNone) {
 			target = fmt.Sprintf("(%g, %g)", r.Eps, r.Delta)
 			delivered = fmt.Sprintf("(%.3g, %g)", r.DeliveredEps, r.DeliveredDelta)
 			if math.IsInf(r.DeliveredEps, 1) {
