@@ -151,6 +151,13 @@ func (c *Config) validateGenericPoints() error {
 	}
 	return c.genericPoints(func(p *genericPoint) error {
 		alg, _ := registry.Lookup(p.spec.Algorithm)
+		// A RunSpec's 0 is an absent M or B: an explicit 0 must not
+		// become the default.
+		for k, v := range map[string]int{"M": p.spec.M, "B": p.spec.B} {
+			if alg.UsesKey(k) && v < 1 {
+				return &KeyError{Key: p.keys[k], Msg: fmt.Sprintf("%d, want at least 1", v)}
+			}
+		}
 		if err := alg.Check(p.spec); err != nil {
 			return p.keyError(err)
 		}
