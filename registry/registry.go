@@ -60,6 +60,9 @@ type Algorithm struct {
 
 // RunSpec is a family-neutral run specification: the header every family
 // reads, the algorithm's own parameters and the instance's decoded table.
+// Its field names (and the parameters' keys) are encoded in the run ids
+// of the families other than the linear one (runner.GenericRunID):
+// renaming a field changes every such id (runner.TestRunIDsPinned).
 type RunSpec struct {
 	Algorithm string // a registered algorithm
 	Instance  string // a registered instance kind
