@@ -56,8 +56,8 @@ T = [1000]
 // TestGenericSweep: a sweep of each other family executes every planned
 // run through its entry's NewRun (the recorded curve is the family's run,
 // bit for bit), records its family, trust, parameters and privacy claim,
-// gives the same bytes for 1 and 2 workers, and skips finished runs when
-// resumed. Keys an algorithm does not use plan it once (mab: M).
+// gives the same curves for 1 and 2 workers and as two array tasks, and
+// skips finished runs when resumed. Keys an algorithm does not use plan it once (mab: M).
 // Mutation control: recording the curve without its first checkpoint
 // fails it (tried 2026-11-25).
 func TestGenericSweep(t *testing.T) {
@@ -88,6 +88,19 @@ func TestGenericSweep(t *testing.T) {
 		}
 		if d := diffHashes(curves(dir1), curves(dir2)); d != "" {
 			t.Errorf("%s: 1 and 2 workers differ:\n%s", p.Config.Name, d)
+		}
+		// As the two tasks of an array job, then collected.
+		dir3 := t.TempDir()
+		for i := 0; i < 2; i++ {
+			if _, err := (&Sweep{Plan: p, Out: dir3, Workers: 1, Log: quietLog(), Task: &Task{Index: i, Of: 2}}).Execute(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := Collect(dir3); err != nil {
+			t.Fatal(err)
+		}
+		if d := diffHashes(curves(dir1), curves(dir3)); d != "" {
+			t.Errorf("%s: a sweep and two array tasks differ:\n%s", p.Config.Name, d)
 		}
 		rep, err := (&Sweep{Plan: p, Out: dir1, Workers: 2, Log: quietLog()}).Execute(context.Background())
 		if err != nil || rep.Skipped != c.runs || rep.Executed != 0 {
