@@ -38,6 +38,10 @@ func TestNewRunIsTheFamilysRunMAB(t *testing.T) {
 		t.Fatal(err)
 	}
 	want.Privacy = claim
+	want.Privacy.Note = withStats(claim.Note, p.(*mab.Run).Stats())
+	if !strings.Contains(got.Privacy.Note, "; SecAgg: ") || !strings.HasSuffix(got.Privacy.Note, " 0 decode errors") {
+		t.Errorf("note %q", got.Privacy.Note)
+	}
 	got.WallSeconds, want.WallSeconds = 0, 0
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("NewRun differs from the family's run:\n got %+v\nwant %+v", got.Privacy, want.Privacy)

@@ -76,7 +76,20 @@ func runMAB(ctx context.Context, rs RunSpec) (*core.Result, error) {
 		return nil, err
 	}
 	res.Privacy = claim
+	if r, ok := p.(*mab.Run); ok {
+		res.Privacy.Note = withStats(claim.Note, r.Stats())
+	}
 	return res, nil
+}
+
+// withStats appends what the SecAgg analyser saw to a claim's note, so
+// that runs.arrow's calibration_note carries it: a decode error means the
+// protocol's accuracy event failed for that release (docs/mab.md).
+func withStats(note string, s mab.Stats) string {
+	if s.Releases == 0 {
+		return note
+	}
+	return strings.TrimPrefix(fmt.Sprintf("%s; SecAgg: %d releases, %d underflows, %d decode errors", note, s.Releases, s.Underflows, s.DecodeErrors), "; ")
 }
 
 var mabKind = &Kind{
