@@ -89,7 +89,9 @@ func TestNewRunIsTheFamilysRunBCO(t *testing.T) {
 
 // TestFamilyKindsDecodeStrictly: an unknown key, an out-of-range value
 // or a missing required key is an error naming the key; absent keys take
-// the defaults, explicit values (0 included) are kept.
+// the defaults, explicit values (0 included) are kept. Mutation control:
+// dropping an explicit noise_sd = 0 (the old "0 means default") fails it
+// (tried 2026-11-25).
 func TestFamilyKindsDecodeStrictly(t *testing.T) {
 	for _, c := range []struct {
 		table map[string]any
