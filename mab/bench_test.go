@@ -47,7 +47,7 @@ func BenchmarkHardRun(b *testing.B) {
 	}
 }
 
-// BenchmarkFig1Instance is one instance's share of sweeps/pending/mab-fig1.toml:
+// BenchmarkFig1Instance is one instance's share of sweeps/mab-fig1.toml:
 // DP-SE, Dist-DP-SE, Dist-RDP-SE S = 10 and 100 at eps 0.1, 0.5, 1, 10^7
 // rounds each (12 runs; the sweep has 40 instances, 480 runs).
 func BenchmarkFig1Instance(b *testing.B) {

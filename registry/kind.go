@@ -83,7 +83,7 @@ type Loaded struct {
 }
 
 // kinds is the registry of instance kinds.
-var kinds = []*Kind{syntheticKind, ltrKind}
+var kinds = []*Kind{syntheticKind, ltrKind, mabKind, bcoKind}
 
 // Kinds returns the registered instance kinds.
 func Kinds() []*Kind { return kinds }

@@ -81,6 +81,9 @@ func Fields(c Config) []Field {
 	var out []Field
 	add := func(k, v string) { out = append(out, Field{Key: k, Value: v}) }
 	add("algorithm", c.Algorithm)
+	if a != nil && a.Family != FamilyLinear {
+		return append(out, genericFields(a, c)...)
+	}
 	out = append(out, Field{Key: "lazy", Value: strconv.FormatBool(c.Lazy), Flag: true})
 	if uses("eps") {
 		add("eps", g(c.Eps))
@@ -118,6 +121,44 @@ func Fields(c Config) []Field {
 		out = append(out, Field{Key: "instance", Value: c.Instance, Detail: c.InstanceDesc})
 	}
 	return out
+}
+
+// genericFields are the fields after the algorithm of a configuration of
+// another family than the linear one: the generic keys it uses (eps,
+// delta, M, B, T, every), its own parameters, the instance.
+func genericFields(a *Algorithm, c Config) []Field {
+	var out []Field
+	add := func(k, v string) { out = append(out, Field{Key: k, Value: v}) }
+	if a.UsesKey("eps") {
+		add("eps", g(c.Eps))
+	}
+	if a.UsesKey("delta") {
+		add("delta", g(c.Delta))
+	}
+	if a.UsesKey("M") {
+		add("M", strconv.Itoa(c.M))
+	}
+	if a.UsesKey("B") {
+		add("B", strconv.Itoa(c.B))
+	}
+	add("T", strconv.Itoa(c.T))
+	add("every", strconv.Itoa(c.Every))
+	for _, p := range a.Params {
+		if v, ok := c.Params[p.Key]; ok {
+			add(p.Key, g(v))
+		}
+	}
+	if c.Instance != "" || c.InstanceDesc != "" {
+		out = append(out, Field{Key: "instance", Value: c.Instance, Detail: c.InstanceDesc})
+	}
+	return out
+}
+
+// FromRunSpec is the configuration of a family-neutral run spec on the
+// named instance.
+func FromRunSpec(s RunSpec, instance, desc string) Config {
+	return Config{Algorithm: s.Algorithm, Params: s.Params, Eps: s.Eps, Delta: s.Delta,
+		M: s.M, B: s.B, T: s.T, Every: s.Every, Instance: instance, InstanceDesc: desc}
 }
 
 // Label joins a configuration's fields with spaces: e.g. "ldp lazy eps=1

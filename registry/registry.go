@@ -52,18 +52,26 @@ type Algorithm struct {
 	// runs go through the runner's linear specs (their ids are pinned);
 	// NewRun is the way a library caller, or a new family, runs one.
 	NewRun func(ctx context.Context, spec RunSpec) (*core.Result, error)
+	// Check reports a spec NewRun would refuse, by the family's own rules,
+	// without running it (nil for the linear family, whose runner checks
+	// its specs through federate.Spec).
+	Check func(spec RunSpec) error
 }
 
 // RunSpec is a family-neutral run specification: the header every family
 // reads, the algorithm's own parameters and the instance's decoded table.
+// Its field names (and the parameters' keys) are encoded in the run ids
+// of the families other than the linear one (runner.GenericRunID):
+// renaming a field changes every such id (runner.TestRunIDsPinned).
 type RunSpec struct {
 	Algorithm string // a registered algorithm
 	Instance  string // a registered instance kind
 	Seed      uint64 // run seed: every random stream of the run derives from it
 	T, M, B   int    // rounds, silos (or users per round), batch size
 	Every     int    // checkpoint spacing in rounds (0: absent, the family's default)
-	Eps       float64
-	Delta     float64
+	// M and B of a bco run: 0 is absent (1). The mab family uses neither.
+	Eps   float64
+	Delta float64
 	// Params are the algorithm's own parameters by key (absent: default).
 	Params map[string]float64
 	// Table is the [[instance]] table as decoded from TOML (without name
@@ -98,7 +106,7 @@ func (a *Algorithm) ParamKeys() []string {
 
 // algorithms lists every family's entries, in display order (the linear
 // family's order is its own list's).
-var algorithms = slices.Concat(linearAlgorithms())
+var algorithms = slices.Concat(linearAlgorithms(), mabAlgorithms(), bcoAlgorithms())
 
 // Algorithms returns every registered algorithm, in display order. The
 // entries are shared: do not modify them.

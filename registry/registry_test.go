@@ -40,11 +40,19 @@ func TestEntriesDeclareEverything(t *testing.T) {
 				t.Errorf("%s: parameter %+v", a.Name, p)
 			}
 		}
-		if a.Family == FamilyLinear {
-			for _, k := range a.Uses {
-				if !slices.Contains(federate.GenericKeys, k) {
-					t.Errorf("%s uses %q, not a generic key", a.Name, k)
-				}
+		generic := federate.GenericKeys
+		if a.Family != FamilyLinear {
+			generic = []string{"eps", "delta", "T", "M", "B", "seed", "checkpoint_every"}
+			if a.Check == nil {
+				t.Errorf("%s: no Check", a.Name)
+			}
+			if a.Private() != a.UsesKey("eps") {
+				t.Errorf("%s: private %v but uses eps %v", a.Name, a.Private(), a.UsesKey("eps"))
+			}
+		}
+		for _, k := range a.Uses {
+			if !slices.Contains(generic, k) {
+				t.Errorf("%s uses %q, not a generic key", a.Name, k)
 			}
 		}
 		if got, err := Lookup(a.Name); err != nil || got != a {

@@ -43,8 +43,20 @@ type Estimate struct {
 	SharedBytes int64
 }
 
-// RunMadds is the cost model of one run: M T K d^2 multiply-adds.
+// genericMaddsPerSiloRound is the cost model's figure for one
+// silo-round of a run of another family than the linear one (mab, bco),
+// whose work is not M T K d^2: a round figure, 0.1 us per silo-round at
+// DefaultMaddsPerSecond (a mab round costs about 0.08 us, a bco round at
+// d = 10 a few tenths). `run plan` times a pilot of each cost class
+// instead (MeasureRates).
+const genericMaddsPerSiloRound = 400
+
+// RunMadds is the cost model of one run: M T K d^2 multiply-adds (other
+// families: M T genericMaddsPerSiloRound).
 func RunMadds(r *Run) float64 {
+	if r.Generic != nil {
+		return float64(r.Silos()) * float64(r.Rounds()) * genericMaddsPerSiloRound
+	}
 	d := float64(r.Instance.Dim)
 	return float64(r.Spec.M) * float64(r.Spec.T) * r.Instance.Actions * d * d
 }
@@ -54,6 +66,11 @@ func RunMadds(r *Run) float64 {
 // protocol (kappa levels, per silo for P_alt), the synchronised statistics
 // and the curve.
 func RunBytes(r *Run) int64 {
+	if g := r.Generic; g != nil {
+		// Per silo (or arm) a few d-vectors, and the curve.
+		points := int64(g.T/max(g.Every, 1) + 1)
+		return 8*int64(r.Silos())*8*int64(r.Instance.Dim+1) + 32*points + 1<<20
+	}
 	d := int64(r.Instance.Dim)
 	m := int64(r.Spec.M)
 	k := int64(1)
@@ -176,7 +193,7 @@ func (rt *Rates) SimSeconds(r *Run) (float64, bool) {
 		return 0, false
 	}
 	v, ok := rt.SimPerSiloRound[CostClass(r)]
-	return v * float64(r.Spec.M) * float64(r.Spec.T), ok
+	return v * float64(r.Silos()) * float64(r.Rounds()), ok
 }
 
 // EstimateRun is one run's estimated CPU seconds, as Estimate counts it:

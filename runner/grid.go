@@ -68,6 +68,9 @@ func (c *Config) points(f func(p *point) error) error {
 			if err != nil {
 				return &KeyError{Key: fmt.Sprintf("algorithm[%d].name", ai), Msg: err.Error()}
 			}
+			if alg.Family != registry.FamilyLinear {
+				continue // genericPoints plans it
+			}
 			at := func(k string) string { return fmt.Sprintf("algorithm[%d].%s", ai, k) }
 			epss, deltas := values{[]float64{0}, func(int) string { return "grid.eps" }}, values{[]float64{0}, func(int) string { return "grid.delta" }}
 			if alg.Private() {
@@ -109,39 +112,7 @@ func (c *Config) points(f func(p *point) error) error {
 				"Synthetic.ContextGen": in("context_gen"), "Synthetic.Theta": in("theta"), "Synthetic.Seed": in("seed"),
 				"Synthetic.Link": in("link"),
 			}
-			// The algorithm's own parameters: every combination of the
-			// listed values, keys in sorted order.
-			pkeys := slices.Sorted(func(yield func(string) bool) {
-				for k := range ac.Params {
-					if !yield(k) {
-						return
-					}
-				}
-			})
-			combos := []map[string]float64{nil}
-			ckeys := []map[string]string{{}}
-			for _, k := range pkeys {
-				vals := ac.Params[k]
-				var nc []map[string]float64
-				var nk []map[string]string
-				for ci, cm := range combos {
-					for j, v := range vals {
-						m := map[string]float64{k: v}
-						for kk, vv := range cm {
-							m[kk] = vv
-						}
-						km := map[string]string{"Params." + k: at(k)}
-						if c.isList("algorithm", ai, k) {
-							km["Params."+k] = fmt.Sprintf("%s[%d]", at(k), j)
-						}
-						for kk, vv := range ckeys[ci] {
-							km[kk] = vv
-						}
-						nc, nk = append(nc, m), append(nk, km)
-					}
-				}
-				combos, ckeys = nc, nk
-			}
+			combos, ckeys := c.paramCombos(ai, ac)
 			alphas := list(g.Alpha, "grid.alpha")
 			for im, m := range g.M {
 				for ib, b := range g.B {
@@ -189,6 +160,47 @@ func (c *Config) points(f func(p *point) error) error {
 		}
 	}
 	return nil
+}
+
+// paramCombos returns every combination of the values the [[algorithm]]
+// table ai lists for its own parameters (keys in sorted order), each with
+// the sweep key of each value ("Params.<key>" -> "algorithm[i].key[j]").
+func (c *Config) paramCombos(ai int, ac AlgorithmConfig) ([]map[string]float64, []map[string]string) {
+	at := func(k string) string { return fmt.Sprintf("algorithm[%d].%s", ai, k) }
+	// The algorithm's own parameters: every combination of the
+	// listed values, keys in sorted order.
+	pkeys := slices.Sorted(func(yield func(string) bool) {
+		for k := range ac.Params {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	combos := []map[string]float64{nil}
+	ckeys := []map[string]string{{}}
+	for _, k := range pkeys {
+		vals := ac.Params[k]
+		var nc []map[string]float64
+		var nk []map[string]string
+		for ci, cm := range combos {
+			for j, v := range vals {
+				m := map[string]float64{k: v}
+				for kk, vv := range cm {
+					m[kk] = vv
+				}
+				km := map[string]string{"Params." + k: at(k)}
+				if c.isList("algorithm", ai, k) {
+					km["Params."+k] = fmt.Sprintf("%s[%d]", at(k), j)
+				}
+				for kk, vv := range ckeys[ci] {
+					km[kk] = vv
+				}
+				nc, nk = append(nc, m), append(nk, km)
+			}
+		}
+		combos, ckeys = nc, nk
+	}
+	return combos, ckeys
 }
 
 // isList reports whether the sweep file gives the key at path as a list.

@@ -47,6 +47,11 @@ var pinnedIDs = map[string][2]string{
 	// so its LDP and super-agent runs are new specs with new ids (its
 	// FedLinUCB and P_TVec runs keep theirs: the first id is unchanged).
 	"scaling-m.toml": {"008e9dbef16c8b6f7efa7d65d6b568c62afc2861d8fad9b5b8d51ef58f8c236e", "ace0bde1978d48f47f89d5e21a7efd26e70b243a568c07eaa27cd6c8e20dc012"},
+	// New pins (issue 25): the first sweeps of the mab and bco families,
+	// whose ids are GenericRunID's (the linear pins above are unchanged).
+	"bco-rates.toml": {"0041bbd7af0fdad244db8b95f953e1f537ad85212877c23638be3557c1993e17", "af907ffe48750f472bcd6bdfc7f08b3bd5e1946b144e807f8d7a2999407d99cb"},
+	"mab-fig1.toml":  {"003862bf6c1da5e5594e5cb6721d515400e3206115333ee9acce64e7a8feb36e", "d1ccc59f7c0463e7483d110bdfa3e265a937f428eb86225ce9c55740cb86dd57"},
+	"mab-fig4.toml":  {"005deb42c22ee2fdb3d980e279265193eb2ade7434fcc443dfb50b3e3a4351f8", "979b4a14409c88ecfd6ed08603332c7ab445fb7ffd4a3bae125ab19f849218a6"},
 }
 
 // TestRunIDsPinned recomputes the run ids of every shipped sweep.

@@ -54,8 +54,36 @@ type Run struct {
 	// GroupID and Group identify the configuration without the seed.
 	GroupID, Group string
 	Instance       *Instance
-	// Spec is the complete specification (LTR data attached).
+	// Spec is the complete specification (LTR data attached) of a run of
+	// the linear family (zero for the others).
 	Spec federate.Spec
+	// Generic is the run spec of a run of another family (mab, bco),
+	// nil for the linear family's runs (generic.go).
+	Generic *registry.RunSpec
+}
+
+// Rounds returns the run's horizon T.
+func (r *Run) Rounds() int {
+	if r.Generic != nil {
+		return r.Generic.T
+	}
+	return r.Spec.T
+}
+
+// Silos returns the run's number of silos M (at least 1).
+func (r *Run) Silos() int {
+	if r.Generic != nil {
+		return max(r.Generic.M, 1)
+	}
+	return r.Spec.M
+}
+
+// Seed returns the run's seed.
+func (r *Run) Seed() uint64 {
+	if r.Generic != nil {
+		return r.Generic.Seed
+	}
+	return r.Spec.Seed
 }
 
 // Plan is the deterministic expansion of a sweep: its runs sorted by id
@@ -164,6 +192,27 @@ func NewPlan(c *Config, build BuildLTRFunc) (*Plan, error) {
 		}
 		return nil
 	})
+	if err == nil {
+		err = c.genericPoints(func(pt *genericPoint) error {
+			in, err := instFor[pt.inst](0)
+			if err != nil {
+				return err
+			}
+			for s := 0; s < c.Seeds; s++ {
+				spec := pt.spec
+				spec.Seed = uint64(c.FirstSeed) + uint64(s)
+				r, err := newGenericRun(spec, in)
+				if err != nil {
+					return err
+				}
+				if !seen[r.ID] {
+					seen[r.ID] = true
+					p.Runs = append(p.Runs, r)
+				}
+			}
+			return nil
+		})
+	}
 	if err != nil {
 		var ke *KeyError
 		if errors.As(err, &ke) && ke.File == "" {
@@ -269,6 +318,9 @@ func describe(s federate.Spec, in *Instance) string {
 // Record returns the run's row of runs.arrow with the specification
 // filled in (results are added by the sweep).
 func (r *Run) Record(sweep string) outputs.RunRecord {
+	if r.Generic != nil {
+		return r.genericRecord(sweep)
+	}
 	s := r.Spec
 	ic := r.Instance.Config
 	rec := outputs.RunRecord{

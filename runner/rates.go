@@ -48,6 +48,11 @@ type Rates struct {
 // round), the number of silos and the batch size. Runs of one class cost
 // the same per silo-round.
 func CostClass(r *Run) string {
+	if g := r.Generic; g != nil {
+		// Other families: the algorithm, its parameters, the instance and
+		// M (a mab round's work does not depend on eps: its batches do).
+		return fmt.Sprintf("%s params=%v instance=%.16s M=%d", g.Algorithm, g.Params, r.Instance.Hash, g.M)
+	}
 	s := r.Spec
 	return fmt.Sprintf("%s lazy=%t protocol=%s instance=%.16s d=%d actions=%g M=%d B=%d gram=%s",
 		s.Algorithm, s.Lazy, s.Protocol, r.Instance.Hash, r.Instance.Dim, r.Instance.Actions, s.M, s.B, s.GramNoise)
@@ -61,7 +66,7 @@ func (rt *Rates) RunSeconds(r *Run) (float64, bool) {
 		return 0, false
 	}
 	v, ok := rt.PerSiloRound[CostClass(r)]
-	return v * float64(r.Spec.M) * float64(r.Spec.T), ok
+	return v * float64(r.Silos()) * float64(r.Rounds()), ok
 }
 
 // pilotMadds is the work of one pilot, in the M T K d^2 of RunMadds:
@@ -165,6 +170,17 @@ func (p *Plan) MeasureRates(ctx context.Context, scan *outputs.Scan, cache strin
 		if v, ok := stored[cacheKey(machine, class)]; ok && !remeasure {
 			rt.PerSiloRound[class] = v
 			rt.Cached++
+			continue
+		}
+		if r.Generic != nil {
+			v, err := measureGeneric(ctx, r)
+			if err != nil {
+				return nil, fmt.Errorf("timing pilot of %s: %w", r.Group, err)
+			}
+			rt.PerSiloRound[class] = v
+			stored[cacheKey(machine, class)] = v
+			rt.Measured++
+			added = true
 			continue
 		}
 		s := pilotSpec(r)

@@ -14,16 +14,22 @@ import (
 )
 
 // regSweep is a sweep of one algorithm (with extra lines in its table) and
-// extra grid lines.
+// extra grid lines, on an instance of its family.
 func regSweep(alg, algLines, gridLines string) string {
+	instance := "name = \"syn\"\nkind = \"synthetic\"\nd = 4\nk = 10"
+	if a, err := registry.Lookup(alg); err == nil {
+		switch a.Family {
+		case registry.FamilyMAB:
+			instance = "name = \"arms\"\nkind = \"mab\"\ngap = 0.5"
+		case registry.FamilyBCO:
+			instance = "name = \"ball\"\nkind = \"bco\"\nloss = \"squared\"\nd = 4"
+		}
+	}
 	return fmt.Sprintf(`name = "reg"
 seeds = 2
 
 [[instance]]
-name = "syn"
-kind = "synthetic"
-d = 4
-k = 10
+%s
 
 [[algorithm]]
 name = %q
@@ -36,7 +42,7 @@ M = [3]
 B = [5]
 T = [20]
 %s
-`, alg, algLines, gridLines)
+`, instance, alg, algLines, gridLines)
 }
 
 // TestGridOverUnusedKeyPlansOnce: for every registered algorithm and every
@@ -96,6 +102,16 @@ func TestRunnerAddsNoRule(t *testing.T) {
 	for _, a := range registry.Algorithms() {
 		for _, p := range a.Params {
 			n++
+			if a.Family != registry.FamilyLinear {
+				// Other families: an out-of-range value is the family's
+				// own message (registry.Algorithm.Check) under the sweep key.
+				_, err := ParseConfig([]byte(regSweep(a.Name, fmt.Sprintf("%s = %v", p.Key, p.Min-1), "")), t.TempDir())
+				var ke *KeyError
+				if !errors.As(err, &ke) || ke.Key != fmt.Sprintf("algorithm[0].%s", p.Key) || !strings.Contains(ke.Msg, p.Key+" = ") {
+					t.Errorf("%s: %s = %v: error %v", a.Name, p.Key, p.Min-1, err)
+				}
+				continue
+			}
 			for _, c := range []struct {
 				line   string
 				params map[string]float64

@@ -22,6 +22,7 @@ import (
 
 	"github.com/sourcegraph/conc/pool"
 
+	"github.com/fedbandit/fedbandit/core"
 	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/outputs"
 )
@@ -361,6 +362,9 @@ func (s *Sweep) Execute(ctx context.Context) (*Report, error) {
 // execute runs one simulation and returns its record; ok is false when the
 // run was interrupted by cancellation (it is then not recorded).
 func (s *Sweep) execute(ctx context.Context, sim SimulateFunc, r *Run, log *slog.Logger) (rec outputs.RunRecord, pts []outputs.Point, ok bool) {
+	if r.Generic != nil {
+		return executeGeneric(ctx, r, s.Plan.Config.Name, log)
+	}
 	rec = r.Record(s.Plan.Config.Name)
 	res, err := safeSimulate(ctx, sim, r.Spec, log, r.ID)
 	if err != nil && ctx.Err() != nil {
@@ -415,23 +419,9 @@ func safeSimulate(ctx context.Context, sim SimulateFunc, spec federate.Spec, log
 // curve that is empty, out of order, not ending at T or holding
 // non-finite values is a failed run ("bad numerics").
 func checkResult(res *federate.Result, spec federate.Spec) ([]outputs.Point, error) {
-	if len(res.Curve) == 0 {
-		return nil, errors.New("empty regret curve")
-	}
-	pts := make([]outputs.Point, len(res.Curve))
-	prev := 0
-	for i, c := range res.Curve {
-		if c.Round <= prev || c.Round > spec.T {
-			return nil, fmt.Errorf("curve checkpoint %d at round %d (after round %d, T = %d)", i, c.Round, prev, spec.T)
-		}
-		if math.IsNaN(c.Pseudo) || math.IsInf(c.Pseudo, 0) || math.IsNaN(c.Realised) || math.IsInf(c.Realised, 0) {
-			return nil, fmt.Errorf("bad numerics: non-finite regret at round %d (pseudo %v, realised %v)", c.Round, c.Pseudo, c.Realised)
-		}
-		prev = c.Round
-		pts[i] = outputs.Point{Round: int64(c.Round), Pseudo: c.Pseudo, Realised: c.Realised, Syncs: int64(c.Syncs)}
-	}
-	if prev != spec.T {
-		return nil, fmt.Errorf("curve ends at round %d, want T = %d", prev, spec.T)
+	pts, err := checkCurve(res.Curve, spec.T)
+	if err != nil {
+		return nil, err
 	}
 	for _, v := range [][]float64{res.SiloPseudo, res.SiloRealised} {
 		for i, x := range v {
@@ -439,6 +429,30 @@ func checkResult(res *federate.Result, spec federate.Spec) ([]outputs.Point, err
 				return nil, fmt.Errorf("bad numerics: non-finite regret total of silo %d", i)
 			}
 		}
+	}
+	return pts, nil
+}
+
+// checkCurve converts a regret curve of T rounds, refusing one that is
+// empty, out of order, not ending at T or holding non-finite values.
+func checkCurve(curve []core.Checkpoint, T int) ([]outputs.Point, error) {
+	if len(curve) == 0 {
+		return nil, errors.New("empty regret curve")
+	}
+	pts := make([]outputs.Point, len(curve))
+	prev := 0
+	for i, c := range curve {
+		if c.Round <= prev || c.Round > T {
+			return nil, fmt.Errorf("curve checkpoint %d at round %d (after round %d, T = %d)", i, c.Round, prev, T)
+		}
+		if math.IsNaN(c.Pseudo) || math.IsInf(c.Pseudo, 0) || math.IsNaN(c.Realised) || math.IsInf(c.Realised, 0) {
+			return nil, fmt.Errorf("bad numerics: non-finite regret at round %d (pseudo %v, realised %v)", c.Round, c.Pseudo, c.Realised)
+		}
+		prev = c.Round
+		pts[i] = outputs.Point{Round: int64(c.Round), Pseudo: c.Pseudo, Realised: c.Realised, Syncs: int64(c.Syncs)}
+	}
+	if prev != T {
+		return nil, fmt.Errorf("curve ends at round %d, want T = %d", prev, T)
 	}
 	return pts, nil
 }

@@ -35,6 +35,13 @@ func TestShippedSweeps(t *testing.T) {
 		"feducb.toml": {25, 100, 10000, map[string]int{"fedlinucb": 5, "ldp": 10, "feducb": 10}, true},
 		// 5 values of M x 5 seeds; M is checked below.
 		"scaling-m.toml": {100, 0, 10000, map[string]int{"fedlinucb": 25, "ldp": 25, "sdp-vec": 25, "super-agent": 25}, true},
+		// Other families (m: their M, 0 when unused; t 0: a grid over T).
+		// 40 instances x 3 eps, Dist-RDP-SE at S = 10 and 100.
+		"mab-fig1.toml": {480, 0, 10000000, map[string]int{"dp-se": 120, "dist-dp-se": 120, "dist-rdp-se": 240}, true},
+		// 20 instances; SE once, the others at 3 eps.
+		"mab-fig4.toml": {380, 0, 1000000, map[string]int{"se": 20, "dp-se": 60, "cdp-se": 60, "ldp-se": 60, "dist-dp-se": 60, "dist-rdp-se": 60, "dist-cdp-se": 60}, true},
+		// 4 classes x 4 T x 5 seeds, the private ones at 4 eps.
+		"bco-rates.toml": {800, 1, 0, map[string]int{"one-point": 80, "two-point": 80, "ldp-one-point": 320, "ldp-two-point": 320}, true},
 	}
 	files, _ := filepath.Glob(filepath.Join("..", "sweeps", "*.toml"))
 	if len(files) != len(want) {
@@ -56,6 +63,13 @@ func TestShippedSweeps(t *testing.T) {
 		}
 		algs := map[string]int{}
 		for _, r := range p.Runs {
+			if g := r.Generic; g != nil {
+				algs[g.Algorithm]++
+				if g.M != w.m || (w.t != 0 && g.T != w.t) || g.Every < 1 {
+					t.Errorf("%s: run %+v", f, g)
+				}
+				continue
+			}
 			algs[r.Spec.Algorithm]++
 			// The published code's settings: its preset, no clamp, eager
 			// (the random policy has no learner: nothing of it applies).

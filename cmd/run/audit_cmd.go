@@ -128,7 +128,9 @@ func (c *AuditCmd) Run(ctx context.Context) error {
 		fmt.Fprintln(os.Stderr, "not audited:", s)
 	}
 	if len(jobs) == 0 {
-		return fmt.Errorf("run audit: nothing to audit")
+		// Only the linear family's configurations are audited here; the
+		// mab and bco families have their own audits (mab.Audit, bco.Audit).
+		return fmt.Errorf("run audit: nothing to audit (it audits the linear family's private configurations; the mab and bco families are audited by their packages' tests: mab.Audit, bco.Audit)")
 	}
 	if err := c.memoryFlag.check("run audit", auditBytes(len(jobs), c.Trials)); err != nil {
 		return err

@@ -97,6 +97,7 @@ var flagRules = map[string]map[string]string{
 	"table --markdown": asBool,
 
 	"scaling --title": asText,
+	"scaling --over":  none, // enum
 
 	"audit --sweep":               none, // an existing file; none of the probes exists in the test's directory
 	"audit --algorithm":           none,

@@ -13,8 +13,9 @@ import (
 
 // ScalingCmd is `run scaling`.
 type ScalingCmd struct {
-	Dir   string `arg:"" type:"existingdir" help:"Sweep output directory holding runs.arrow: a sweep over M with fedlinucb among its algorithms (e.g. sweeps/scaling-m.toml)."`
-	Title string `help:"Figure title." default:"Privacy cost against the number of silos"`
+	Dir   string `arg:"" type:"existingdir" help:"Sweep output directory holding runs.arrow: a sweep over M with fedlinucb among its algorithms (e.g. sweeps/scaling-m.toml), or a sweep over T or eps (e.g. sweeps/bco-rates.toml)."`
+	Over  string `help:"The key fitted over: M (the privacy cost against FedLinUCB), T or eps (the mean pseudo-regret)." enum:"M,T,eps" default:"M"`
+	Title string `help:"Figure title (default: by --over)."`
 }
 
 // Run fits and prints the exponents and writes DIR/scaling.png and .svg.
@@ -23,19 +24,23 @@ func (c *ScalingCmd) Run() error {
 	if err != nil {
 		return err
 	}
-	fits, err := scaling.Fits(runs)
+	fits, err := scaling.FitsOver(runs, c.Over)
 	if err != nil {
 		return err
 	}
+	what := "mean cost"
+	if c.Over != scaling.OverM {
+		what = "mean pseudo-regret"
+	}
 	tw := tabwriter.NewWriter(os.Stdout, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "configuration\tM: mean cost +- SE (seeds)\texponent [95% CI]\tR^2")
+	fmt.Fprintf(tw, "configuration\t%s: %s +- SE (seeds)\texponent [95%% CI]\tR^2\n", c.Over, what)
 	for _, f := range fits {
 		pts := ""
 		for _, p := range f.Points {
 			if p.Seeds < 2 {
-				pts += fmt.Sprintf("%d: %.4g (n=%d, no SE)  ", p.M, p.Mean, p.Seeds)
+				pts += fmt.Sprintf("%g: %.4g (n=%d, no SE)  ", p.X, p.Mean, p.Seeds)
 			} else {
-				pts += fmt.Sprintf("%d: %.4g +- %.2g (%d)  ", p.M, p.Mean, p.SE, p.Seeds)
+				pts += fmt.Sprintf("%g: %.4g +- %.2g (%d)  ", p.X, p.Mean, p.SE, p.Seeds)
 			}
 		}
 		exp := "- (fewer than 3 positive mean costs)"
@@ -45,8 +50,20 @@ func (c *ScalingCmd) Run() error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%.3f\n", f.Label, pts, exp, f.R2)
 	}
 	tw.Flush()
-	fmt.Printf("\ncost = pseudo-regret R_M(T) minus %s's at the same M and seed; exponent: least squares of log mean cost on log M, t-interval.\n", scaling.Baseline)
-	paths, err := scaling.Save(c.Dir, fits, c.Title)
+	title := c.Title
+	switch {
+	case c.Over == scaling.OverM:
+		fmt.Printf("\ncost = pseudo-regret R_M(T) minus %s's at the same M and seed; exponent: least squares of log mean cost on log M, t-interval.\n", scaling.Baseline)
+		if title == "" {
+			title = "Privacy cost against the number of silos"
+		}
+	default:
+		fmt.Printf("\nexponent: least squares of log mean pseudo-regret R(T) (over the seeds) on log %s, 95%% t-interval (points - 2 degrees of freedom).\n", c.Over)
+		if title == "" {
+			title = "Pseudo-regret against " + c.Over
+		}
+	}
+	paths, err := scaling.SaveOver(c.Dir, fits, title, c.Over)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/fedbandit/fedbandit/core"
 	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/federate/accountant"
 	"github.com/fedbandit/fedbandit/ltr"
@@ -51,6 +52,7 @@ func printSummary(w io.Writer, dir string) error {
 	}
 	zeroEps := false     // some configuration delivers eps = 0 at its delta
 	uncertified := false // some private configuration has no guarantee
+	restated := false    // some configuration's eps is its own model's parameter (Renyi, zCDP)
 	unconverged := false // some instance's theta* did not converge
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "configuration\truns\tpseudo R(T)/T\trealised R(T)/T\ttarget (eps, delta)\tdelivered (eps, delta)\tamplified")
@@ -59,7 +61,8 @@ func printSummary(w io.Writer, dir string) error {
 		k := len(s.Mean) - 1
 		target, delivered := "-", "none (no noise)"
 		alg, _ := federate.LookupAlgorithm(r.Algorithm)
-		if alg != nil && alg.Private() {
+		// Other families' runs record their trust model (not federate's).
+		if (alg != nil && alg.Private()) || (alg == nil && r.Trust != "" && r.Trust != core.TrustNone) {
 			target = fmt.Sprintf("(%g, %g)", r.Eps, r.Delta)
 			delivered = fmt.Sprintf("(%.3g, %g)", r.DeliveredEps, r.DeliveredDelta)
 			if math.IsInf(r.DeliveredEps, 1) {
@@ -67,6 +70,7 @@ func printSummary(w io.Writer, dir string) error {
 				uncertified = true
 			}
 			zeroEps = zeroEps || r.DeliveredEps == 0
+			restated = restated || (alg == nil && r.DeliveredEps > r.Eps*(1+1e-9) && !math.IsInf(r.DeliveredEps, 1))
 		}
 		unconverged = unconverged || strings.Contains(r.CalibrationNote, ltr.UnconvergedNote)
 		amp := "-"
@@ -90,6 +94,9 @@ func printSummary(w io.Writer, dir string) error {
 	}
 	if unconverged {
 		fmt.Fprintf(w, "%s: the instance's lasso fit stopped at max_iter above its tolerance (prep fit --allow-unconverged); calibration_note in runs.arrow names the artifact.\n", ltr.UnconvergedNote)
+	}
+	if restated {
+		fmt.Fprintln(w, "Delivered eps above the target's: the algorithm's eps is the parameter of its own privacy model (Renyi or zero-concentrated DP, e.g. Dist-RDP-SE); the delivered column is that guarantee stated as (eps, delta)-DP, and calibration_note says how.")
 	}
 	if zeroEps {
 		fmt.Fprintln(w, "Delivered eps = 0: the noise is so large that the release is (0, delta)-DP, i.e. it already meets the target delta with no eps at all.")

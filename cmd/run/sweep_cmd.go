@@ -141,7 +141,7 @@ func (c *PlanCmd) Run(ctx context.Context) error {
 	printEstimate(os.Stdout, e, workers)
 	if c.List {
 		for _, r := range plan.Runs {
-			fmt.Printf("%s  seed=%d  %s\n", r.ID, r.Spec.Seed, r.Group)
+			fmt.Printf("%s  seed=%d  %s\n", r.ID, r.Seed(), r.Group)
 		}
 	}
 	return nil

@@ -1,8 +1,12 @@
-// Package scaling measures how the privacy cost of an algorithm grows
-// with the number of silos M: the cost of a run is its pseudo-regret
-// R_M(T) minus that of the non-private baseline (FedLinUCB) at the same M
-// and seed, and the exponent b of cost ~ a M^b is fitted by least squares
-// on log mean cost against log M, with a t-interval.
+// Package scaling measures how regret grows with one key of a sweep, by
+// least squares on log-log axes with a t-interval:
+//
+//   - over M (Fits): the privacy cost of an algorithm, its pseudo-regret
+//     R_M(T) minus that of the non-private baseline (FedLinUCB) at the same
+//     M and seed, fitted as cost ~ a M^b;
+//   - over T or eps (FitsOver): the mean pseudo-regret of each
+//     configuration, fitted as R ~ a T^b or a eps^b (e.g. the rates of
+//     sweeps/bco-rates.toml).
 package scaling
 
 import (
@@ -31,10 +35,18 @@ const Baseline = federate.AlgFedLinUCB
 // Point is the privacy cost at one M: mean and standard error over the
 // seeds paired with a baseline run.
 type Point struct {
-	M        int
+	M        int     // the M of a fit over M
+	X        float64 // the value of the key fitted over (M, T or eps)
 	Mean, SE float64
 	Seeds    int
 }
+
+// Keys a fit can be over.
+const (
+	OverM   = "M"
+	OverT   = "T"
+	OverEps = "eps"
+)
 
 // Fit is the scaling of one configuration (an algorithm with its preset,
 // learner and budget): its points and the fitted exponent.
@@ -92,7 +104,7 @@ func Fits(runs []outputs.RunRecord) ([]Fit, error) {
 			if len(c) > 1 {
 				se = math.Sqrt(v / float64(len(c)))
 			}
-			f.Points = append(f.Points, Point{M: m, Mean: mean, SE: se, Seeds: len(c)})
+			f.Points = append(f.Points, Point{M: m, X: float64(m), Mean: mean, SE: se, Seeds: len(c)})
 		}
 		sort.Slice(f.Points, func(i, j int) bool { return f.Points[i].M < f.Points[j].M })
 		f.fit()
@@ -102,13 +114,86 @@ func Fits(runs []outputs.RunRecord) ([]Fit, error) {
 	return fits, nil
 }
 
+// FitsOver fits, for every configuration of the done runs (everything
+// but the seed and the key over), the mean pseudo-regret at T over the
+// seeds against over (OverT or OverEps; OverM is Fits, the privacy cost).
+// Over eps, the runs of algorithms that do not use eps are left out.
+func FitsOver(runs []outputs.RunRecord, over string) ([]Fit, error) {
+	switch over {
+	case OverM:
+		return Fits(runs)
+	case OverT, OverEps:
+	default:
+		return nil, fmt.Errorf("scaling: over %q, want %q, %q or %q", over, OverM, OverT, OverEps)
+	}
+	vals := map[string]map[float64][]float64{}
+	for _, r := range runs {
+		if r.Status != "done" {
+			continue
+		}
+		x := float64(r.T)
+		if over == OverEps {
+			if a, err := registry.Lookup(r.Algorithm); err != nil || !a.UsesKey("eps") {
+				continue
+			}
+			x = r.Eps
+		}
+		l := labelOver(&r, over)
+		if vals[l] == nil {
+			vals[l] = map[float64][]float64{}
+		}
+		vals[l][x] = append(vals[l][x], r.PseudoRegret)
+	}
+	if len(vals) == 0 {
+		return nil, fmt.Errorf("scaling: no done run to fit over %s", over)
+	}
+	var fits []Fit
+	for l, byX := range vals {
+		f := Fit{Label: l}
+		for x, c := range byX {
+			mean, v := stat.MeanVariance(c, nil)
+			se := 0.0
+			if len(c) > 1 {
+				se = math.Sqrt(v / float64(len(c)))
+			}
+			f.Points = append(f.Points, Point{X: x, Mean: mean, SE: se, Seeds: len(c)})
+		}
+		sort.Slice(f.Points, func(i, j int) bool { return f.Points[i].X < f.Points[j].X })
+		f.fit()
+		fits = append(fits, f)
+	}
+	sort.Slice(fits, func(i, j int) bool { return fits[i].Label < fits[j].Label })
+	return fits, nil
+}
+
+// labelOver names a configuration of a fit over T or eps: the algorithm
+// and every field of its label (registry.Fields) but the key fitted over,
+// the checkpoint spacing, and the instance's description (its name
+// stays).
+func labelOver(r *outputs.RunRecord, over string) string {
+	var parts []string
+	for _, f := range registry.Fields(registry.FromRecord(r)) {
+		switch {
+		case f.Key == "algorithm", f.Key == over, f.Key == "every":
+			continue
+		case f.Key == "instance":
+			parts = append(parts, "instance="+f.Value)
+			continue
+		}
+		if s := f.String(); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return registry.Display(r.Algorithm) + " (" + strings.Join(parts, ", ") + ")"
+}
+
 // fit sets the exponent by ordinary least squares on the points with a
 // positive mean cost.
 func (f *Fit) fit() {
 	var xs, ys []float64
 	for _, p := range f.Points {
 		if p.Mean > 0 {
-			xs = append(xs, math.Log(float64(p.M)))
+			xs = append(xs, math.Log(p.X))
 			ys = append(ys, math.Log(p.Mean))
 		}
 	}
@@ -134,10 +219,21 @@ func (f *Fit) fit() {
 // Draw plots the mean costs (with +- one standard error) against M on
 // log-log axes, one colour per configuration, with the fitted lines.
 func Draw(fits []Fit, title string) (*plot.Plot, error) {
+	return DrawOver(fits, title, OverM)
+}
+
+// DrawOver is Draw for a fit over M, T or eps.
+func DrawOver(fits []Fit, title, over string) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
-	p.X.Label.Text = "silos M"
-	p.Y.Label.Text = "privacy cost R_M(T) - FedLinUCB's"
+	switch over {
+	case OverT:
+		p.X.Label.Text, p.Y.Label.Text = "rounds T", "pseudo-regret R(T)"
+	case OverEps:
+		p.X.Label.Text, p.Y.Label.Text = "eps", "pseudo-regret R(T)"
+	default:
+		p.X.Label.Text, p.Y.Label.Text = "silos M", "privacy cost R_M(T) - FedLinUCB's"
+	}
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
 	p.Legend.Top, p.Legend.Left = true, true
@@ -149,7 +245,7 @@ func Draw(fits []Fit, title string) (*plot.Plot, error) {
 		var errs plotter.YErrors
 		for _, q := range f.Points {
 			if q.Mean > 0 {
-				pts = append(pts, plotter.XY{X: float64(q.M), Y: q.Mean})
+				pts = append(pts, plotter.XY{X: q.X, Y: q.Mean})
 				lo := math.Min(q.SE, 0.99*q.Mean) // keep the bar on a log axis
 				errs = append(errs, struct{ Low, High float64 }{lo, q.SE})
 			}
@@ -174,12 +270,12 @@ func Draw(fits []Fit, title string) (*plot.Plot, error) {
 		p.Add(sc, eb)
 		label := f.Label
 		if !math.IsNaN(f.Exponent) {
-			label = fmt.Sprintf("%s: M^%.2f [%.2f, %.2f]", f.Label, f.Exponent, f.Lo, f.Hi)
+			label = fmt.Sprintf("%s: %s^%.2f [%.2f, %.2f]", f.Label, over, f.Exponent, f.Lo, f.Hi)
 			a, b := f.Prefactor, f.Exponent
 			line := plotter.NewFunction(func(m float64) float64 { return a * math.Pow(m, b) })
 			line.Color = c
 			line.Dashes = []vg.Length{vg.Points(3), vg.Points(2)}
-			line.XMin, line.XMax = float64(f.Points[0].M), float64(f.Points[len(f.Points)-1].M)
+			line.XMin, line.XMax = f.Points[0].X, f.Points[len(f.Points)-1].X
 			p.Add(line)
 		}
 		p.Legend.Add(label, sc)
@@ -190,11 +286,21 @@ func Draw(fits []Fit, title string) (*plot.Plot, error) {
 // Save writes DIR/scaling.png and DIR/scaling.svg atomically and returns
 // their paths.
 func Save(dir string, fits []Fit, title string) ([]string, error) {
-	p, err := Draw(fits, title)
+	return SaveOver(dir, fits, title, OverM)
+}
+
+// SaveOver is Save for a fit over M, T or eps: DIR/scaling.png and .svg
+// over M, DIR/scaling-T.* and DIR/scaling-eps.* otherwise.
+func SaveOver(dir string, fits []Fit, title, over string) ([]string, error) {
+	p, err := DrawOver(fits, title, over)
 	if err != nil {
 		return nil, err
 	}
-	return figure.SavePlot(p, dir, "scaling", 16*vg.Centimeter, 11*vg.Centimeter)
+	name := "scaling"
+	if over != OverM {
+		name += "-" + over
+	}
+	return figure.SavePlot(p, dir, name, 16*vg.Centimeter, 11*vg.Centimeter)
 }
 
 // label names a cost curve: the algorithm and the fields of its
