@@ -5,6 +5,7 @@
 #
 #   scripts/mutation.sh                 # every data-path package
 #   scripts/mutation.sh ./partition     # one package
+#   WORKERS=2 scripts/mutation.sh ./lasso   # mutants tested two at a time
 #
 # For each package it prints gremlins' summary: KILLED / LIVED / NOT
 # COVERED mutants, "test efficacy" (killed / (killed + lived)) and
@@ -25,6 +26,6 @@ fi
 for p in "${pkgs[@]}"; do
   name=$(echo "${p#./}" | tr / _)
   echo "== $p"
-  "$bin" unleash --workers 1 --timeout-coefficient 10 -S lc -o "$out/$name.json" "$p" 
+  "$bin" unleash --workers ${WORKERS:-1} --timeout-coefficient 10 -S lc -o "$out/$name.json" "$p" 
 done
 echo "JSON results in $out"
