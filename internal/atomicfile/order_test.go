@@ -15,7 +15,7 @@ import (
 type recorder struct {
 	log  []string
 	dirs []string // CreateTemp's directory arguments
-	fail string // step to fail: "write", "chmod", "sync", "close", "rename", "syncdir"
+	fail string   // step to fail: "write", "chmod", "sync", "close", "rename", "syncdir"
 }
 
 var errInjected = errors.New("injected failure")
