@@ -5,8 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"testing"
+
+	"github.com/fedbandit/fedbandit/internal/nodetool"
 )
 
 // TestIndependentParquetReader opens the real MQ2008 output with hyparquet, a
@@ -17,21 +18,13 @@ import (
 // Skipped when node or the package is not installed, unless
 // FEDBANDIT_REQUIRE_READERS=1 (CI), where it must run.
 func TestIndependentParquetReader(t *testing.T) {
-	tool, err := filepath.Abs(filepath.Join("..", "tools", "parquet-check"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	node, nodeErr := exec.LookPath("node")
-	_, modErr := os.Stat(filepath.Join(tool, "node_modules", "hyparquet"))
-	if nodeErr != nil || modErr != nil {
-		if req, _ := strconv.ParseBool(os.Getenv("FEDBANDIT_REQUIRE_READERS")); req {
-			t.Fatalf("independent reader required but not installed (run npm ci in %s): node %v, package %v", tool, nodeErr, modErr)
-		}
+	node, script, ok := nodetool.Find(t, "..", "parquet-check", "hyparquet")
+	if !ok {
 		t.Skip("independent reader not installed (cd tools/parquet-check && npm ci)")
 	}
 	dir, m := ingestMQ2008(t)
 	check := func() ([]byte, error) {
-		return exec.Command(node, filepath.Join(tool, "check.mjs"), dir).CombinedOutput()
+		return exec.Command(node, script, dir).CombinedOutput()
 	}
 	if out, err := check(); err != nil {
 		t.Fatalf("hyparquet disagrees with the manifest: %v\n%s", err, out)

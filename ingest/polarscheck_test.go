@@ -5,8 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"testing"
+
+	"github.com/fedbandit/fedbandit/internal/nodetool"
 )
 
 // TestPolarsReadsDocuments loads the real MQ2008 documents.parquet with
@@ -17,21 +18,13 @@ import (
 // rejected (the checker bites). Skipped when node or the package is not
 // installed, unless FEDBANDIT_REQUIRE_READERS=1 (CI), where it must run.
 func TestPolarsReadsDocuments(t *testing.T) {
-	tool, err := filepath.Abs(filepath.Join("..", "tools", "polars-check"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	node, nodeErr := exec.LookPath("node")
-	_, modErr := os.Stat(filepath.Join(tool, "node_modules", "nodejs-polars"))
-	if nodeErr != nil || modErr != nil {
-		if req, _ := strconv.ParseBool(os.Getenv("FEDBANDIT_REQUIRE_READERS")); req {
-			t.Fatalf("independent reader required but not installed (run npm ci in %s): node %v, package %v", tool, nodeErr, modErr)
-		}
+	node, script, ok := nodetool.Find(t, "..", "polars-check", "nodejs-polars")
+	if !ok {
 		t.Skip("independent reader not installed (cd tools/polars-check && npm ci)")
 	}
 	dir, m := ingestMQ2008(t)
 	check := func() ([]byte, error) {
-		return exec.Command(node, filepath.Join(tool, "check.mjs"), "dataset", dir).CombinedOutput()
+		return exec.Command(node, script, "dataset", dir).CombinedOutput()
 	}
 	out, err := check()
 	if err != nil {

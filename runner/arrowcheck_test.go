@@ -2,11 +2,10 @@ package runner
 
 import (
 	"errors"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
 	"testing"
+
+	"github.com/fedbandit/fedbandit/internal/nodetool"
 )
 
 // TestIndependentReader opens a sweep's tables (with done and failed runs)
@@ -61,16 +60,11 @@ func arrowCheck(t *testing.T, dir string, args ...string) error {
 // FEDBANDIT_REQUIRE_READERS=1.
 func nodeTool(t *testing.T, name, pkg string, args ...string) error {
 	t.Helper()
-	tool, _ := filepath.Abs(filepath.Join("..", "tools", name))
-	node, err := exec.LookPath("node")
-	_, modErr := os.Stat(filepath.Join(tool, "node_modules", pkg))
-	if err != nil || modErr != nil {
-		if req, _ := strconv.ParseBool(os.Getenv("FEDBANDIT_REQUIRE_READERS")); req {
-			t.Fatalf("independent reader required but not installed (run npm ci in %s): node %v, package %v", tool, err, modErr)
-		}
+	node, script, ok := nodetool.Find(t, "..", name, pkg)
+	if !ok {
 		t.Skipf("independent reader not installed (cd tools/%s && npm ci)", name)
 	}
-	cmd := exec.Command(node, append([]string{filepath.Join(tool, "check.mjs")}, args...)...)
+	cmd := exec.Command(node, append([]string{script}, args...)...)
 	out, err := cmd.CombinedOutput()
 	t.Logf("%s", out)
 	return err

@@ -16,6 +16,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/fedbandit/fedbandit/internal/nodetool"
 	"github.com/fedbandit/fedbandit/outputs"
 	"github.com/fedbandit/fedbandit/runner"
 )
@@ -158,17 +159,12 @@ func TestCLIErrorsNameTheKey(t *testing.T) {
 // skipped when not installed unless FEDBANDIT_REQUIRE_READERS=1.
 func checkIndependently(t *testing.T, dir string, args ...string) {
 	t.Helper()
-	tool, _ := filepath.Abs(filepath.Join("..", "..", "tools", "arrow-check"))
-	node, err := exec.LookPath("node")
-	_, modErr := os.Stat(filepath.Join(tool, "node_modules", "apache-arrow"))
-	if err != nil || modErr != nil {
-		if req, _ := strconv.ParseBool(os.Getenv("FEDBANDIT_REQUIRE_READERS")); req {
-			t.Fatalf("independent reader required but not installed (npm ci in %s)", tool)
-		}
+	node, script, ok := nodetool.Find(t, filepath.Join("..", ".."), "arrow-check", "apache-arrow")
+	if !ok {
 		t.Log("independent reader not installed: skipped")
 		return
 	}
-	out, err := exec.Command(node, append([]string{filepath.Join(tool, "check.mjs"), dir}, args...)...).CombinedOutput()
+	out, err := exec.Command(node, append([]string{script, dir}, args...)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("arrow-check: %v\n%s", err, out)
 	}
