@@ -74,7 +74,9 @@ func TestLayout1BytesReproduced(t *testing.T) {
 // values; the rows keep format_version 1.
 func TestLayout1Upgraded(t *testing.T) {
 	dir := t.TempDir()
-	copyDir(t, layout1Dir, dir)
+	if err := os.CopyFS(dir, os.DirFS(layout1Dir)); err != nil {
+		t.Fatal(err)
+	}
 	sum, err := Collect(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -258,26 +260,4 @@ func layoutOf(t *testing.T, path string) string {
 	defer r.Close()
 	v, _ := r.Schema().Metadata().GetValue(metaFormat)
 	return v
-}
-
-// copyDir copies the regular files of a directory tree.
-func copyDir(t *testing.T, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(to, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }

@@ -39,7 +39,9 @@ var layout1Dir = filepath.Join("..", "outputs", "testdata", "layout1")
 // default threshold not filled in, or super-agent's trust local, fail it.)
 func TestResumeLayout1(t *testing.T) {
 	dir := t.TempDir()
-	copyTree(t, layout1Dir, dir)
+	if err := os.CopyFS(dir, os.DirFS(layout1Dir)); err != nil {
+		t.Fatal(err)
+	}
 	cfg, err := LoadConfig(filepath.Join(dir, ConfigFile))
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +130,9 @@ func TestResumeLayout1(t *testing.T) {
 		t.Fatal(err)
 	}
 	mixed := t.TempDir()
-	copyTree(t, layout1Dir, mixed)
+	if err := os.CopyFS(mixed, os.DirFS(layout1Dir)); err != nil {
+		t.Fatal(err)
+	}
 	rep, err = (&Sweep{Plan: morePlan, Out: mixed, Workers: 2, Log: quietLog(), LogEvery: time.Hour}).Execute(context.Background())
 	if err != nil || rep.Skipped != 3 || rep.Executed != 7 || len(rep.Superseded) != 2 {
 		t.Fatalf("two seeds over layout 1: %v %+v", err, rep)
@@ -286,26 +290,4 @@ func relabelLayout(path, layout string) error {
 		return err
 	}
 	return os.WriteFile(path, buf.Bytes(), 0o644)
-}
-
-// copyTree copies the regular files of a directory tree.
-func copyTree(t *testing.T, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(to, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
