@@ -189,16 +189,6 @@ func contentChecksum(summary []string, pts []Point) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// WriteRuns writes runs.arrow (one row per record, in the order given)
-// atomically.
-func WriteRuns(path string, recs []RunRecord) error {
-	data, err := EncodeRuns(recs)
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", path, err)
-	}
-	return WriteFileAtomic(path, func(w io.Writer) error { _, err := w.Write(data); return err })
-}
-
 // EncodeRuns returns the bytes of runs.arrow for recs, in one record batch.
 func EncodeRuns(recs []RunRecord) ([]byte, error) {
 	return encodeRows(runCols(FormatVersion), recs, layoutMetadata(FormatVersion), math.MaxInt)

@@ -82,12 +82,7 @@ func WriteTables(dir string, recs []RunRecord, curves []CurvePoint) error {
 			return fmt.Errorf("publish %s: %w (run collect again)", filepath.Join(dir, f.name), err)
 		}
 	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return atomicfile.SyncDir(dir)
 }
 
 // stageFile is stage; a test replaces it to fail as a full disk does.

@@ -105,6 +105,13 @@ func syncDir(dir string) error {
 	return nil
 }
 
+// SyncDir fsyncs directory dir so that renames inside it are durable, as
+// Write does after its rename: for callers that rename several staged
+// files themselves (outputs' tables) and then make the renames durable.
+// A file system that does not support fsync on directories is not an
+// error.
+func SyncDir(dir string) error { return disk.SyncDir(dir) }
+
 // WriteFile publishes b at path with Write, creating path's directory first
 // if needed.
 func WriteFile(path string, b []byte) error {
