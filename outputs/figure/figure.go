@@ -361,10 +361,14 @@ func legend(s Series) string {
 	if s.Instances == 0 {
 		return fmt.Sprintf("%s, n=%d", s.Label, s.N)
 	}
-	if s.N == s.Instances {
-		return fmt.Sprintf("%s, %d instances", s.Label, s.Instances)
+	inst := fmt.Sprintf("%d instances", s.Instances)
+	if s.Instances == 1 {
+		inst = "1 instance"
 	}
-	return fmt.Sprintf("%s, %d instances, n=%d", s.Label, s.Instances, s.N)
+	if s.N == s.Instances {
+		return fmt.Sprintf("%s, %s", s.Label, inst)
+	}
+	return fmt.Sprintf("%s, %s, n=%d", s.Label, inst, s.N)
 }
 
 // MaxSide is the largest side of a figure: beyond it a PNG takes hundreds
