@@ -174,3 +174,19 @@ func Label(c Config) string {
 }
 
 func g(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// InstanceClass is an instance description (runs.arrow's instance_name,
+// as every kind's Load writes it) without its "seed=N" word: the
+// instances that differ only in the seed they are drawn from share it (a
+// mab instance "mab K=10 gap=0.5 seed=3 ..." is of class "mab K=10
+// gap=0.5 ..."). Figures average over the instances of a class.
+func InstanceClass(desc string) string {
+	words := strings.Fields(desc)
+	out := words[:0]
+	for _, w := range words {
+		if !strings.HasPrefix(w, "seed=") {
+			out = append(out, w)
+		}
+	}
+	return strings.Join(out, " ")
+}

@@ -237,3 +237,30 @@ func TestDocsListNoAlgorithms(t *testing.T) {
 		}
 	}
 }
+
+// TestInstanceClass: instances that differ only in their seed share a
+// class (the descriptions Load writes), instances that differ in anything
+// else do not.
+func TestInstanceClass(t *testing.T) {
+	desc := func(gap float64, seed int64) string {
+		y, err := decodeMABTable(map[string]any{"gap": gap, "seed": seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := y.Load(0, Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.Name
+	}
+	e0, e3, h3 := desc(0.5, 0), desc(0.5, 3), desc(0.1, 3)
+	if e0 == e3 || InstanceClass(e0) != InstanceClass(e3) {
+		t.Errorf("seeds 0 and 3: %q and %q, classes %q and %q", e0, e3, InstanceClass(e0), InstanceClass(e3))
+	}
+	if InstanceClass(e3) == InstanceClass(h3) {
+		t.Errorf("gap 0.5 and 0.1 share the class %q", InstanceClass(h3))
+	}
+	if got, want := InstanceClass("synthetic d=10 K=100 noise_var=0.25 seed=2 fixed-basis"), "synthetic d=10 K=100 noise_var=0.25 fixed-basis"; got != want {
+		t.Errorf("synthetic: %q, want %q", got, want)
+	}
+}

@@ -63,6 +63,7 @@ var flagRules = map[string]map[string]string{
 	"sweep --ignore-memory-check": asBool,
 
 	"plot --metric":    none, // enum
+	"plot --over":      none, // enum
 	"plot --log-x":     asBool,
 	"plot --log-y":     asBool,
 	"plot --title":     asText,
@@ -94,6 +95,7 @@ var flagRules = map[string]map[string]string{
 
 	"table --at":       none, // rounds >= 1
 	"table --metric":   none,
+	"table --over":     none, // enum
 	"table --markdown": asBool,
 
 	"scaling --title": asText,

@@ -6,7 +6,7 @@
 //	run plan SWEEP.toml          expand a sweep; print run count, cost, memory
 //	run sweep SWEEP.toml --out DIR   execute it (resumable; Ctrl-C stops cleanly)
 //	run collect DIR              (re)write DIR/runs.arrow and DIR/curves.arrow
-//	run plot DIR                 draw DIR/regret.png and .svg
+//	run plot DIR                 draw DIR/regret.png and .svg (--over instance: the MAB paper's panels)
 //	run slurm SWEEP.toml --out DIR   a Slurm job array for a cluster (docs/cluster.md)
 //	run task SWEEP.toml --out DIR --tasks N   one task of such an array
 //	run status DIR               an array's progress per task; rerun the incomplete ones
@@ -40,11 +40,11 @@ type cli struct {
 	Plan       PlanCmd       `cmd:"" help:"Expand a sweep file and print its run count, how many are already done, and CPU-time and memory estimates. Runs nothing."`
 	Sweep      SweepCmd      `cmd:"" help:"Run a sweep: every run not already done in --out, concurrently, each published atomically; then collect the tables. Rerun the same command to resume."`
 	Collect    CollectCmd    `cmd:"" help:"Write DIR/runs.arrow (one row per run) and DIR/curves.arrow (one row per run and checkpoint) from DIR/runs/."`
-	Plot       PlotCmd       `cmd:"" help:"Draw time-average regret vs round (mean and standard-error band per configuration) as DIR/regret.png and DIR/regret.svg."`
+	Plot       PlotCmd       `cmd:"" help:"Draw time-average regret vs round (mean and standard-error band per configuration) as DIR/regret.png and DIR/regret.svg; --over instance draws the MAB paper's figures (mean over the instances that differ only in their seed, one panel per instance class and eps) as DIR/regret-instances.png and .svg."`
 	Slurm      SlurmCmd      `cmd:"" help:"Write (and with --submit submit) a Slurm job array that runs a sweep on a cluster, one share of the plan per task, and a collect job after it. Same sweep file, same bytes as run sweep. See docs/cluster.md."`
 	Task       TaskCmd       `cmd:"" help:"Execute task I of N of a sweep's plan into a shared output directory (what each array task runs; the index comes from --index, $SLURM_ARRAY_TASK_ID or $JOB_COMPLETION_INDEX)."`
 	Status     StatusCmd     `cmd:"" help:"Show an array job's progress per task from its published runs, and the command that reruns only the incomplete tasks."`
-	Table      TableCmd      `cmd:"" help:"Print every configuration's time-average regret at chosen rounds (--at 1000,2500,5000,10000), mean ± standard error over seeds; --markdown for docs."`
+	Table      TableCmd      `cmd:"" help:"Print every configuration's time-average regret at chosen rounds (--at 1000,2500,5000,10000), mean ± standard error over seeds (--over instance: over instances, as run plot --over instance); --markdown for docs."`
 	Scaling    ScalingCmd    `cmd:"" help:"Fit how regret grows with M, T or eps (--over): over M the privacy cost (pseudo-regret minus FedLinUCB's at the same M and seed) per algorithm, over T or eps the mean pseudo-regret per configuration; print the exponents with 95% intervals and draw DIR/scaling.png and .svg (scaling-T, scaling-eps)."`
 	Audit      AuditCmd      `cmd:"" help:"Audit private algorithms empirically (privacy.md T8): draw one silo's release many times under two neighbouring datasets through the real code path and compare the measured privacy with the accountant's claim. One spec from the flags (eager and lazy learner), or every private configuration of a sweep file (--sweep); --out writes audit.arrow and a plot."`
 }

@@ -14,14 +14,15 @@ type PlotCmd struct {
 	Metric   string  `help:"Regret to plot: pseudo (means of best and chosen actions) or realised (observed rewards, as the published code)." enum:"pseudo,realised" default:"pseudo"`
 	LogX     bool    `help:"Logarithmic round axis."`
 	LogY     bool    `help:"Logarithmic regret axis."`
+	Over     string  `help:"What a curve averages over: seed (one curve per configuration, mean and standard error over its seeds; DIR/regret.png) or instance (the MAB paper's figures: the instances that differ only in their seed pooled, mean over instances of each instance's seed mean, band of one standard error over instances; one panel per instance class and eps; DIR/regret-instances.png)." enum:"seed,instance" default:"seed"`
 	Title    string  `help:"Figure title (default: the sweep name)."`
-	WidthCm  float64 `help:"Figure width in cm, 2..100." default:"16"`
-	HeightCm float64 `help:"Figure height in cm, 2..100." default:"10"`
+	WidthCm  float64 `help:"Figure width in cm (with --over instance: of each panel), 2..100." default:"16"`
+	HeightCm float64 `help:"Figure height in cm (with --over instance: of each panel), 2..100." default:"10"`
 }
 
 // Bounds of the figure size in cm: smaller leaves no room for the axes,
 // larger makes a PNG of hundreds of megabytes.
-const minFigureCm, maxFigureCm = 2, 100
+const minFigureCm, maxFigureCm float64 = 2, float64(figure.MaxSide / vg.Centimeter)
 
 // Validate checks the figure size.
 func (c *PlotCmd) Validate() error {
@@ -30,7 +31,7 @@ func (c *PlotCmd) Validate() error {
 		v    float64
 	}{{"--width-cm", c.WidthCm}, {"--height-cm", c.HeightCm}} {
 		if !(f.v >= minFigureCm && f.v <= maxFigureCm) {
-			return fmt.Errorf("%s %v: want a size in cm, %d..%d", f.flag, f.v, minFigureCm, maxFigureCm)
+			return fmt.Errorf("%s %v: want a size in cm, %g..%g", f.flag, f.v, minFigureCm, maxFigureCm)
 		}
 	}
 	return nil
@@ -42,7 +43,7 @@ type plotOptions = figure.Options
 // Run draws the figure.
 func (c *PlotCmd) Run() error {
 	return drawPlots(c.Dir, figure.Options{
-		Metric: c.Metric, LogX: c.LogX, LogY: c.LogY, Title: c.Title,
+		Metric: c.Metric, Over: c.Over, LogX: c.LogX, LogY: c.LogY, Title: c.Title,
 		Width: vgCm(c.WidthCm), Height: vgCm(c.HeightCm),
 	})
 }

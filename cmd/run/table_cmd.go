@@ -15,6 +15,7 @@ type TableCmd struct {
 	Dir      string `arg:"" type:"existingdir" help:"Sweep output directory holding runs.arrow and curves.arrow."`
 	At       []int  `help:"Rounds to tabulate, each >= 1 and a checkpoint of some configuration (default: the last round)."`
 	Metric   string `help:"Regret: pseudo or realised (as the published code)." enum:"pseudo,realised" default:"pseudo"`
+	Over     string `help:"What a row averages over: seed (one row per configuration, mean and standard error over its seeds) or instance (as run plot --over instance: one row per instance class, eps and configuration, mean over the instances of each instance's seed mean, standard error over instances)." enum:"seed,instance" default:"seed"`
 	Markdown bool   `help:"Print a Markdown table (for docs) instead of aligned text."`
 }
 
@@ -31,17 +32,33 @@ func (c *TableCmd) Validate() error {
 // Run prints the time-average regret of every configuration at the
 // requested rounds, mean +- standard error over seeds.
 func (c *TableCmd) Run() error {
-	return writeTable(os.Stdout, c.Dir, c.At, c.Metric, c.Markdown)
+	return writeTable(os.Stdout, c.Dir, c.At, c.Metric, c.Over, c.Markdown)
 }
 
-func writeTable(w io.Writer, dir string, at []int, metric string, markdown bool) error {
+func writeTable(w io.Writer, dir string, at []int, metric, over string, markdown bool) error {
 	runs, curves, err := readTables(dir)
 	if err != nil {
 		return err
 	}
-	series, err := figure.Build(runs, curves, metric)
-	if err != nil {
-		return err
+	var series []figure.Series
+	if over == figure.OverInstance {
+		panels, err := figure.BuildOverInstances(runs, curves, metric)
+		if err != nil {
+			return err
+		}
+		for _, p := range panels {
+			for _, s := range p.Series {
+				if p.Title != "" {
+					s.Label = p.Title + ": " + s.Label
+				}
+				series = append(series, s)
+			}
+		}
+	} else {
+		var err error
+		if series, err = figure.Build(runs, curves, metric); err != nil {
+			return err
+		}
 	}
 	if len(series) == 0 {
 		return fmt.Errorf("%s: no done run", dir)
@@ -64,17 +81,25 @@ func writeTable(w io.Writer, dir string, at []int, metric string, markdown bool)
 		}
 	}
 	head := []string{"configuration", "runs"}
+	if over == figure.OverInstance {
+		head[1] = "instances (runs)"
+	}
 	for _, t := range at {
 		head = append(head, "t = "+strconv.Itoa(t))
 	}
 	rows := [][]string{head}
 	for _, s := range series {
 		row := []string{s.Label, strconv.Itoa(s.N)}
+		n := s.N
+		if over == figure.OverInstance {
+			row[1] = fmt.Sprintf("%d (%d)", s.Instances, s.N)
+			n = s.Instances
+		}
 		for _, t := range at {
 			cell := "-"
 			for k, r := range s.Rounds {
 				if int(r) == t {
-					cell = meanSE(s.Mean[k], s.SE[k], s.N, "±")
+					cell = meanSE(s.Mean[k], s.SE[k], n, "±")
 				}
 			}
 			row = append(row, cell)
@@ -101,6 +126,10 @@ func writeTable(w io.Writer, dir string, at []int, metric string, markdown bool)
 			}
 			fmt.Fprintln(w)
 		}
+	}
+	if over == figure.OverInstance {
+		fmt.Fprintf(w, "\ntime-average %s regret R_M(t)/t summed over the silos, mean over instances of each instance's mean over seeds ± standard error over instances (\"-\": t is not a checkpoint of that configuration; n=1: one instance, no standard error).\n", metric)
+		return nil
 	}
 	fmt.Fprintf(w, "\ntime-average %s regret R_M(t)/t summed over the silos, mean ± standard error over seeds (\"-\": t is not a checkpoint of that configuration; n=1: one seed, no standard error).\n", metric)
 	return nil

@@ -19,6 +19,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/fedbandit/fedbandit/outputs"
 	"github.com/fedbandit/fedbandit/registry"
@@ -45,7 +46,11 @@ type Options struct {
 	LogX, LogY bool
 	// Title is the figure title (default: the sweep name).
 	Title string
-	// Width and Height of the figure (default 16 cm x 10 cm).
+	// Over is what a curve averages over: OverSeed (default, "") or
+	// OverInstance (one panel per instance class and eps).
+	Over string
+	// Width and Height of the figure, of each panel with OverInstance
+	// (default 16 cm x 10 cm).
 	Width, Height vg.Length
 }
 
@@ -59,8 +64,15 @@ type Series struct {
 	N      int
 	Rounds []float64
 	// Mean and SE are the mean and the standard error of the mean
-	// (sample standard deviation / sqrt(N); 0 when N = 1) per round.
+	// (sample standard deviation / sqrt(N); 0 when N = 1) per round; over
+	// instances (BuildOverInstances), of the Instances instance means.
 	Mean, SE []float64
+	// Instances is the number of instances averaged by
+	// BuildOverInstances (0 from Build, which averages seeds only).
+	Instances int
+	// Style is the index of the series' colour and dashes: its place in
+	// the legend order, the same in every panel.
+	Style int
 }
 
 // Build groups the done runs by configuration and averages their curves.
@@ -68,27 +80,16 @@ type Series struct {
 // label. Runs of one group whose checkpoints differ from the group's first
 // run are an error.
 func Build(runs []outputs.RunRecord, curves []outputs.CurvePoint, metric string) ([]Series, error) {
-	if metric == "" {
-		metric = Pseudo
+	if err := checkMetric(metric); err != nil {
+		return nil, err
 	}
-	if metric != Pseudo && metric != Realised {
-		return nil, fmt.Errorf("figure: unknown metric %q, want %q or %q", metric, Pseudo, Realised)
-	}
-	byRun := map[string][]outputs.CurvePoint{}
-	for _, c := range curves {
-		byRun[c.RunID] = append(byRun[c.RunID], c)
-	}
+	done, byRun := doneRuns(runs, curves)
 	type group struct {
 		rec  outputs.RunRecord
 		runs [][]outputs.CurvePoint
 	}
 	groups := map[string]*group{}
-	var done []outputs.RunRecord
-	for _, r := range runs {
-		if r.Status != outputs.StatusDone || len(byRun[r.RunID]) == 0 {
-			continue
-		}
-		done = append(done, r)
+	for _, r := range done {
 		g := groups[r.GroupID]
 		if g == nil {
 			g = &group{rec: r}
@@ -107,11 +108,7 @@ func Build(runs []outputs.RunRecord, curves []outputs.CurvePoint, metric string)
 				if len(c) != len(first) || c[i].Round != p.Round {
 					return nil, fmt.Errorf("figure: runs of group %s have different checkpoints (run %s)", id, c[0].RunID)
 				}
-				if metric == Pseudo {
-					vals[j] = c[i].TimeAvgPseudo
-				} else {
-					vals[j] = c[i].TimeAvgRealised
-				}
+				vals[j] = value(c[i], metric)
 			}
 			m, se := meanSE(vals)
 			s.Rounds = append(s.Rounds, float64(p.Round))
@@ -133,6 +130,9 @@ func Build(runs []outputs.RunRecord, curves []outputs.CurvePoint, metric string)
 		}
 		return out[i].GroupID < out[j].GroupID
 	})
+	for i := range out {
+		out[i].Style = i
+	}
 	return out, nil
 }
 
@@ -193,9 +193,23 @@ func meanSE(v []float64) (mean, se float64) {
 // "LDP-FedLinUCB (eps=0.2)". A legend leaves out the beta_t constants,
 // the reward clamp and the checkpoint spacing (set once per sweep), and
 // every key an algorithm does not use; an algorithm's own parameters
-// (explore, sync_threshold, ...) are shown when they vary.
+// (explore, sync_threshold, S, ...) are shown when they vary among that
+// algorithm's runs (a default that differs between two algorithms, as
+// mab's growth, is said by the algorithm's name).
 func Labels(runs []outputs.RunRecord) map[string]string {
 	fields := make([][]registry.Field, len(runs))
+	// The key under which a field's values are compared: the field's key,
+	// or the algorithm and the key for an algorithm's own parameter.
+	scope := func(alg, key string) string {
+		if a, err := registry.Lookup(alg); err == nil {
+			for _, p := range a.Params {
+				if p.Key == key {
+					return alg + "\x00" + key
+				}
+			}
+		}
+		return key
+	}
 	for i := range runs {
 		for _, f := range registry.Fields(registry.FromRecord(&runs[i])) {
 			if !legendSkips[f.Key] {
@@ -204,20 +218,16 @@ func Labels(runs []outputs.RunRecord) map[string]string {
 		}
 	}
 	vals := map[string]map[string]bool{}
-	var order []string
-	for _, fs := range fields {
+	for i, fs := range fields {
 		for _, f := range fs {
-			if vals[f.Key] == nil {
-				vals[f.Key] = map[string]bool{}
-				order = append(order, f.Key)
+			k := scope(runs[i].Algorithm, f.Key)
+			if vals[k] == nil {
+				vals[k] = map[string]bool{}
 			}
-			vals[f.Key][f.Value] = true
+			vals[k][f.Value] = true
 		}
 	}
-	varying := map[string]bool{}
-	for _, k := range order {
-		varying[k] = len(vals[k]) > 1
-	}
+	varying := func(alg, key string) bool { return len(vals[scope(alg, key)]) > 1 }
 	labels := map[string]string{}
 	for i := range runs {
 		r := &runs[i]
@@ -226,12 +236,12 @@ func Labels(runs []outputs.RunRecord) map[string]string {
 		}
 		var parts []string
 		for _, f := range fields[i] {
-			if varying[f.Key] {
+			if varying(r.Algorithm, f.Key) {
 				parts = append(parts, f.Key+"="+f.Value)
 			}
 		}
 		l := registry.Display(r.Algorithm)
-		if r.Lazy && !varying["lazy"] {
+		if r.Lazy && !varying(r.Algorithm, "lazy") {
 			l += " lazy"
 		}
 		if len(parts) > 0 {
@@ -301,8 +311,8 @@ func Draw(series []Series, o Options) (*plot.Plot, error) {
 	p.Legend.Top = true
 	p.Legend.Left = false
 	p.Legend.TextStyle.Font.Size = vg.Points(8)
-	for i, s := range series {
-		c := plotutil.Color(i)
+	for _, s := range series {
+		c := plotutil.Color(s.Style)
 		var line, upper, lower plotter.XYs
 		for k := range s.Rounds {
 			x, m, lo, hi := s.Rounds[k], s.Mean[k], s.Mean[k]-s.SE[k], s.Mean[k]+s.SE[k]
@@ -339,34 +349,44 @@ func Draw(series []Series, o Options) (*plot.Plot, error) {
 		}
 		l.Color = c
 		l.Width = vg.Points(1.5)
-		l.Dashes = plotutil.Dashes(i / 7)
+		l.Dashes = plotutil.Dashes(s.Style / 7)
 		p.Add(l)
-		p.Legend.Add(fmt.Sprintf("%s, n=%d", s.Label, s.N), l)
+		p.Legend.Add(legend(s), l)
 	}
 	return p, nil
 }
 
+// legend is a series' legend entry: its label and what it averages.
+func legend(s Series) string {
+	if s.Instances == 0 {
+		return fmt.Sprintf("%s, n=%d", s.Label, s.N)
+	}
+	inst := fmt.Sprintf("%d instances", s.Instances)
+	if s.Instances == 1 {
+		inst = "1 instance"
+	}
+	if s.N == s.Instances {
+		return fmt.Sprintf("%s, %s", s.Label, inst)
+	}
+	return fmt.Sprintf("%s, %s, n=%d", s.Label, inst, s.N)
+}
+
+// MaxSide is the largest side of a figure: beyond it a PNG takes hundreds
+// of megabytes.
+const MaxSide = 100 * vg.Centimeter
+
 // SaveDir reads DIR/runs.arrow and DIR/curves.arrow and writes
 // DIR/regret.png and DIR/regret.svg (DIR/regret-realised.* for the
-// realised metric) atomically. It returns the paths written.
+// realised metric; with OverInstance DIR/regret-instances.* and
+// DIR/regret-realised-instances.*, a grid of panels of Width x Height
+// each) atomically. It returns the paths written.
 func SaveDir(dir string, o Options) ([]string, error) {
 	runs, curves, err := outputs.ReadTables(dir)
 	if err != nil {
 		return nil, err
 	}
-	series, err := Build(runs, curves, o.Metric)
-	if err != nil {
-		return nil, err
-	}
-	if len(series) == 0 {
-		return nil, fmt.Errorf("figure: no done run in %s", dir)
-	}
 	if o.Title == "" && len(runs) > 0 {
 		o.Title = runs[0].Sweep
-	}
-	p, err := Draw(series, o)
-	if err != nil {
-		return nil, err
 	}
 	w, h := o.Width, o.Height
 	if w == 0 {
@@ -379,24 +399,111 @@ func SaveDir(dir string, o Options) ([]string, error) {
 	if o.Metric == Realised {
 		base = "regret-realised"
 	}
+	switch o.Over {
+	case "", OverSeed:
+	case OverInstance:
+		return saveOverInstances(dir, base+"-instances", runs, curves, o, w, h)
+	default:
+		return nil, fmt.Errorf("figure: unknown aggregation %q, want %q or %q", o.Over, OverSeed, OverInstance)
+	}
+	series, err := Build(runs, curves, o.Metric)
+	if err != nil {
+		return nil, err
+	}
+	if len(series) == 0 {
+		return nil, fmt.Errorf("figure: no done run in %s", dir)
+	}
+	p, err := Draw(series, o)
+	if err != nil {
+		return nil, err
+	}
 	return SavePlot(p, dir, base, w, h)
+}
+
+// saveOverInstances draws the panels of BuildOverInstances in a grid (a
+// row per instance class, a column per eps), each w x h with its own
+// legend, under the sweep's title.
+func saveOverInstances(dir, base string, runs []outputs.RunRecord, curves []outputs.CurvePoint, o Options, w, h vg.Length) ([]string, error) {
+	panels, err := BuildOverInstances(runs, curves, o.Metric)
+	if err != nil {
+		return nil, err
+	}
+	if len(panels) == 0 {
+		return nil, fmt.Errorf("figure: no done run in %s", dir)
+	}
+	rows, cols := 0, 0
+	for _, p := range panels {
+		rows, cols = max(rows, p.Row+1), max(cols, p.Col+1)
+	}
+	if vg.Length(cols)*w > MaxSide || vg.Length(rows)*h > MaxSide {
+		return nil, fmt.Errorf("figure: %d x %d panels of %.3g x %.3g cm exceed %.3g cm: give a smaller panel size", rows, cols, w.Points()/vg.Centimeter.Points(), h.Points()/vg.Centimeter.Points(), MaxSide.Points()/vg.Centimeter.Points())
+	}
+	grid := make([][]*plot.Plot, rows)
+	for i := range grid {
+		grid[i] = make([]*plot.Plot, cols)
+	}
+	for _, pn := range panels {
+		po := o
+		po.Title = pn.Title
+		if pn.Title == "" {
+			po.Title = o.Title
+		}
+		p, err := Draw(pn.Series, po)
+		if err != nil {
+			return nil, err
+		}
+		grid[pn.Row][pn.Col] = p
+	}
+	return saveGrid(grid, o.Title, dir, base, vg.Length(cols)*w, vg.Length(rows)*h)
 }
 
 // SavePlot writes p as DIR/BASE.png (at PNGDPI) and DIR/BASE.svg of size
 // w x h, each atomically, and returns their paths.
 func SavePlot(p *plot.Plot, dir, base string, w, h vg.Length) ([]string, error) {
+	return saveGrid([][]*plot.Plot{{p}}, "", dir, base, w, h)
+}
+
+// saveGrid writes a grid of plots (nil: an empty cell) under a title
+// ("": none) as DIR/BASE.png and DIR/BASE.svg of size w x h.
+func saveGrid(grid [][]*plot.Plot, title, dir, base string, w, h vg.Length) ([]string, error) {
+	titleH := vg.Length(0)
+	if title != "" {
+		titleH = vg.Points(20)
+		h += titleH
+	}
+	drawAll := func(dc draw.Canvas) {
+		if title != "" {
+			sty := draw.TextStyle{Color: color.Black, Font: plot.DefaultFont, Handler: plot.DefaultTextHandler, XAlign: draw.XCenter, YAlign: draw.YTop}
+			sty.Font.Size = vg.Points(13)
+			dc.FillText(sty, vg.Point{X: dc.Center().X, Y: dc.Max.Y - vg.Points(3)}, title)
+			dc.Max.Y -= titleH
+		}
+		if len(grid) == 1 && len(grid[0]) == 1 {
+			grid[0][0].Draw(dc)
+			return
+		}
+		tiles := draw.Tiles{Rows: len(grid), Cols: len(grid[0]), PadX: vg.Millimeter, PadY: vg.Millimeter,
+			PadTop: vg.Millimeter, PadBottom: vg.Millimeter, PadLeft: vg.Millimeter, PadRight: vg.Millimeter}
+		canvases := plot.Align(grid, tiles, dc)
+		for i := range grid {
+			for j, p := range grid[i] {
+				if p != nil {
+					p.Draw(canvases[i][j])
+				}
+			}
+		}
+	}
 	var paths []string
 	for _, ext := range []string{"png", "svg"} {
 		var wt io.WriterTo
 		if ext == "png" {
 			c := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(PNGDPI))}
-			p.Draw(draw.New(c))
+			drawAll(draw.New(c))
 			wt = c
 		} else {
-			var err error
-			if wt, err = p.WriterTo(w, h, ext); err != nil {
-				return nil, fmt.Errorf("figure: %w", err)
-			}
+			c := vgsvg.New(w, h)
+			drawAll(draw.New(c))
+			wt = c
 		}
 		path := filepath.Join(dir, base+"."+ext)
 		if err := outputs.WriteFileAtomic(path, func(out io.Writer) error { _, err := wt.WriteTo(out); return err }); err != nil {

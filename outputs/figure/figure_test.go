@@ -136,3 +136,31 @@ func TestNaturalCompare(t *testing.T) {
 		}
 	}
 }
+
+// TestSaveDirOverInstances: the instance figure of runs without instance
+// descriptions is one panel under the sweep's title; an unknown
+// aggregation and a grid larger than MaxSide are errors.
+func TestSaveDirOverInstances(t *testing.T) {
+	runs, curves := runsAndCurves()
+	dir := t.TempDir()
+	if err := outputs.WriteTables(dir, runs, curves); err != nil {
+		t.Fatal(err)
+	}
+	paths, err := SaveDir(dir, Options{Over: OverInstance})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(paths[0], "regret-instances.png") {
+		t.Errorf("paths %v", paths)
+	}
+	svg, _ := os.ReadFile(paths[1])
+	if !strings.Contains(string(svg), "test sweep") || !strings.Contains(string(svg), "LDP-FedLinUCB, 1 instance, n=3") {
+		t.Errorf("%s is not the instance figure", paths[1])
+	}
+	if _, err := SaveDir(dir, Options{Over: "silo"}); err == nil || !strings.Contains(err.Error(), `"silo"`) {
+		t.Errorf("unknown aggregation: %v", err)
+	}
+	if _, err := SaveDir(dir, Options{Over: OverInstance, Width: MaxSide + 1}); err == nil {
+		t.Error("a figure wider than MaxSide accepted")
+	}
+}

@@ -1,0 +1,289 @@
+package figure
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/fedbandit/fedbandit/outputs"
+	"github.com/fedbandit/fedbandit/registry"
+)
+
+// Aggregations: what one curve of a figure averages over.
+const (
+	// OverSeed (the default) draws one curve per configuration: the mean
+	// over its run seeds, with a band of one standard error over seeds.
+	OverSeed = "seed"
+	// OverInstance draws the mean over instances, as the MAB paper's
+	// figures do (their curves are means over 20 random instances): the
+	// instances of one class (registry.InstanceClass: the same
+	// description but for the seed they are drawn from) are pooled, one
+	// panel per class and eps.
+	OverInstance = "instance"
+)
+
+// Panel is one panel of a figure averaged over instances: the curves of
+// one instance class at one eps.
+type Panel struct {
+	// Title says what sets the panel apart from the others: the words of
+	// its instance class that differ between classes, and eps.
+	Title string
+	// Row (the instance class) and Col (the eps) place it in the grid.
+	Row, Col int
+	Series   []Series
+}
+
+// BuildOverInstances averages the done runs over instances: a curve is a
+// configuration without its seed and its instance, on one instance class.
+// At every checkpoint it is the mean over the class's instances of each
+// instance's mean over its seeds; SE is the standard error of that mean
+// over instances (sample sd of the instance means / sqrt(instances); 0
+// for one instance), the band of the paper's figures. Series.Instances
+// counts the instances, Series.N the runs. A configuration that does not
+// use eps (a non-private one) is drawn in every eps panel of its class.
+// Runs of one curve with other checkpoints are an error.
+func BuildOverInstances(runs []outputs.RunRecord, curves []outputs.CurvePoint, metric string) ([]Panel, error) {
+	if err := checkMetric(metric); err != nil {
+		return nil, err
+	}
+	done, byRun := doneRuns(runs, curves)
+	type curve struct {
+		key, class string
+		config     string            // the legend's key: the configuration without instance and eps
+		rec        outputs.RunRecord // the first run, labelled without its instance
+		eps        string            // "" when the algorithm does not use eps
+		instances  map[string][][]outputs.CurvePoint
+		order      []string // instances in order of first appearance
+	}
+	byKey := map[string]*curve{}
+	var keys []string
+	for _, r := range done {
+		c := registry.FromRecord(&r)
+		c.Instance, c.InstanceDesc = "", ""
+		class := registry.InstanceClass(r.InstanceName)
+		key := class + "\x00" + registry.Label(c)
+		c.Eps = 0
+		config := registry.Label(c)
+		cv := byKey[key]
+		if cv == nil {
+			cv = &curve{key: key, class: class, config: config, rec: r, instances: map[string][][]outputs.CurvePoint{}}
+			if a, err := registry.Lookup(r.Algorithm); err == nil && a.UsesKey("eps") {
+				cv.eps = strconv.FormatFloat(r.Eps, 'g', -1, 64)
+			}
+			// The legend names the configuration alone, the same on every
+			// instance class: the instance and eps are the panel's.
+			cv.rec.GroupID, cv.rec.Instance, cv.rec.InstanceName, cv.rec.Eps = config, "", "", 0
+			byKey[key] = cv
+			keys = append(keys, key)
+		}
+		inst := r.InstanceHash
+		if inst == "" {
+			inst = r.InstanceName
+		}
+		if _, ok := cv.instances[inst]; !ok {
+			cv.order = append(cv.order, inst)
+		}
+		cv.instances[inst] = append(cv.instances[inst], byRun[r.RunID])
+	}
+	var recs []outputs.RunRecord
+	seen := map[string]bool{}
+	for _, k := range keys {
+		if cv := byKey[k]; !seen[cv.config] {
+			seen[cv.config] = true
+			recs = append(recs, cv.rec)
+		}
+	}
+	byConfig := Labels(recs)
+	labels := map[string]string{}
+	for _, k := range keys {
+		labels[k] = byConfig[byKey[k].config]
+	}
+
+	series := map[string]Series{}
+	for _, k := range keys {
+		cv := byKey[k]
+		first := cv.instances[cv.order[0]][0]
+		s := Series{GroupID: k, Label: labels[k], Instances: len(cv.order)}
+		instMeans := make([]float64, len(cv.order))
+		for i, p := range first {
+			for j, inst := range cv.order {
+				var sum float64
+				for _, run := range cv.instances[inst] {
+					if len(run) != len(first) || run[i].Round != p.Round {
+						return nil, fmt.Errorf("figure: runs of %s have different checkpoints (run %s)", labels[k], run[0].RunID)
+					}
+					sum += value(run[i], metric)
+				}
+				instMeans[j] = sum / float64(len(cv.instances[inst]))
+			}
+			m, se := meanSE(instMeans)
+			s.Rounds = append(s.Rounds, float64(p.Round))
+			s.Mean = append(s.Mean, m)
+			s.SE = append(s.SE, se)
+		}
+		for _, inst := range cv.order {
+			s.N += len(cv.instances[inst])
+		}
+		series[k] = s
+	}
+	// The curves in legend order; each keeps its style in every panel.
+	sort.Slice(keys, func(i, j int) bool {
+		ai, aj := byKey[keys[i]].rec.Algorithm, byKey[keys[j]].rec.Algorithm
+		if oi, oj := registry.Order(ai), registry.Order(aj); oi != oj {
+			return oi < oj
+		}
+		if ai != aj {
+			return ai < aj
+		}
+		if c := naturalCompare(labels[keys[i]], labels[keys[j]]); c != 0 {
+			return c < 0
+		}
+		return keys[i] < keys[j]
+	})
+	style := map[string]int{}
+	for _, k := range keys {
+		l := labels[k]
+		if _, ok := style[l]; !ok {
+			style[l] = len(style)
+		}
+	}
+
+	// Panels: one per class (rows, in the natural order of their first
+	// instance names: "easy0" before "hard0") and eps (columns, ascending).
+	var classes []string
+	firstName := map[string]string{}
+	epsOf := map[string]map[string]bool{}
+	var allEps []string
+	for _, k := range keys {
+		cv := byKey[k]
+		if epsOf[cv.class] == nil {
+			epsOf[cv.class] = map[string]bool{}
+		}
+		if cv.eps != "" {
+			epsOf[cv.class][cv.eps] = true
+			if !contains(allEps, cv.eps) {
+				allEps = append(allEps, cv.eps)
+			}
+		}
+	}
+	for _, r := range done {
+		c := registry.InstanceClass(r.InstanceName)
+		if !contains(classes, c) {
+			classes = append(classes, c)
+			firstName[c] = r.Instance
+		} else if naturalCompare(r.Instance, firstName[c]) < 0 {
+			firstName[c] = r.Instance
+		}
+	}
+	sort.SliceStable(classes, func(i, j int) bool {
+		if c := naturalCompare(firstName[classes[i]], firstName[classes[j]]); c != 0 {
+			return c < 0
+		}
+		return classes[i] < classes[j]
+	})
+	sort.Slice(allEps, func(i, j int) bool {
+		a, _ := strconv.ParseFloat(allEps[i], 64)
+		b, _ := strconv.ParseFloat(allEps[j], 64)
+		return a < b
+	})
+	titles := classTitles(classes)
+	var panels []Panel
+	for row, class := range classes {
+		cols := []string{""}
+		if len(epsOf[class]) > 0 {
+			cols = nil
+			for _, e := range allEps {
+				if epsOf[class][e] {
+					cols = append(cols, e)
+				}
+			}
+		}
+		for _, e := range cols {
+			col := 0
+			var title []string
+			if titles[class] != "" {
+				title = append(title, titles[class])
+			}
+			if e != "" {
+				col = indexOf(allEps, e)
+				title = append(title, "eps="+e)
+			}
+			p := Panel{Title: strings.Join(title, ", "), Row: row, Col: col}
+			for _, k := range keys {
+				cv := byKey[k]
+				if cv.class == class && (cv.eps == e || cv.eps == "") {
+					s := series[k]
+					s.Style = style[s.Label]
+					p.Series = append(p.Series, s)
+				}
+			}
+			panels = append(panels, p)
+		}
+	}
+	return panels, nil
+}
+
+// classTitles names each instance class by its words that are not common
+// to all classes ("gap=0.5"); "" when there is one class.
+func classTitles(classes []string) map[string]string {
+	count := map[string]int{}
+	for _, c := range classes {
+		for _, w := range strings.Fields(c) {
+			count[w]++
+		}
+	}
+	out := map[string]string{}
+	for _, c := range classes {
+		var ws []string
+		for _, w := range strings.Fields(c) {
+			if count[w] < len(classes) {
+				ws = append(ws, w)
+			}
+		}
+		out[c] = strings.Join(ws, " ")
+	}
+	return out
+}
+
+func contains(xs []string, x string) bool { return indexOf(xs, x) >= 0 }
+
+func indexOf(xs []string, x string) int {
+	for i, y := range xs {
+		if y == x {
+			return i
+		}
+	}
+	return -1
+}
+
+// value is the plotted time-average regret of a checkpoint.
+func value(c outputs.CurvePoint, metric string) float64 {
+	if metric == Realised {
+		return c.TimeAvgRealised
+	}
+	return c.TimeAvgPseudo
+}
+
+// checkMetric refuses an unknown metric ("" is Pseudo).
+func checkMetric(metric string) error {
+	if metric != "" && metric != Pseudo && metric != Realised {
+		return fmt.Errorf("figure: unknown metric %q, want %q or %q", metric, Pseudo, Realised)
+	}
+	return nil
+}
+
+// doneRuns are the done runs that have a curve, and the curves by run.
+func doneRuns(runs []outputs.RunRecord, curves []outputs.CurvePoint) ([]outputs.RunRecord, map[string][]outputs.CurvePoint) {
+	byRun := map[string][]outputs.CurvePoint{}
+	for _, c := range curves {
+		byRun[c.RunID] = append(byRun[c.RunID], c)
+	}
+	var done []outputs.RunRecord
+	for _, r := range runs {
+		if r.Status == outputs.StatusDone && len(byRun[r.RunID]) > 0 {
+			done = append(done, r)
+		}
+	}
+	return done, byRun
+}
