@@ -187,3 +187,58 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestSlidesTuningGolden: tuning = 1 computes the slides' reduction's
+// parameters from its formula (kappa = (C + sigma sqrt(2 ln(2T/delta))) /
+// C, the non-private tuning with modulus mu / kappa, the report divided
+// by kappa). The golden values were computed independently (Python's
+// math, from the instances' bounds by hand: absolute with noise 0.3 has
+// C = 1.5, G = 1; quadratic-abs with mu = 1 and ||z|| = 0.3 has C = 2.345,
+// G = 2.3) at eps = 0.5, delta = 1e-5 with the slides' sigma. Absent,
+// the key is tuning 0: the default tuning, unchanged.
+func TestSlidesTuningGolden(t *testing.T) {
+	for _, c := range []struct {
+		loss                                    string
+		T                                       int
+		sigma, kappa, delta, eta, mu, scale, sh float64
+	}{
+		{LossAbsolute, 10000, 29.068831575632334, 127.83078522307291, 0.22360679774997899, 0.000149071198499986, 0, 0.34984811735259352, 0.77639320225002106},
+		{LossQuadraticAbs, 1000000, 45.444273363238551, 140.80354133178716, 0.43642766169820035, 0, 0.0071020940989233814, 0.16273244622689934, 0.56357233830179965},
+	} {
+		s := spec("ldp-one-point", c.loss, c.T, 1)
+		s.Instance.Seed, s.Eps, s.Delta = 0, 0.5, 1e-5
+		s.Params = map[string]float64{"tuning": 1}
+		p, err := newProblem(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		C, _, _ := p.g.bounds()
+		for _, v := range []struct {
+			name      string
+			got, want float64
+		}{
+			{"sigma", p.sigma, c.sigma}, {"kappa", Kappa(C, p.sigma, c.T, 1e-5), c.kappa},
+			{"delta", p.tu.delta, c.delta}, {"eta", p.tu.eta, c.eta}, {"mu", p.tu.mu, c.mu},
+			{"scale", p.tu.scale, c.scale}, {"shrink", p.tu.shrink, c.sh},
+		} {
+			if math.Abs(v.got-v.want) > 1e-12*math.Abs(v.want) {
+				t.Errorf("%s: %s = %.17g, want %.17g", c.loss, v.name, v.got, v.want)
+			}
+		}
+		s.Params = nil
+		def, _ := newProblem(s)
+		s.Params = map[string]float64{"tuning": 0}
+		zero, _ := newProblem(s)
+		if def.tu != zero.tu || def.tu == p.tu {
+			t.Errorf("%s: default tuning %+v, tuning 0 %+v, slides %+v", c.loss, def.tu, zero.tu, p.tu)
+		}
+	}
+	// Only the one-point LDP method declares the key.
+	for _, alg := range []string{"one-point", "two-point", "ldp-two-point"} {
+		s := spec(alg, LossAbsolute, 100, 1)
+		s.Params = map[string]float64{"tuning": 1}
+		if err := s.Validate(); err == nil || !strings.Contains(err.Error(), `"tuning"`) {
+			t.Errorf("%s with tuning: %v", alg, err)
+		}
+	}
+}

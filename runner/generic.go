@@ -128,7 +128,7 @@ func (c *Config) genericPoints(f func(p *genericPoint) error) error {
 									}
 									p.spec = registry.RunSpec{Algorithm: ac.Name, Instance: c.Instances[ii].Kind,
 										T: int(t), M: int(m), B: int(b), Every: every, Eps: eps, Delta: delta,
-										Params: resolved, Table: c.instanceTable(ii), Dir: c.dir}
+										Params: core.Identity(alg.Params, resolved), Table: c.instanceTable(ii), Dir: c.dir}
 									if err := f(p); err != nil {
 										return err
 									}

@@ -59,6 +59,15 @@ func (c *ScalingCmd) Run() error {
 		}
 	default:
 		fmt.Printf("\nexponent: least squares of log mean pseudo-regret R(T) (over the seeds) on log %s, 95%% t-interval (points - 2 degrees of freedom).\n", c.Over)
+		fmt.Printf("\nlocal exponents between consecutive values of %s: ln(mean ratio) / ln(%s ratio), 95%% interval by the delta method (t, min(seeds) - 1 degrees of freedom)\n", c.Over, c.Over)
+		for _, f := range fits {
+			fmt.Fprintf(tw, "%s", f.Label)
+			for _, s := range f.Local {
+				fmt.Fprintf(tw, "\t%g-%g: %.3f [%.3f, %.3f]", s.From, s.To, s.Exponent, s.Lo, s.Hi)
+			}
+			fmt.Fprintln(tw)
+		}
+		tw.Flush()
 		if title == "" {
 			title = "Pseudo-regret against " + c.Over
 		}

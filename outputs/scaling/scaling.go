@@ -60,6 +60,40 @@ type Fit struct {
 	Exponent, Lo, Hi, Prefactor float64
 	// R2 is the coefficient of determination of the log-log fit.
 	R2 float64
+	// Local are the local exponents between consecutive points (fits
+	// over T or eps; Slopes).
+	Local []Slope
+}
+
+// Slope is the local exponent between two consecutive points of a fit:
+// ln(mean_b / mean_a) / ln(x_b / x_a), with a 95% interval by the delta
+// method (the variance of ln mean is about (SE / mean)^2; the two points'
+// seeds are independent runs) and Student's t with min(seeds) - 1 degrees
+// of freedom. Lo and Hi are NaN when a point has fewer than 2 seeds; all
+// three are NaN when a mean is not positive.
+type Slope struct {
+	From, To         float64 // the values of the key
+	Exponent, Lo, Hi float64
+}
+
+// Slopes returns the local exponents between consecutive points.
+func Slopes(pts []Point) []Slope {
+	var out []Slope
+	for i := 1; i < len(pts); i++ {
+		a, b := pts[i-1], pts[i]
+		s := Slope{From: a.X, To: b.X, Exponent: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+		if a.Mean > 0 && b.Mean > 0 {
+			lx := math.Log(b.X / a.X)
+			s.Exponent = math.Log(b.Mean/a.Mean) / lx
+			if n := min(a.Seeds, b.Seeds); n >= 2 {
+				se := math.Hypot(a.SE/a.Mean, b.SE/b.Mean) / math.Abs(lx)
+				q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)
+				s.Lo, s.Hi = s.Exponent-q*se, s.Exponent+q*se
+			}
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // Fits pairs every done run with the baseline run of the same instance,
@@ -160,6 +194,7 @@ func FitsOver(runs []outputs.RunRecord, over string) ([]Fit, error) {
 		}
 		sort.Slice(f.Points, func(i, j int) bool { return f.Points[i].X < f.Points[j].X })
 		f.fit()
+		f.Local = Slopes(f.Points)
 		fits = append(fits, f)
 	}
 	sort.Slice(fits, func(i, j int) bool { return fits[i].Label < fits[j].Label })

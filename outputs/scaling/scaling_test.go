@@ -86,6 +86,14 @@ func TestFitsOver(t *testing.T) {
 		if math.Abs(f.Exponent-w) > 1e-9 || f.Lo > w || f.Hi < w || len(f.Points) != 4 || f.Points[0].Seeds != 3 {
 			t.Errorf("%s: exponent %v [%v, %v], points %+v", f.Label, f.Exponent, f.Lo, f.Hi, f.Points)
 		}
+		for _, s := range f.Local {
+			if math.Abs(s.Exponent-w) > 1e-9 || s.Lo > w+1e-9 || s.Hi < w-1e-9 {
+				t.Errorf("%s: local slope %+v", f.Label, s)
+			}
+		}
+		if len(f.Local) != 3 {
+			t.Errorf("%s: %d local slopes", f.Label, len(f.Local))
+		}
 	}
 	fits, err = FitsOver(runs, OverEps)
 	if err != nil {
@@ -104,5 +112,32 @@ func TestFitsOver(t *testing.T) {
 	}
 	if _, err := FitsOver(runs, "alpha"); err == nil {
 		t.Error("over alpha accepted")
+	}
+}
+
+// TestSlopes: local exponents between consecutive points with their
+// delta-method intervals (golden values computed by hand: se =
+// hypot(5/100, 20/1000) / ln 10, t quantile 3.182446 with 3 degrees of
+// freedom); a point with one seed has no interval, a non-positive mean no
+// exponent.
+func TestSlopes(t *testing.T) {
+	got := Slopes([]Point{
+		{X: 10, Mean: 100, SE: 5, Seeds: 5},
+		{X: 100, Mean: 1000, SE: 20, Seeds: 4},
+		{X: 1000, Mean: 3000, Seeds: 1},
+		{X: 10000, Mean: -1, SE: 1, Seeds: 3},
+	})
+	if len(got) != 3 {
+		t.Fatalf("%d slopes", len(got))
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	if s := got[0]; s.From != 10 || s.To != 100 || !near(s.Exponent, 1) || !near(s.Lo, 0.925570621055626) || !near(s.Hi, 1.07442937894437) {
+		t.Errorf("first slope %+v", s)
+	}
+	if s := got[1]; !near(s.Exponent, 0.477121254719662) || !math.IsNaN(s.Lo) || !math.IsNaN(s.Hi) {
+		t.Errorf("one-seed slope %+v", s)
+	}
+	if s := got[2]; !math.IsNaN(s.Exponent) {
+		t.Errorf("negative mean: %+v", s)
 	}
 }
