@@ -165,8 +165,8 @@ func tune(points int, class string, d int, R, Ct, G, beta, mu float64, T int, st
 // sqrt(2 ln(2T / delta)), the range that holds every noisy report f + Z_t,
 // Z_t ~ N(0, sigma^2), of T rounds with probability at least 1 - delta
 // (P(|Z| > s) <= 2 exp(-s^2 / (2 sigma^2)) for each, and a union bound).
-// Since sigma ~ sqrt(ln(1/delta)) / eps, B' - C ~ ln(T / delta) / eps:
-// the factor of the slides' bound.
+// Since sigma ~ sqrt(ln(1/delta)) / eps, B' - C ~ sqrt(ln(1/delta)
+// ln(T/delta)) / eps <= ln(T/delta) / eps: the factor of the slides' bound.
 func Kappa(C, sigma float64, T int, delta float64) float64 {
 	return (C + sigma*math.Sqrt(2*math.Log(2*float64(T)/delta))) / C
 }
@@ -178,9 +178,11 @@ func Kappa(C, sigma float64, T int, delta float64) float64 {
 // kappa), and receives the report divided by kappa, which puts it in
 // [-C, C] with probability 1 - delta. Its regret on the rescaled losses is
 // the non-private bound, and the regret on the true losses kappa times
-// that: linear in kappa, hence ~ 1/eps. The one constant the rescaling
-// invalidates is the modulus: (f + Z_t) / kappa is (mu / kappa)-strongly
-// convex, so the strongly convex classes are tuned with mu / kappa.
+// that: linear in kappa, hence ~ 1/eps, for the convex and smooth
+// classes. The one constant the rescaling invalidates is the modulus:
+// (f + Z_t) / kappa is (mu / kappa)-strongly convex, so the strongly
+// convex classes are tuned with mu / kappa, and their bounds grow as
+// kappa^(4/3) and kappa^(3/2) (docs/bco.md).
 func tuneSlides(class string, d int, R, C, G, beta, mu, kappa float64, T int, stepS, exploreS float64) tuning {
 	tu := tune(1, class, d, R, C, G, beta, mu/kappa, T, stepS, exploreS)
 	tu.scale /= kappa
