@@ -181,6 +181,65 @@ func FitsOver(runs []outputs.RunRecord, over string) ([]Fit, error) {
 	if len(vals) == 0 {
 		return nil, fmt.Errorf("scaling: no done run to fit over %s", over)
 	}
+	return fitsOf(vals), nil
+}
+
+// CostsOver fits, for every configuration of the done runs of an
+// algorithm other than baseline (everything but the seed and the key
+// over), the mean privacy cost against over (OverT or OverEps): a run's
+// pseudo-regret minus that of the baseline run with the same instance,
+// M, B, T and seed (paired, as Fits pairs over M). Runs without a
+// partner are left out; over eps, so are algorithms that do not use eps.
+func CostsOver(runs []outputs.RunRecord, over, baseline string) ([]Fit, error) {
+	if over != OverT && over != OverEps {
+		return nil, fmt.Errorf("scaling: cost against a baseline over %q, want %q or %q", over, OverT, OverEps)
+	}
+	type key struct {
+		inst    string
+		m, b, t int
+		seed    uint64
+	}
+	base := map[key]float64{}
+	for _, r := range runs {
+		if r.Status == "done" && r.Algorithm == baseline {
+			base[key{r.InstanceHash, r.M, r.B, r.T, r.Seed}] = r.PseudoRegret
+		}
+	}
+	if len(base) == 0 {
+		return nil, fmt.Errorf("scaling: no done %s run to measure the costs against", baseline)
+	}
+	vals := map[string]map[float64][]float64{}
+	for _, r := range runs {
+		if r.Status != "done" || r.Algorithm == baseline {
+			continue
+		}
+		b, ok := base[key{r.InstanceHash, r.M, r.B, r.T, r.Seed}]
+		if !ok {
+			continue
+		}
+		x := float64(r.T)
+		if over == OverEps {
+			if a, err := registry.Lookup(r.Algorithm); err != nil || !a.UsesKey("eps") {
+				continue
+			}
+			x = r.Eps
+		}
+		l := labelOver(&r, over) + " - " + registry.Display(baseline)
+		if vals[l] == nil {
+			vals[l] = map[float64][]float64{}
+		}
+		vals[l][x] = append(vals[l][x], r.PseudoRegret-b)
+	}
+	if len(vals) == 0 {
+		return nil, fmt.Errorf("scaling: no done run paired with a %s run to fit over %s", baseline, over)
+	}
+	return fitsOf(vals), nil
+}
+
+// fitsOf fits every configuration's values against the key: the mean
+// and standard error over the seeds at each value, the least-squares
+// exponent and the local exponents.
+func fitsOf(vals map[string]map[float64][]float64) []Fit {
 	var fits []Fit
 	for l, byX := range vals {
 		f := Fit{Label: l}
@@ -198,7 +257,7 @@ func FitsOver(runs []outputs.RunRecord, over string) ([]Fit, error) {
 		fits = append(fits, f)
 	}
 	sort.Slice(fits, func(i, j int) bool { return fits[i].Label < fits[j].Label })
-	return fits, nil
+	return fits
 }
 
 // labelOver names a configuration of a fit over T or eps: the algorithm

@@ -141,3 +141,54 @@ func TestSlopes(t *testing.T) {
 		t.Errorf("negative mean: %+v", s)
 	}
 }
+
+// TestCostsOver: private regrets built as a non-private baseline plus 5
+// T^0.75 / eps (times a seed factor) give a cost whose exponents are -1
+// over eps and 0.75 over T exactly, paired by instance, M, B, T and seed;
+// a run without a partner is ignored; the baseline has no fit of its own;
+// over M, or without a baseline run, is an error.
+func TestCostsOver(t *testing.T) {
+	var runs []outputs.RunRecord
+	for _, T := range []int{1000, 10000, 100000} {
+		for s := uint64(1); s <= 3; s++ {
+			base := 100*math.Sqrt(float64(T)) + float64(s)
+			runs = append(runs, outputs.RunRecord{Status: "done", Family: "bco", Algorithm: "one-point", Instance: "convex",
+				InstanceHash: "h", M: 1, B: 1, T: T, Every: 1000, Seed: s, PseudoRegret: base})
+			for _, eps := range []float64{1, 2, 4} {
+				f := 1 + 0.05*(float64(s)-2)
+				runs = append(runs, outputs.RunRecord{Status: "done", Family: "bco", Algorithm: "ldp-one-point", Instance: "convex",
+					InstanceHash: "h", Eps: eps, Delta: 1e-5, M: 1, B: 1, T: T, Every: 1000, Seed: s,
+					PseudoRegret: base + 5*math.Pow(float64(T), 0.75)/eps*f})
+			}
+			// No partner (another seed): ignored.
+			runs = append(runs, outputs.RunRecord{Status: "done", Family: "bco", Algorithm: "ldp-one-point", Instance: "convex",
+				InstanceHash: "h", Eps: 1, Delta: 1e-5, M: 1, B: 1, T: T, Every: 1000, Seed: s + 10, PseudoRegret: 1e12})
+		}
+	}
+	for over, want := range map[string]float64{OverEps: -1, OverT: 0.75} {
+		fits, err := CostsOver(runs, over, "one-point")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(fits) != 3 {
+			t.Fatalf("over %s: %d fits", over, len(fits))
+		}
+		for _, f := range fits {
+			if math.Abs(f.Exponent-want) > 1e-9 || len(f.Points) != 3 || f.Points[0].Seeds != 3 ||
+				!strings.HasPrefix(f.Label, "LDP one-point") || !strings.HasSuffix(f.Label, " - One-point BCO") {
+				t.Errorf("over %s: %s: exponent %v, points %+v", over, f.Label, f.Exponent, f.Points)
+			}
+			for _, s := range f.Local {
+				if math.Abs(s.Exponent-want) > 1e-9 {
+					t.Errorf("over %s: %s: local %+v", over, f.Label, s)
+				}
+			}
+		}
+	}
+	if _, err := CostsOver(runs, OverM, "one-point"); err == nil {
+		t.Error("costs over M accepted")
+	}
+	if _, err := CostsOver(runs, OverEps, "two-point"); err == nil {
+		t.Error("a baseline without runs accepted")
+	}
+}
