@@ -45,7 +45,7 @@ type cli struct {
 	Task       TaskCmd       `cmd:"" help:"Execute task I of N of a sweep's plan into a shared output directory (what each array task runs; the index comes from --index, $SLURM_ARRAY_TASK_ID or $JOB_COMPLETION_INDEX)."`
 	Status     StatusCmd     `cmd:"" help:"Show an array job's progress per task from its published runs, and the command that reruns only the incomplete tasks."`
 	Table      TableCmd      `cmd:"" help:"Print every configuration's time-average regret at chosen rounds (--at 1000,2500,5000,10000), mean ± standard error over seeds; --markdown for docs."`
-	Scaling    ScalingCmd    `cmd:"" help:"Fit how regret grows with M, T or eps (--over): over M the privacy cost (pseudo-regret minus FedLinUCB's at the same M and seed) per algorithm, over T or eps the mean pseudo-regret per configuration; print the exponents with 95% intervals and draw DIR/scaling.png and .svg (scaling-T, scaling-eps)."`
+	Scaling    ScalingCmd    `cmd:"" help:"Fit how regret grows with M, T or eps (--over): over M the privacy cost (pseudo-regret minus FedLinUCB's at the same M and seed) per algorithm, over T or eps the mean pseudo-regret per configuration (with --baseline ALG: the cost against ALG, paired by seed); print the exponents and the local exponents with 95% intervals and draw DIR/scaling.png and .svg (scaling-T, scaling-eps)."`
 	Audit      AuditCmd      `cmd:"" help:"Audit private algorithms empirically (privacy.md T8): draw one silo's release many times under two neighbouring datasets through the real code path and compare the measured privacy with the accountant's claim. One spec from the flags (eager and lazy learner), or every private configuration of a sweep file (--sweep); --out writes audit.arrow and a plot."`
 }
 
