@@ -31,6 +31,9 @@ var (
 	// exploreScale multiplies the exploration radius delta (one-point) or
 	// rho (two-point); the shrinkage of the body follows it.
 	exploreScale = core.Param{Key: "explore_scale", Doc: "multiplier on the tuned exploration radius (delta, or rho for two-point)", Default: 1, Min: 1e-6, Max: 1e6}
+	// slidesTuning selects how ldp-one-point tunes its base algorithm
+	// (tuneSlides); Late: runs pinned before it keep their ids.
+	slidesTuning = core.Param{Key: "tuning", Doc: "0: the base algorithm tuned for the noisy report's second moment C^2 + sigma^2; 1: the slides' black-box reduction (Theorem 1): the non-private tuning, fed the report divided by kappa = (C + sigma sqrt(2 ln(2T/delta))) / C", Default: 0, Min: 0, Max: 1, Integer: true, Late: true}
 	analytic     = core.Param{Key: "analytic", Doc: "1: calibrate sigma exactly (Balle & Wang's analytic Gaussian); 0: the slides' sigma = 2 B sqrt(2 ln(1.25/delta)) / eps", Default: 0, Min: 0, Max: 1, Integer: true}
 )
 
@@ -46,7 +49,7 @@ var algorithms = []*Algorithm{
 	{
 		Name: "ldp-one-point", Display: "LDP one-point BCO", Trust: core.TrustLocal, Points: 1,
 		Summary: "Algorithm 1 of Huang et al.: each user adds N(0, sigma^2) to the loss she reports, around the one-point method",
-		Params:  []core.Param{stepScale, exploreScale, analytic},
+		Params:  []core.Param{stepScale, exploreScale, analytic, slidesTuning},
 		Uses:    append([]string{"eps", "delta"}, genericKeys...),
 	},
 	{
@@ -154,5 +157,34 @@ func tune(points int, class string, d int, R, Ct, G, beta, mu float64, T int, st
 		}
 	}
 	tu.shrink = R - tu.delta
+	return tu
+}
+
+// Kappa is the factor by which the slides' reduction (Algorithm 1 and its
+// Theorem) divides a one-point report: kappa = B' / C with B' = C + sigma
+// sqrt(2 ln(2T / delta)), the range that holds every noisy report f + Z_t,
+// Z_t ~ N(0, sigma^2), of T rounds with probability at least 1 - delta
+// (P(|Z| > s) <= 2 exp(-s^2 / (2 sigma^2)) for each, and a union bound).
+// Since sigma ~ sqrt(ln(1/delta)) / eps, B' - C ~ sqrt(ln(1/delta)
+// ln(T/delta)) / eps <= ln(T/delta) / eps: the factor of the slides' bound.
+func Kappa(C, sigma float64, T int, delta float64) float64 {
+	return (C + sigma*math.Sqrt(2*math.Log(2*float64(T)/delta))) / C
+}
+
+// tuneSlides is the tuning of the slides' black-box reduction for a
+// one-point method: the base algorithm runs unchanged, tuned as for the
+// non-private problem (reports bounded by C; Lipschitz G and smoothness
+// beta, which remain upper bounds for the rescaled losses (f + Z_t) /
+// kappa), and receives the report divided by kappa, which puts it in
+// [-C, C] with probability 1 - delta. Its regret on the rescaled losses is
+// the non-private bound, and the regret on the true losses kappa times
+// that: linear in kappa, hence ~ 1/eps, for the convex and smooth
+// classes. The one constant the rescaling invalidates is the modulus:
+// (f + Z_t) / kappa is (mu / kappa)-strongly convex, so the strongly
+// convex classes are tuned with mu / kappa, and their bounds grow as
+// kappa^(4/3) and kappa^(3/2) (docs/bco.md).
+func tuneSlides(class string, d int, R, C, G, beta, mu, kappa float64, T int, stepS, exploreS float64) tuning {
+	tu := tune(1, class, d, R, C, G, beta, mu/kappa, T, stepS, exploreS)
+	tu.scale /= kappa
 	return tu
 }

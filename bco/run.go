@@ -86,7 +86,14 @@ func newProblem(s Spec) (*problem, error) {
 	// The one-point report's second moment is at most C^2 + sigma^2; the
 	// two-point method keeps the slides' parameters whatever the noise.
 	Ct := math.Sqrt(C*C + p.sigma*p.sigma)
-	p.tu = tune(alg.Points, class, g.d, g.r, Ct, G, beta, g.mu, s.T, params["step_scale"], params["explore_scale"])
+	if params["tuning"] == 1 {
+		// The slides' reduction: the non-private tuning on reports
+		// divided by kappa (only ldp-one-point declares the key).
+		kappa := Kappa(C, p.sigma, s.T, s.Delta)
+		p.tu = tuneSlides(class, g.d, g.r, C, G, beta, g.mu, kappa, s.T, params["step_scale"], params["explore_scale"])
+	} else {
+		p.tu = tune(alg.Points, class, g.d, g.r, Ct, G, beta, g.mu, s.T, params["step_scale"], params["explore_scale"])
+	}
 	runKey := rng.NewKey("bco-run", s.Seed)
 	p.silos = make([]silo, s.M)
 	for i := range p.silos {

@@ -16,6 +16,11 @@ type Param struct {
 	Min     float64 // inclusive lower bound
 	Max     float64 // inclusive upper bound (math.Inf(1) for none)
 	Integer bool    // the value must be a whole number
+	// Late marks a parameter added after runs of its algorithm were
+	// pinned: Identity leaves it out at its Default, so those runs keep
+	// their ids (the rule the linear family's specs follow with
+	// omitempty).
+	Late bool
 }
 
 // Check returns an error naming the key when v is not finite (unless the
@@ -47,6 +52,22 @@ func (p Param) Range() string {
 		return fmt.Sprintf("<= %v", p.Max)
 	}
 	return fmt.Sprintf("in [%v, %v]", p.Min, p.Max)
+}
+
+// Identity returns the parameters of resolved (Resolve's result) that
+// enter a run's identity: all of them but a Late parameter at its
+// Default. Resolve(params, Identity(params, resolved)) is resolved again.
+func Identity(params []Param, resolved map[string]float64) map[string]float64 {
+	out := make(map[string]float64, len(resolved))
+	for k, v := range resolved {
+		out[k] = v
+	}
+	for _, p := range params {
+		if v, ok := out[p.Key]; p.Late && ok && v == p.Default {
+			delete(out, p.Key)
+		}
+	}
+	return out
 }
 
 // Resolve returns the value of every declared parameter: the explicit

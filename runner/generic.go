@@ -186,10 +186,16 @@ func newGenericRun(spec registry.RunSpec, in *Instance) (Run, error) {
 // SHA-256 of the canonical JSON of its RunSpec (header and resolved
 // parameters; map keys sorted by encoding/json; the instance table is
 // represented by instanceHash, the content hash of the decoded,
-// defaults-filled instance, and never encoded itself), the instance hash
+// defaults-filled instance, and never encoded itself; a Late parameter at
+// its default is left out, core.Identity), the instance hash
 // and SemanticsVersion. The linear family's ids (RunID) are unchanged.
 func GenericRunID(spec registry.RunSpec, instanceHash string) (string, error) {
 	spec.Table, spec.Dir = nil, ""
+	if a, err := registry.Lookup(spec.Algorithm); err == nil {
+		// A parameter added later enters ids only when set off its
+		// default (core.Param.Late).
+		spec.Params = core.Identity(a.Params, spec.Params)
+	}
 	b, err := json.Marshal(struct {
 		Domain       string
 		Format       int

@@ -42,6 +42,10 @@ func TestShippedSweeps(t *testing.T) {
 		"mab-fig4.toml": {380, 0, 1000000, map[string]int{"se": 20, "dp-se": 60, "cdp-se": 60, "ldp-se": 60, "dist-dp-se": 60, "dist-rdp-se": 60, "dist-cdp-se": 60}, true},
 		// 4 classes x 4 T x 5 seeds, the private ones at 4 eps.
 		"bco-rates.toml": {800, 1, 0, map[string]int{"one-point": 80, "two-point": 80, "ldp-one-point": 320, "ldp-two-point": 320}, true},
+		// Issue 24: ldp-one-point at tuning 0 and 1.
+		"bco-slides.toml":     {840, 1, 0, map[string]int{"one-point": 60, "two-point": 60, "ldp-one-point": 480, "ldp-two-point": 240}, true},
+		"bco-slopes.toml":     {200, 1, 0, map[string]int{"one-point": 200}, true},
+		"bco-slopes-1e8.toml": {4, 1, 100000000, map[string]int{"one-point": 4}, true},
 	}
 	files, _ := filepath.Glob(filepath.Join("..", "sweeps", "*.toml"))
 	if len(files) != len(want) {

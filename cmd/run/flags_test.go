@@ -98,8 +98,9 @@ var flagRules = map[string]map[string]string{
 	"table --over":     none, // enum
 	"table --markdown": asBool,
 
-	"scaling --title": asText,
-	"scaling --over":  none, // enum
+	"scaling --title":    asText,
+	"scaling --over":     none, // enum
+	"scaling --baseline": none, // a registered algorithm, with --over T or eps
 
 	"audit --sweep":               none, // an existing file; none of the probes exists in the test's directory
 	"audit --algorithm":           none,

@@ -60,6 +60,40 @@ type Fit struct {
 	Exponent, Lo, Hi, Prefactor float64
 	// R2 is the coefficient of determination of the log-log fit.
 	R2 float64
+	// Local are the local exponents between consecutive points (fits
+	// over T or eps; Slopes).
+	Local []Slope
+}
+
+// Slope is the local exponent between two consecutive points of a fit:
+// ln(mean_b / mean_a) / ln(x_b / x_a), with a 95% interval by the delta
+// method (the variance of ln mean is about (SE / mean)^2; the two points'
+// seeds are independent runs) and Student's t with min(seeds) - 1 degrees
+// of freedom. Lo and Hi are NaN when a point has fewer than 2 seeds; all
+// three are NaN when a mean is not positive.
+type Slope struct {
+	From, To         float64 // the values of the key
+	Exponent, Lo, Hi float64
+}
+
+// Slopes returns the local exponents between consecutive points.
+func Slopes(pts []Point) []Slope {
+	var out []Slope
+	for i := 1; i < len(pts); i++ {
+		a, b := pts[i-1], pts[i]
+		s := Slope{From: a.X, To: b.X, Exponent: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+		if a.Mean > 0 && b.Mean > 0 {
+			lx := math.Log(b.X / a.X)
+			s.Exponent = math.Log(b.Mean/a.Mean) / lx
+			if n := min(a.Seeds, b.Seeds); n >= 2 {
+				se := math.Hypot(a.SE/a.Mean, b.SE/b.Mean) / math.Abs(lx)
+				q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)
+				s.Lo, s.Hi = s.Exponent-q*se, s.Exponent+q*se
+			}
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // Fits pairs every done run with the baseline run of the same instance,
@@ -147,6 +181,65 @@ func FitsOver(runs []outputs.RunRecord, over string) ([]Fit, error) {
 	if len(vals) == 0 {
 		return nil, fmt.Errorf("scaling: no done run to fit over %s", over)
 	}
+	return fitsOf(vals), nil
+}
+
+// CostsOver fits, for every configuration of the done runs of an
+// algorithm other than baseline (everything but the seed and the key
+// over), the mean privacy cost against over (OverT or OverEps): a run's
+// pseudo-regret minus that of the baseline run with the same instance,
+// M, B, T and seed (paired, as Fits pairs over M). Runs without a
+// partner are left out; over eps, so are algorithms that do not use eps.
+func CostsOver(runs []outputs.RunRecord, over, baseline string) ([]Fit, error) {
+	if over != OverT && over != OverEps {
+		return nil, fmt.Errorf("scaling: cost against a baseline over %q, want %q or %q", over, OverT, OverEps)
+	}
+	type key struct {
+		inst    string
+		m, b, t int
+		seed    uint64
+	}
+	base := map[key]float64{}
+	for _, r := range runs {
+		if r.Status == "done" && r.Algorithm == baseline {
+			base[key{r.InstanceHash, r.M, r.B, r.T, r.Seed}] = r.PseudoRegret
+		}
+	}
+	if len(base) == 0 {
+		return nil, fmt.Errorf("scaling: no done %s run to measure the costs against", baseline)
+	}
+	vals := map[string]map[float64][]float64{}
+	for _, r := range runs {
+		if r.Status != "done" || r.Algorithm == baseline {
+			continue
+		}
+		b, ok := base[key{r.InstanceHash, r.M, r.B, r.T, r.Seed}]
+		if !ok {
+			continue
+		}
+		x := float64(r.T)
+		if over == OverEps {
+			if a, err := registry.Lookup(r.Algorithm); err != nil || !a.UsesKey("eps") {
+				continue
+			}
+			x = r.Eps
+		}
+		l := labelOver(&r, over) + " - " + registry.Display(baseline)
+		if vals[l] == nil {
+			vals[l] = map[float64][]float64{}
+		}
+		vals[l][x] = append(vals[l][x], r.PseudoRegret-b)
+	}
+	if len(vals) == 0 {
+		return nil, fmt.Errorf("scaling: no done run paired with a %s run to fit over %s", baseline, over)
+	}
+	return fitsOf(vals), nil
+}
+
+// fitsOf fits every configuration's values against the key: the mean
+// and standard error over the seeds at each value, the least-squares
+// exponent and the local exponents.
+func fitsOf(vals map[string]map[float64][]float64) []Fit {
 	var fits []Fit
 	for l, byX := range vals {
 		f := Fit{Label: l}
@@ -160,10 +253,11 @@ func FitsOver(runs []outputs.RunRecord, over string) ([]Fit, error) {
 		}
 		sort.Slice(f.Points, func(i, j int) bool { return f.Points[i].X < f.Points[j].X })
 		f.fit()
+		f.Local = Slopes(f.Points)
 		fits = append(fits, f)
 	}
 	sort.Slice(fits, func(i, j int) bool { return fits[i].Label < fits[j].Label })
-	return fits, nil
+	return fits
 }
 
 // labelOver names a configuration of a fit over T or eps: the algorithm

@@ -86,6 +86,14 @@ func TestFitsOver(t *testing.T) {
 		if math.Abs(f.Exponent-w) > 1e-9 || f.Lo > w || f.Hi < w || len(f.Points) != 4 || f.Points[0].Seeds != 3 {
 			t.Errorf("%s: exponent %v [%v, %v], points %+v", f.Label, f.Exponent, f.Lo, f.Hi, f.Points)
 		}
+		for _, s := range f.Local {
+			if math.Abs(s.Exponent-w) > 1e-9 || s.Lo > w+1e-9 || s.Hi < w-1e-9 {
+				t.Errorf("%s: local slope %+v", f.Label, s)
+			}
+		}
+		if len(f.Local) != 3 {
+			t.Errorf("%s: %d local slopes", f.Label, len(f.Local))
+		}
 	}
 	fits, err = FitsOver(runs, OverEps)
 	if err != nil {
@@ -104,5 +112,83 @@ func TestFitsOver(t *testing.T) {
 	}
 	if _, err := FitsOver(runs, "alpha"); err == nil {
 		t.Error("over alpha accepted")
+	}
+}
+
+// TestSlopes: local exponents between consecutive points with their
+// delta-method intervals (golden values computed by hand: se =
+// hypot(5/100, 20/1000) / ln 10, t quantile 3.182446 with 3 degrees of
+// freedom); a point with one seed has no interval, a non-positive mean no
+// exponent.
+func TestSlopes(t *testing.T) {
+	got := Slopes([]Point{
+		{X: 10, Mean: 100, SE: 5, Seeds: 5},
+		{X: 100, Mean: 1000, SE: 20, Seeds: 4},
+		{X: 1000, Mean: 3000, Seeds: 1},
+		{X: 10000, Mean: -1, SE: 1, Seeds: 3},
+	})
+	if len(got) != 3 {
+		t.Fatalf("%d slopes", len(got))
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	if s := got[0]; s.From != 10 || s.To != 100 || !near(s.Exponent, 1) || !near(s.Lo, 0.925570621055626) || !near(s.Hi, 1.07442937894437) {
+		t.Errorf("first slope %+v", s)
+	}
+	if s := got[1]; !near(s.Exponent, 0.477121254719662) || !math.IsNaN(s.Lo) || !math.IsNaN(s.Hi) {
+		t.Errorf("one-seed slope %+v", s)
+	}
+	if s := got[2]; !math.IsNaN(s.Exponent) {
+		t.Errorf("negative mean: %+v", s)
+	}
+}
+
+// TestCostsOver: private regrets built as a non-private baseline plus 5
+// T^0.75 / eps (times a seed factor) give a cost whose exponents are -1
+// over eps and 0.75 over T exactly, paired by instance, M, B, T and seed;
+// a run without a partner is ignored; the baseline has no fit of its own;
+// over M, or without a baseline run, is an error.
+func TestCostsOver(t *testing.T) {
+	var runs []outputs.RunRecord
+	for _, T := range []int{1000, 10000, 100000} {
+		for s := uint64(1); s <= 3; s++ {
+			base := 100*math.Sqrt(float64(T)) + float64(s)
+			runs = append(runs, outputs.RunRecord{Status: "done", Family: "bco", Algorithm: "one-point", Instance: "convex",
+				InstanceHash: "h", M: 1, B: 1, T: T, Every: 1000, Seed: s, PseudoRegret: base})
+			for _, eps := range []float64{1, 2, 4} {
+				f := 1 + 0.05*(float64(s)-2)
+				runs = append(runs, outputs.RunRecord{Status: "done", Family: "bco", Algorithm: "ldp-one-point", Instance: "convex",
+					InstanceHash: "h", Eps: eps, Delta: 1e-5, M: 1, B: 1, T: T, Every: 1000, Seed: s,
+					PseudoRegret: base + 5*math.Pow(float64(T), 0.75)/eps*f})
+			}
+			// No partner (another seed): ignored.
+			runs = append(runs, outputs.RunRecord{Status: "done", Family: "bco", Algorithm: "ldp-one-point", Instance: "convex",
+				InstanceHash: "h", Eps: 1, Delta: 1e-5, M: 1, B: 1, T: T, Every: 1000, Seed: s + 10, PseudoRegret: 1e12})
+		}
+	}
+	for over, want := range map[string]float64{OverEps: -1, OverT: 0.75} {
+		fits, err := CostsOver(runs, over, "one-point")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(fits) != 3 {
+			t.Fatalf("over %s: %d fits", over, len(fits))
+		}
+		for _, f := range fits {
+			if math.Abs(f.Exponent-want) > 1e-9 || len(f.Points) != 3 || f.Points[0].Seeds != 3 ||
+				!strings.HasPrefix(f.Label, "LDP one-point") || !strings.HasSuffix(f.Label, " - One-point BCO") {
+				t.Errorf("over %s: %s: exponent %v, points %+v", over, f.Label, f.Exponent, f.Points)
+			}
+			for _, s := range f.Local {
+				if math.Abs(s.Exponent-want) > 1e-9 {
+					t.Errorf("over %s: %s: local %+v", over, f.Label, s)
+				}
+			}
+		}
+	}
+	if _, err := CostsOver(runs, OverM, "one-point"); err == nil {
+		t.Error("costs over M accepted")
+	}
+	if _, err := CostsOver(runs, OverEps, "two-point"); err == nil {
+		t.Error("a baseline without runs accepted")
 	}
 }
