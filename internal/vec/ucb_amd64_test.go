@@ -1,6 +1,6 @@
 //go:build amd64 && !purego
 
-package federate
+package vec
 
 import (
 	"testing"
