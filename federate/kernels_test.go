@@ -56,13 +56,15 @@ func TestKernelTable(t *testing.T) {
 // (regret curves, per-silo totals and every chosen arm) with the table's
 // UCB kernel and with the Go twin's.
 func TestRunSameWithGoKernel(t *testing.T) {
+	type ucbKernel = func(dst, x []float64, nb, d int, p, theta []float64, beta float64)
+	runWith := func(s Spec, kernel ucbKernel) (bits []uint64, arms []int) {
+		k := kern
+		k.UCBScores = kernel
+		withKernels(k, func() { bits, arms = runBitsAndArms(t, s) })
+		return bits, arms
+	}
 	for name, s := range kernelRunSpecs() {
-		run := func(kernel func(dst, x []float64, nb, d int, p, theta []float64, beta float64)) (bits []uint64, arms []int) {
-			k := kern
-			k.UCBScores = kernel
-			withKernels(k, func() { bits, arms = runBitsAndArms(t, s) })
-			return bits, arms
-		}
+		run := func(kernel ucbKernel) ([]uint64, []int) { return runWith(s, kernel) }
 		gotBits, gotArms := run(kern.UCBScores)
 		wantBits, wantArms := run(vec.Portable().UCBScores)
 		if !slices.Equal(gotBits, wantBits) {
@@ -71,6 +73,16 @@ func TestRunSameWithGoKernel(t *testing.T) {
 		if !slices.Equal(gotArms, wantArms) {
 			t.Errorf("%s: chosen arms differ from the Go kernel's", name)
 		}
+	}
+	// Mutation control: the runs go through the table. A UCB kernel that
+	// ignores the exploration bonus (beta = 0) changes the chosen arms.
+	s := kernelRunSpecs()["small-fedlinucb"]
+	_, want := runWith(s, vec.Portable().UCBScores)
+	_, got := runWith(s, func(dst, x []float64, nb, d int, p, theta []float64, beta float64) {
+		vec.Portable().UCBScores(dst, x, nb, d, p, theta, 0)
+	})
+	if slices.Equal(got, want) {
+		t.Error("mutation control: a UCB kernel without the exploration bonus chose the same arms")
 	}
 }
 

@@ -164,8 +164,8 @@ func checkLearnerKernels(t *testing.T, learn learnFunc, obs addObsFunc) {
 	}
 }
 
-// TestLearnerKernelsDispatch: the dispatched learn and addObs (the
-// assembly kernels where the CPU has AVX2/FMA) agree with the Go versions.
+// TestLearnerKernelsDispatch: Best's Learn and AddObs (the assembly
+// kernels where the CPU has AVX2/FMA) agree with the Go versions.
 func TestLearnerKernelsDispatch(t *testing.T) {
 	best := Best()
 	checkLearnerKernels(t, best.Learn, best.AddObs)
@@ -246,7 +246,7 @@ func TestRLSUpdateGoOrder(t *testing.T) {
 	}
 }
 
-// TestAddObs: addObs adds exactly fma(x_i, x_j, w_ij) to every packed
+// TestAddObs: AddObs adds exactly fma(x_i, x_j, w_ij) to every packed
 // entry and fma(x_i, y, u_i) to the bias.
 func TestAddObs(t *testing.T) {
 	for _, d := range []int{1, 3, 4, 5, 10, 57} {

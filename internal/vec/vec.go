@@ -107,9 +107,18 @@ type Kernels struct {
 	// shorter than 4nb, 4nb d, PackedLen(d) or d.
 	UCBScores func(dst, x []float64, nb, d int, p, theta []float64, beta float64)
 
-	// Normalize turns nb blocks of normals z into synthetic contexts in
-	// panel layout x and their means mu[:4nb]; d = len(theta) >= 2. See
-	// normalizeGo for the operations.
+	// Normalize turns nb blocks of normals z (block b's 4(d-1) normals
+	// coordinate-major: z[b*4*(d-1) + 4j + l] is coordinate j of lane l)
+	// into synthetic contexts in panel layout x (PanelLen(4nb, d)) and
+	// their means mu[:4nb], d = len(theta) >= 2. For each lane:
+	//
+	//	ss  = sum_j z_j^2           (fused multiply-adds, j ascending from 0)
+	//	inv = 1 / sqrt(ss)          (two correctly rounded operations)
+	//	u_j = z_j * inv,  x_j = u_j * InvSqrt2,  x_{d-1} = InvSqrt2
+	//	mu  = (sum_j u_j theta_j) + theta_{d-1}   (fused multiply-adds)
+	//
+	// (normalizeGo, normalize.go). It panics on slices too short for nb
+	// and d.
 	Normalize func(x, mu, z []float64, nb int, theta []float64)
 
 	// ArgmaxFirst returns the index of the first maximum of v (NaN
@@ -117,14 +126,17 @@ type Kernels struct {
 	ArgmaxFirst func(v []float64) int
 
 	// AddObs adds one observation to a Gram and bias: w += x x^T (w
-	// packed, d = len(x)) and u += y x; see addObsGo.
+	// packed, d = len(x)) and u += y x, entry by entry:
+	// w_ij = fma(x_i, x_j, w_ij) for j >= i, u_i = fma(x_i, y, u_i).
 	AddObs func(w, u, x []float64, y float64)
 
 	// Learn is the eager learner's step for one observation: AddObs(w,
-	// u, x, y), then the recursive least-squares step on the inverse
-	// p (width form) and theta, with g as scratch (ScratchLen(d)). It
-	// returns x^T V^-1 x under the V before the step. See learnGo and
-	// rlsUpdateGo for the operations.
+	// u, x, y), then the recursive least-squares (Sherman-Morrison) step
+	// on A = V^-1 in width form p and theta = A b: A becomes
+	// (V + x x^T)^-1 and theta A (b + x y), with g as scratch
+	// (ScratchLen(d) values; g[:d] ends as A x). It returns x^T V^-1 x
+	// under the V before the step. The order of the operations, which
+	// every set reproduces, is stated on rlsUpdateGo (rls.go).
 	Learn func(w, u, p, theta, x []float64, y float64, g []float64) (xVx float64)
 }
 

@@ -96,7 +96,7 @@ func (c *Sampler) Fill(z []float64, rej []RejStep, k Kernel) {
 	c.fixRejected(z, rej[:nr])
 }
 
-// A Kernel is an implementation of the fast path (see zigFast): the
+// A Kernel is an implementation of the fast path (see zigFastGo): the
 // assembly kernel or its portable Go twin, which give the same bits.
 // Portable, Assembly and Best return them; the zero Kernel is not usable.
 type Kernel struct {
@@ -121,7 +121,7 @@ func Best() Kernel {
 }
 
 // fixRejected replaces the normals of z rejected by the fast path
-// (recorded in rej by zigFast) with slow's, in increasing position;
+// (recorded in rej by the fast path) with slow's, in increasing position;
 // positions beyond len(z) (the discarded draws of a last half step) are
 // skipped and use no slow-path draws.
 func (c *Sampler) fixRejected(z []float64, rej []RejStep) {

@@ -253,7 +253,7 @@ func (c *Sampler) normals(n int, k Kernel) []float64 {
 }
 
 // TestFastNormals checks the ContextsFast normals on 2^20 draws (4e5 with
-// -short), fixed seeds, with each implementation of zigFast: KS, tails
+// -short), fixed seeds, with each fast-path kernel: KS, tails
 // beyond 3, 4 and zigR, moments (false-alarm rate about 1e-5 per check).
 // ChaCha8's NormFloat64 passes the same checks; a generator truncating the
 // tail at 3.5 fails them. (The slow path is too rare, 0.43% of draws, for
@@ -458,7 +458,7 @@ func checkIndependence(x, y []float64) error {
 	return nil
 }
 
-// zigFastRef is the definition of zigFast on separate tables of
+// zigFastRef is the definition of the fast path on separate tables of
 // thresholds kt and widths wt (the fast path as first written, integer
 // comparison |j| >= kt[i]): the reference of TestZigFastMatchesGo.
 func zigFastRef(z []float64, s *[16]uint64, rej []uint32, kt *[zigLayers]uint32, wt *[zigLayers]float64) int {
@@ -482,7 +482,7 @@ func zigFastRef(z []float64, s *[16]uint64, rej []uint32, kt *[zigLayers]uint32,
 	return nr
 }
 
-// rejPairs runs the zigFast kernel fast on z, s and t and returns its
+// rejPairs runs the fast-path kernel k on z, s and t and returns its
 // rejection records as zigFastRef's (position, draw) pairs, and their
 // number. It checks the records' form: positions are step starts in
 // increasing order, masks nonzero and within the step.
@@ -503,7 +503,7 @@ func rejPairs(k Kernel, z []float64, s *[16]uint64, t *[zigLayers]zigEntry) (int
 	return len(pairs) / 2, pairs
 }
 
-// TestZigFastMatchesGo checks that every zigFast kernel (the portable one
+// TestZigFastMatchesGo checks that every fast-path kernel (the portable one
 // and, where the CPU has it, the assembly one) is bit-identical to
 // zigFastRef (values, rejection records, final lane states) from many
 // seeds and lengths, with the real tables and with tables that force the
