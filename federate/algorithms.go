@@ -283,9 +283,4 @@ func quoteList(v []string) string {
 // Kernels names the kernels this build runs on this machine: "avx2+fma"
 // (the assembly kernels) or "go" (their portable twins, e.g. under -tags
 // purego). Speeds measured with one do not apply to the other.
-func Kernels() string {
-	if useAVX2 {
-		return "avx2+fma"
-	}
-	return "go"
-}
+func Kernels() string { return kern.Name }

@@ -12,6 +12,7 @@ import (
 	"github.com/fedbandit/fedbandit/federate/accountant"
 	"github.com/fedbandit/fedbandit/federate/tree"
 	"github.com/fedbandit/fedbandit/internal/rng"
+	"github.com/fedbandit/fedbandit/internal/vec"
 )
 
 // AuditOptions configure Audit. Every field is taken as given: there are
@@ -691,9 +692,9 @@ type auditInstance struct {
 
 func newAuditInstance(docs, first, later []float64) *auditInstance {
 	in := &auditInstance{first: first, later: later, docs: docs}
-	p := panel{x: make([]float64, panelLen(2, 2)), n: 2}
-	toPanel(p.x, docs, 2, 2)
-	in.set = actionSet{panels: []panel{p}, mu: make([]float64, panelLen(2, 1)), n: 2}
+	p := panel{x: make([]float64, vec.PanelLen(2, 2)), n: 2}
+	vec.ToPanel(p.x, docs, 2, 2)
+	in.set = actionSet{panels: []panel{p}, mu: make([]float64, vec.PanelLen(2, 1)), n: 2}
 	return in
 }
 
@@ -701,9 +702,9 @@ func (in *auditInstance) next(int) *actionSet {
 	in.calls++
 	switch {
 	case in.calls == 1 && in.firstDocs != nil:
-		toPanel(in.set.panels[0].x, in.firstDocs, 2, 2)
+		vec.ToPanel(in.set.panels[0].x, in.firstDocs, 2, 2)
 	case in.calls == 2 && in.firstDocs != nil:
-		toPanel(in.set.panels[0].x, in.docs, 2, 2)
+		vec.ToPanel(in.set.panels[0].x, in.docs, 2, 2)
 	}
 	if in.calls == 1 {
 		copy(in.set.mu, in.first)

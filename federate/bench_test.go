@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/fedbandit/fedbandit/internal/rng"
+	"github.com/fedbandit/fedbandit/internal/vec"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )
@@ -122,10 +123,11 @@ func widthInputs(k, d int) (x, a, p, theta []float64) {
 		a[i*d+i] = 1
 	}
 	p = make([]float64, d*(d+1)/2)
-	widthForm(p, a, d)
-	g, theta := make([]float64, rlsScratchLen(d)), make([]float64, d)
+	vec.WidthForm(p, a, d)
+	g, theta := make([]float64, vec.ScratchLen(d)), make([]float64, d)
+	w, u := make([]float64, vec.PackedLen(d)), make([]float64, d) // Learn's Gram and bias, unused
 	for n := 0; n < 3*d; n++ {
-		rlsUpdateGo(p, theta, x[(n%k)*d:(n%k+1)*d], 0, g)
+		vec.Portable().Learn(w, u, p, theta, x[(n%k)*d:(n%k+1)*d], 0, g)
 	}
 	unpackWidthForm(a, p, d)
 	for i := range theta {
@@ -134,13 +136,27 @@ func widthInputs(k, d int) (x, a, p, theta []float64) {
 	return x, a, p, theta
 }
 
+// unpackWidthForm writes the full symmetric matrix held in width form p
+// into a (the inverse of vec.WidthForm).
+func unpackWidthForm(a, p []float64, d int) {
+	idx := 0
+	for i := 0; i < d; i++ {
+		a[i*d+i] = p[idx]
+		idx++
+		for j := i + 1; j < d; j++ {
+			a[i*d+j], a[j*d+i] = p[idx]/2, p[idx]/2
+			idx++
+		}
+	}
+}
+
 // BenchmarkWidthKernel measures the dominating kernel: the UCB argmax
 // over K actions (x^T A x by the packed symmetric form, d(d+1)/2
 // multiply-adds, plus x.theta, d), reported as multiply-adds per second;
 // compare BenchmarkDgemmWidths. Shapes: K=100 in one panel at d=10, the
 // synthetic instance's two panels (10 fixed actions, 3 blocks, and 90
 // random, 23 blocks), and an LTR query of 120 documents at d=57. Kernels:
-// go (ucbScoresGo) and asm (the AVX2/FMA kernel, where the CPU has it).
+// go (the Go twin) and asm (the AVX2/FMA kernel, where the CPU has it).
 func BenchmarkWidthKernel(b *testing.B) {
 	shapes := []struct {
 		name   string
@@ -151,19 +167,17 @@ func BenchmarkWidthKernel(b *testing.B) {
 		{"K=10+90/d=10", []int{10, 90}, 10},
 		{"K=120/d=57", []int{120}, 57},
 	}
-	kernels := []struct {
-		name string
-		f    ucbKernelFunc
-	}{{"go", ucbScoresGo}}
-	if useAVX2 {
-		kernels = append(kernels, struct {
-			name string
-			f    ucbKernelFunc
-		}{"asm", ucbScores})
+	kernels := map[string]kernelTable{"go": portableKernels()}
+	if asm, ok := asmKernels(); ok {
+		kernels["asm"] = asm
 	}
 	for _, sh := range shapes {
-		for _, kn := range kernels {
-			b.Run(sh.name+"/"+kn.name, func(b *testing.B) {
+		for _, name := range []string{"go", "asm"} {
+			kn, ok := kernels[name]
+			if !ok {
+				continue
+			}
+			b.Run(sh.name+"/"+name, func(b *testing.B) {
 				k, d := 0, sh.d
 				for _, n := range sh.panels {
 					k += n
@@ -171,15 +185,15 @@ func BenchmarkWidthKernel(b *testing.B) {
 				x, _, p, theta := widthInputs(k, d)
 				set := &actionSet{n: k}
 				for _, n := range sh.panels {
-					pn := panel{x: make([]float64, panelLen(n, d)), n: n}
-					toPanel(pn.x, x[:n*d], n, d)
+					pn := panel{x: make([]float64, vec.PanelLen(n, d)), n: n}
+					vec.ToPanel(pn.x, x[:n*d], n, d)
 					x = x[n*d:]
 					set.panels = append(set.panels, pn)
 				}
-				scores := make([]float64, k+panelLanes*len(set.panels))
-				saved := ucbScores
-				ucbScores = kn.f
-				defer func() { ucbScores = saved }()
+				scores := make([]float64, k+vec.Lanes*len(set.panels))
+				saved := kern
+				kern = kn
+				defer func() { kern = saved }()
 				var sink int
 				c0 := cpuSeconds()
 				for i := 0; i < b.N; i++ {

@@ -143,18 +143,6 @@ func rowsOf(s *actionSet, d int) []float64 {
 	return x
 }
 
-// fillWild fills s with values of random sign and magnitudes spread
-// log-uniformly over 1e-300..1e300 (kernel tests' extreme-scale regime).
-func fillWild(r *rand.Rand, s []float64) {
-	for i := range s {
-		v := math.Pow(10, -300+600*r.Float64())
-		if r.IntN(2) == 0 {
-			v = -v
-		}
-		s[i] = v
-	}
-}
-
 // kernelRunSpecs are the runs on which the kernel tests compare an
 // assembly kernel with its Go version end to end: small synthetic
 // FedLinUCB and LDP, the paper's d = 10, K = 100 shape, and an LTR
@@ -193,4 +181,17 @@ func panics(f func()) (panicked bool) {
 	defer func() { panicked = recover() != nil }()
 	f()
 	return false
+}
+
+// sameBits reports whether a and b hold the same float64s bit for bit.
+func sameBits(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/fedbandit/fedbandit/internal/numpyrand"
 	"github.com/fedbandit/fedbandit/internal/rng"
+	"github.com/fedbandit/fedbandit/internal/vec"
 )
 
 // instance produces each silo's candidate actions round by round.
@@ -91,7 +92,7 @@ func newSynthetic(s Spec, runKey rng.Key) *synthetic {
 	}
 	nRand := y.K - in.nFixed
 	// Means: the fixed actions', then whole blocks of random ones.
-	in.set.mu = make([]float64, in.nFixed+panelLen(nRand, 1))
+	in.set.mu = make([]float64, in.nFixed+vec.PanelLen(nRand, 1))
 	in.set.n = y.K
 	if in.nFixed > 0 {
 		raw := make([]float64, d)
@@ -106,12 +107,12 @@ func newSynthetic(s Spec, runKey rng.Key) *synthetic {
 			}
 			in.set.mu[a] = in.link(dot(raw, in.theta))
 		}
-		fixed := panel{x: make([]float64, panelLen(in.nFixed, d)), n: in.nFixed}
-		toPanel(fixed.x, rows, in.nFixed, d)
+		fixed := panel{x: make([]float64, vec.PanelLen(in.nFixed, d)), n: in.nFixed}
+		vec.ToPanel(fixed.x, rows, in.nFixed, d)
 		in.set.panels = append(in.set.panels, fixed)
 	}
 	if nRand > 0 {
-		in.random = panel{x: make([]float64, panelLen(nRand, d)), n: nRand}
+		in.random = panel{x: make([]float64, vec.PanelLen(nRand, d)), n: nRand}
 		in.set.panels = append(in.set.panels, in.random)
 	}
 	ctxKey := runKey

@@ -100,7 +100,7 @@ type localNoise struct {
 func (l *localNoise) observe(i int, b *batchStats, x []float64, y float64) float64 {
 	clear(l.w)
 	clear(l.u)
-	addObs(l.w, l.u, x, y)
+	kern.AddObs(l.w, l.u, x, y)
 	r := l.r[i]
 	for e, sd := range l.gstd {
 		b.w[e] += l.w[e] + sd*r.NormFloat64()

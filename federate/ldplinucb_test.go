@@ -12,6 +12,7 @@ import (
 	"github.com/fedbandit/fedbandit/federate/accountant"
 	"github.com/fedbandit/fedbandit/federate/tree"
 	"github.com/fedbandit/fedbandit/internal/rng"
+	"github.com/fedbandit/fedbandit/internal/vec"
 )
 
 // TestLDPLinUCB: LDP-LinUCB runs, is certified whatever its batch (the
@@ -66,7 +67,7 @@ func TestLDPLinUCBNoise(t *testing.T) {
 			l.observe(0, b, x, 1)
 		}
 		ew, eu := make([]float64, len(b.w)), make([]float64, d)
-		addObsGo(ew, eu, x, 1)
+		vec.Portable().AddObs(ew, eu, x, 1)
 		for e, v := range b.w {
 			z := (v - n*ew[e]) / (gstd[e] * math.Sqrt(n))
 			stat += z * z

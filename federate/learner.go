@@ -1,6 +1,10 @@
 package federate
 
-import "math"
+import (
+	"math"
+
+	"github.com/fedbandit/fedbandit/internal/vec"
+)
 
 // A learner chooses each silo's actions and folds its users' observations
 // into the silo's batch statistics. The simulator asks it for an action,
@@ -30,15 +34,15 @@ type batchStats struct {
 
 // eagerLearner is Algorithm 1's learner: each silo acts on V = Lambda I +
 // W_syn + W_i, updated after every local observation by the
-// recursive least-squares step (learn).
+// recursive least-squares step (the kernel table's Learn).
 type eagerLearner struct {
 	d        int
 	p, theta [][]float64 // per silo: V^-1 in width form, theta = V^-1 (U_syn + U_i)
-	g        []float64   // scratch of learn
+	g        []float64   // scratch of Learn
 }
 
 func newEagerLearner(m, d int) *eagerLearner {
-	l := &eagerLearner{d: d, p: make([][]float64, m), theta: make([][]float64, m), g: make([]float64, rlsScratchLen(d))}
+	l := &eagerLearner{d: d, p: make([][]float64, m), theta: make([][]float64, m), g: make([]float64, vec.ScratchLen(d))}
 	for i := range l.p {
 		l.p[i], l.theta[i] = make([]float64, d*(d+1)/2), make([]float64, d)
 	}
@@ -50,7 +54,7 @@ func (l *eagerLearner) choose(i int, set *actionSet, beta float64, scores []floa
 }
 
 func (l *eagerLearner) observe(i int, b *batchStats, x []float64, y float64) float64 {
-	return learn(b.w, b.u, l.p[i], l.theta[i], x, y, l.g)
+	return kern.Learn(b.w, b.u, l.p[i], l.theta[i], x, y, l.g)
 }
 
 func (l *eagerLearner) restart(p, theta []float64) {
@@ -78,7 +82,7 @@ func (l *lazyLearner) choose(_ int, set *actionSet, beta float64, scores []float
 }
 
 func (l *lazyLearner) observe(_ int, b *batchStats, x []float64, y float64) float64 {
-	addObs(b.w, b.u, x, y)
+	kern.AddObs(b.w, b.u, x, y)
 	return math.NaN()
 }
 

@@ -81,7 +81,7 @@ func linUCBMismatch(t *testing.T, s Spec) (round, distinct int) {
 		set := inst.next(0)
 		x, mu := rowsOf(set, d), set.mu
 		u := lin.scores(x, sm.cal.Beta(t0))
-		top := u[argmaxFirst(u)]
+		top := u[kern.ArgmaxFirst(u)]
 		arm := arms[t0-1]
 		seen[arm] = true
 		if u[arm] < top-1e-9*(1+math.Abs(top)) && round == 0 {

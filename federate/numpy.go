@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/fedbandit/fedbandit/internal/numpyrand"
+	"github.com/fedbandit/fedbandit/internal/vec"
 )
 
 // publishedTheta is theta* of the published code's synthetic instance
@@ -49,7 +50,7 @@ var publishedThetas sync.Map // [5]int -> *thetaOnce
 // the first nFixed rows (the published code overwrites them with its fixed
 // basis actions) and turns each remaining row z into u = z / ||z||
 // (numpy's division by numpy's norm), the learner's view (u, 1)/sqrt2
-// (u_j * invSqrt2, as the other generators) and the mean (u, 1) . theta*.
+// (u_j * vec.InvSqrt2, as the other generators) and the mean (u, 1) . theta*.
 type numpyContexts struct {
 	r       *numpyrand.MT
 	k, skip int       // K rows per silo-round, the first skip dropped
@@ -65,13 +66,13 @@ func (c *numpyContexts) fill(x, mu []float64, nb int, theta []float64) {
 	c.r.Skip(c.skip * (d - 1))
 	c.r.Fill(c.z[:n*(d-1)])
 	for a := 0; a < 4*nb; a++ {
-		b, l := a/panelLanes, a%panelLanes
-		blk := x[b*panelLanes*d : (b+1)*panelLanes*d]
+		b, l := a/vec.Lanes, a%vec.Lanes
+		blk := x[b*vec.Lanes*d : (b+1)*vec.Lanes*d]
 		if a >= n {
 			// Padding lanes of the last block: a copy of the first
 			// action, never chosen (argmax looks at the first n only).
 			for j := 0; j < d; j++ {
-				blk[j*panelLanes+l] = x[j*panelLanes]
+				blk[j*vec.Lanes+l] = x[j*vec.Lanes]
 			}
 			mu[a] = mu[0]
 			continue
@@ -81,10 +82,10 @@ func (c *numpyContexts) fill(x, mu []float64, nb int, theta []float64) {
 		m := theta[d-1]
 		for j, v := range z {
 			u := v / nrm
-			blk[j*panelLanes+l] = u * invSqrt2
+			blk[j*vec.Lanes+l] = u * vec.InvSqrt2
 			m += u * theta[j]
 		}
-		blk[(d-1)*panelLanes+l] = invSqrt2
+		blk[(d-1)*vec.Lanes+l] = vec.InvSqrt2
 		mu[a] = m
 	}
 }

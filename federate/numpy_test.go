@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fedbandit/fedbandit/internal/numpyrand"
+	"github.com/fedbandit/fedbandit/internal/vec"
 )
 
 // publishedGolden is testdata/published_instance.json, written by
@@ -103,9 +104,9 @@ func TestPublishedInstance(t *testing.T) {
 		nFixed := c.D
 		nRand := c.K - nFixed
 		cs := &numpyContexts{r: numpyrand.New(2), k: c.K, skip: nFixed, z: make([]float64, c.D-1)}
-		x := make([]float64, panelLen(nRand, c.D))
-		mu := make([]float64, panelLen(nRand, 1))
-		nb := (nRand + panelLanes - 1) / panelLanes
+		x := make([]float64, vec.PanelLen(nRand, c.D))
+		mu := make([]float64, vec.PanelLen(nRand, 1))
+		nb := (nRand + vec.Lanes - 1) / vec.Lanes
 		checked := 0
 		for tt := 0; tt < c.T; tt++ {
 			for i := 0; i < c.M; i++ {
@@ -119,9 +120,9 @@ func TestPublishedInstance(t *testing.T) {
 				}
 				cs.fill(x, mu, nb, theta)
 				for a, row := range c.Contexts[n].Rows {
-					base := a/panelLanes*panelLanes*c.D + a%panelLanes
+					base := a/vec.Lanes*vec.Lanes*c.D + a%vec.Lanes
 					for j, s := range row.X {
-						if got, w := x[base+j*panelLanes], hexFloat(t, s); !sameFloat(got, w) {
+						if got, w := x[base+j*vec.Lanes], hexFloat(t, s); !sameFloat(got, w) {
 							t.Fatalf("%s t=%d silo %d action %d coordinate %d: %v, numpy %v", c.Name, tt, i, nFixed+a, j, got, w)
 						}
 					}

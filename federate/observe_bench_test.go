@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/fedbandit/fedbandit/internal/vec"
 )
 
 // observeInputs returns n observations of dimension d: features with
@@ -58,9 +60,10 @@ func BenchmarkObserve(b *testing.B) {
 const benchSilos = 100
 
 // BenchmarkObserveParts measures the pieces of observe on clipped
-// features, silos in turn as in BenchmarkObserve: learn (addObs plus the
-// recursive least-squares step; go is learnGo, dispatched the assembly
-// kernel where the CPU has it), the lazy learner's addObs alone, and ClipX
+// features, silos in turn as in BenchmarkObserve: Learn (AddObs plus the
+// recursive least-squares step; go is the Go twin, dispatched the kernel
+// table's, the assembly kernel where the CPU has it), the lazy learner's
+// AddObs alone, and ClipX
 // (on unclipped features).
 func BenchmarkObserveParts(b *testing.B) {
 	for _, d := range []int{10, 57} {
@@ -75,8 +78,8 @@ func BenchmarkObserveParts(b *testing.B) {
 		s.M = benchSilos
 		for _, k := range []struct {
 			name string
-			f    learnFunc
-		}{{"go", learnGo}, {"dispatched", learn}} {
+			f    func(w, u, p, theta, x []float64, y float64, g []float64) float64
+		}{{"go", vec.Portable().Learn}, {"dispatched", kern.Learn}} {
 			b.Run(fmt.Sprintf("learn/%s/d=%d", k.name, d), func(b *testing.B) {
 				sm := newTestSim(b, s, hooks{})
 				el := eager(b, sm)
@@ -91,7 +94,7 @@ func BenchmarkObserveParts(b *testing.B) {
 			sm := newTestSim(b, s, hooks{})
 			for i := 0; i < b.N; i++ {
 				n, bs := i%len(xs), &sm.silos[i%benchSilos].batch
-				addObs(bs.w, bs.u, xs[n], ys[n])
+				kern.AddObs(bs.w, bs.u, xs[n], ys[n])
 			}
 		})
 		b.Run(fmt.Sprintf("clipX/d=%d", d), func(b *testing.B) {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/fedbandit/fedbandit/internal/vec"
 )
 
 // zRandom bounds |z| in the uniform-random tests: a two-sided false-alarm
@@ -88,7 +90,7 @@ func TestRandomOnLTR(t *testing.T) {
 // gapMoments returns the mean and variance over a uniform action of
 // max(mu) - mu[a].
 func gapMoments(mu []float64) (mean, variance float64) {
-	top := mu[argmaxFirstGo(mu)]
+	top := mu[vec.Portable().ArgmaxFirst(mu)]
 	var s, ss float64
 	for _, m := range mu {
 		g := top - m

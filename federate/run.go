@@ -13,6 +13,7 @@ import (
 	"github.com/fedbandit/fedbandit/federate/tree"
 	"github.com/fedbandit/fedbandit/internal/mutation"
 	"github.com/fedbandit/fedbandit/internal/rng"
+	"github.com/fedbandit/fedbandit/internal/vec"
 )
 
 // Run simulates one run of spec and returns everything it records. It is
@@ -332,11 +333,11 @@ func (sm *sim) play(i int) (pseudo, realised float64) {
 	si := &sm.silos[i]
 	set := sm.inst.next(i)
 	mu := set.mu
-	if need := set.n + panelLanes*len(set.panels); len(sm.scores) < need {
+	if need := set.n + vec.Lanes*len(set.panels); len(sm.scores) < need {
 		sm.scores = make([]float64, need)
 	}
 	arm := sm.learner.choose(i, set, sm.beta, sm.scores)
-	best := argmaxFirst(mu[:set.n])
+	best := kern.ArgmaxFirst(mu[:set.n])
 	if sm.h.played != nil {
 		sm.h.played(sm.t, i, arm)
 	}
@@ -394,23 +395,6 @@ func (sm *sim) observe(i int, x []float64, y float64) {
 	sm.schedule.observed(i, q)
 }
 
-// argmaxFirst returns the index of the first maximum of v (NaN entries
-// are never selected; 0 if v[0] is NaN): argmaxFirstGo, or its SIMD twin
-// (kernels_amd64.go chooses).
-var argmaxFirst = argmaxFirstGo
-
-// argmaxFirstGo returns the index of the first maximum of v (NaN entries
-// are never selected; 0 if v[0] is NaN): the portable argmaxFirst.
-func argmaxFirstGo(v []float64) int {
-	best, top := 0, v[0]
-	for a, x := range v {
-		if x > top {
-			best, top = a, x
-		}
-	}
-	return best
-}
-
 // sync is synchronisation k = syncs+1: the protocol carries every silo's
 // batch statistics to the server, which publishes W_syn and U_syn, and
 // every silo restarts from them.
@@ -458,7 +442,7 @@ func (sm *sim) refresh() {
 		}
 	}
 	cholInverse(sm.asyn, sm.l, sm.e, d)
-	widthForm(sm.psyn, sm.asyn, d)
+	vec.WidthForm(sm.psyn, sm.asyn, d)
 	matVec(sm.thetSyn, sm.asyn, sm.usyn)
 	sm.learner.restart(sm.psyn, sm.thetSyn)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fedbandit/fedbandit/core"
 	"github.com/fedbandit/fedbandit/federate/accountant"
+	"github.com/fedbandit/fedbandit/internal/vec"
 )
 
 // Algorithm names.
@@ -188,7 +189,7 @@ func (l *LTRData) panelStore() *panelStore {
 func (l *LTRData) Bytes() int64 {
 	var n int64
 	for _, q := range l.Queries {
-		n += int64(len(q.X) + len(q.Mu) + panelLen(len(q.Mu), l.Dim))
+		n += int64(len(q.X) + len(q.Mu) + vec.PanelLen(len(q.Mu), l.Dim))
 	}
 	return 8 * n
 }
@@ -201,8 +202,8 @@ func (l *LTRData) panel(q int) panel {
 		st.panels = make([][]float64, len(l.Queries))
 		for i, qq := range l.Queries {
 			n := len(qq.Mu)
-			st.panels[i] = make([]float64, panelLen(n, l.Dim))
-			toPanel(st.panels[i], qq.X, n, l.Dim)
+			st.panels[i] = make([]float64, vec.PanelLen(n, l.Dim))
+			vec.ToPanel(st.panels[i], qq.X, n, l.Dim)
 		}
 	})
 	return panel{x: st.panels[q], n: len(l.Queries[q].Mu)}

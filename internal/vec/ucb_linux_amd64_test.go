@@ -1,6 +1,6 @@
 //go:build !purego
 
-package federate
+package vec
 
 import (
 	"math"
@@ -43,7 +43,7 @@ func TestUCBScoresAsmStaysInBounds(t *testing.T) {
 		if c.nb > 9 && c.d%4 != 0 {
 			continue // keep the test fast: all d, the short panels
 		}
-		n := panelLanes * c.nb
+		n := Lanes * c.nb
 		want := make([]float64, n)
 		ucbScoresGo(want, c.x, c.nb, c.d, c.p, c.theta, c.beta)
 		for _, atEnd := range []bool{true, false} {

@@ -1,6 +1,6 @@
 //go:build !purego
 
-package federate
+package vec
 
 import "testing"
 
@@ -15,7 +15,7 @@ func TestLearnerKernelsAsmStayInBounds(t *testing.T) {
 		d := len(c.x)
 		wantP, wantTh := append([]float64(nil), c.p...), append([]float64(nil), c.theta...)
 		wantW, wantU := append([]float64(nil), c.w...), append([]float64(nil), c.u...)
-		learnGo(wantW, wantU, wantP, wantTh, c.x, c.y, make([]float64, rlsScratchLen(d)))
+		learnGo(wantW, wantU, wantP, wantTh, c.x, c.y, make([]float64, ScratchLen(d)))
 		obsW, obsU := append([]float64(nil), c.w...), append([]float64(nil), c.u...)
 		addObsGo(obsW, obsU, c.x, c.y)
 		for _, atEnd := range []bool{true, false} {
@@ -24,7 +24,7 @@ func TestLearnerKernelsAsmStayInBounds(t *testing.T) {
 				copy(s, v)
 				return s
 			}
-			w, u, p, th, x, g := guarded(c.w), guarded(c.u), guarded(c.p), guarded(c.theta), guarded(c.x), guardedFloats(t, rlsScratchLen(d), atEnd)
+			w, u, p, th, x, g := guarded(c.w), guarded(c.u), guarded(c.p), guarded(c.theta), guarded(c.x), guardedFloats(t, ScratchLen(d), atEnd)
 			learnAsm(w, u, p, th, x, c.y, g)
 			ow, ou := guarded(c.w), guarded(c.u)
 			addObsAsm(ow, ou, x, c.y)

@@ -1,13 +1,13 @@
 //go:build amd64 && !purego
 
-package federate
+package vec
 
-// ucbScoresAsm is ucbScores by the AVX2/FMA assembly kernel (ucb_amd64.s),
+// ucbScoresAsm is Kernels.UCBScores by the AVX2/FMA assembly kernel (ucb_amd64.s),
 // bit-identical to ucbScoresGo. It checks the slices as ucbScoresGo's
 // slicing does (panicking on the same inputs) before handing their bases
 // to the assembly. The CPU must have AVX2 and FMA.
 func ucbScoresAsm(dst, x []float64, nb, d int, p, theta []float64, beta float64) {
-	const L = panelLanes
+	const L = Lanes
 	dst = dst[:nb*L]
 	p = p[:d*(d+1)/2]
 	theta = theta[:d]

@@ -1,8 +1,8 @@
 //go:build amd64 && !purego
 
-package federate
+package vec
 
-// argmaxFirstAsm is argmaxFirst by SIMD search: argmaxAVX2, falling back to
+// argmaxFirstAsm is Kernels.ArgmaxFirst by SIMD search: argmaxAVX2, falling back to
 // argmaxFirstGo if v holds a NaN.
 func argmaxFirstAsm(v []float64) int {
 	if len(v) > 0 {

@@ -1,4 +1,4 @@
-package federate
+package vec
 
 import (
 	"fmt"
@@ -69,8 +69,8 @@ func rlsFill(r *rand.Rand, regime, d int) rlsCase {
 		for i := 0; i < d; i++ {
 			a[i*d+i] = 1
 		}
-		widthForm(c.p, a, d)
-		g := make([]float64, rlsScratchLen(d))
+		WidthForm(c.p, a, d)
+		g := make([]float64, ScratchLen(d))
 		for n := 0; n < 5; n++ {
 			gauss(c.x, 1/math.Sqrt(float64(d)))
 			rlsUpdateGo(c.p, c.theta, c.x, r.NormFloat64(), g)
@@ -144,8 +144,8 @@ func checkLearnerKernels(t *testing.T, learn learnFunc, obs addObsFunc) {
 	clone := func(s []float64) []float64 { return append([]float64(nil), s...) }
 	for _, c := range rlsCases() {
 		d := len(c.x)
-		w1, u1, p1, th1, g1 := clone(c.w), clone(c.u), clone(c.p), clone(c.theta), make([]float64, rlsScratchLen(d))
-		w2, u2, p2, th2, g2 := clone(c.w), clone(c.u), clone(c.p), clone(c.theta), make([]float64, rlsScratchLen(d))
+		w1, u1, p1, th1, g1 := clone(c.w), clone(c.u), clone(c.p), clone(c.theta), make([]float64, ScratchLen(d))
+		w2, u2, p2, th2, g2 := clone(c.w), clone(c.u), clone(c.p), clone(c.theta), make([]float64, ScratchLen(d))
 		q1 := learnGo(w1, u1, p1, th1, c.x, c.y, g1)
 		q2 := learn(w2, u2, p2, th2, c.x, c.y, g2)
 		if !sameBits([]float64{q1}, []float64{q2}) {
@@ -164,10 +164,11 @@ func checkLearnerKernels(t *testing.T, learn learnFunc, obs addObsFunc) {
 	}
 }
 
-// TestLearnerKernelsDispatch: the dispatched learn and addObs (the
-// assembly kernels where the CPU has AVX2/FMA) agree with the Go versions.
+// TestLearnerKernelsDispatch: Best's Learn and AddObs (the assembly
+// kernels where the CPU has AVX2/FMA) agree with the Go versions.
 func TestLearnerKernelsDispatch(t *testing.T) {
-	checkLearnerKernels(t, learn, addObs)
+	best := Best()
+	checkLearnerKernels(t, best.Learn, best.AddObs)
 }
 
 // rlsUpdateRef is rlsUpdateGo written from its doc comment in the
@@ -237,7 +238,7 @@ func TestRLSUpdateGoOrder(t *testing.T) {
 		d := len(c.x)
 		p1, th1 := append([]float64(nil), c.p...), append([]float64(nil), c.theta...)
 		p2, th2 := append([]float64(nil), c.p...), append([]float64(nil), c.theta...)
-		q1 := rlsUpdateGo(p1, th1, c.x, c.y, make([]float64, rlsScratchLen(d)))
+		q1 := rlsUpdateGo(p1, th1, c.x, c.y, make([]float64, ScratchLen(d)))
 		q2 := rlsUpdateRef(p2, th2, c.x, c.y)
 		if !sameBits(p1, p2) || !sameBits(th1, th2) || !sameBits([]float64{q1}, []float64{q2}) {
 			t.Fatalf("%s: rlsUpdateGo differs from its documented order:\np %v\nwant %v\ntheta %v\nwant %v", c.name, p1, p2, th1, th2)
@@ -245,7 +246,7 @@ func TestRLSUpdateGoOrder(t *testing.T) {
 	}
 }
 
-// TestAddObs: addObs adds exactly fma(x_i, x_j, w_ij) to every packed
+// TestAddObs: AddObs adds exactly fma(x_i, x_j, w_ij) to every packed
 // entry and fma(x_i, y, u_i) to the bias.
 func TestAddObs(t *testing.T) {
 	for _, d := range []int{1, 3, 4, 5, 10, 57} {
@@ -259,7 +260,7 @@ func TestAddObs(t *testing.T) {
 		}
 		w0, u0 := append([]float64(nil), w...), append([]float64(nil), u...)
 		y := r.NormFloat64()
-		addObs(w, u, x, y)
+		Best().AddObs(w, u, x, y)
 		idx := 0
 		for i := 0; i < d; i++ {
 			for j := i; j < d; j++ {

@@ -1,9 +1,8 @@
 //go:build amd64 && !purego
 
-package federate
+package vec
 
 import (
-	"slices"
 	"testing"
 )
 
@@ -48,46 +47,5 @@ func TestLearnerKernelsAsmChecksLengths(t *testing.T) {
 				f(make([]float64, n[0]), make([]float64, n[1]), make([]float64, n[4]), 1)
 			})
 		}
-	}
-}
-
-// TestRunSameWithGoLearner checks end to end that runs are bit-identical
-// (results and every chosen arm) with all assembly kernels (learn, addObs,
-// argmaxFirst, the UCB scores, the contexts) and with all their Go twins,
-// for the eager and the lazy learner. Mutation control: a run whose learner skips the RLS
-// step's theta update differs.
-func TestRunSameWithGoLearner(t *testing.T) {
-	skipWithoutAVX2(t)
-	specs := kernelRunSpecs()
-	lazy := smallSpec(AlgFedLinUCB)
-	lazy.Lazy = true
-	specs["lazy"] = lazy
-	noclip := smallSpec(AlgFedLinUCB)
-	noclip.NoClip = true
-	specs["noclip"] = noclip
-	run := func(s Spec, asm bool) (bits []uint64, arms []int) {
-		withKernels(asm, func() { bits, arms = runBitsAndArms(t, s) })
-		return bits, arms
-	}
-	for name, s := range specs {
-		gotBits, gotArms := run(s, true)
-		wantBits, wantArms := run(s, false)
-		if !slices.Equal(gotBits, wantBits) || !slices.Equal(gotArms, wantArms) {
-			t.Errorf("%s: results or chosen arms differ between the assembly and Go learners", name)
-		}
-	}
-	// Mutation control: the same comparison sees a broken learner.
-	s := smallSpec(AlgFedLinUCB)
-	want, _ := run(s, true)
-	sm := newTestSim(t, s, hooks{})
-	el := eager(t, sm)
-	for tt := 1; tt <= sm.s.T; tt++ {
-		sm.round(tt)
-		for i := range el.theta {
-			clear(el.theta[i]) // the learner without theta
-		}
-	}
-	if slices.Equal(resultBits(sm.result()), want) {
-		t.Error("mutation control: a learner without theta gives the same results")
 	}
 }

@@ -1,6 +1,6 @@
 //go:build amd64 && !purego
 
-package federate
+package vec
 
 import (
 	"testing"
@@ -17,8 +17,8 @@ func skipWithoutAVX2(t *testing.T) {
 	}
 }
 
-// TestUCBScoresAsm checks the assembly kernel itself (not the dispatched
-// ucbScores) against ucbScoresGo, bit for bit, and the inputs it does not
+// TestUCBScoresAsm checks the assembly kernel itself (not Best's
+// UCBScores) against ucbScoresGo, bit for bit, and the inputs it does not
 // hand to the assembly (nb = 0, d = 0).
 func TestUCBScoresAsm(t *testing.T) {
 	skipWithoutAVX2(t)

@@ -2,7 +2,7 @@
 
 #include "textflag.h"
 
-// ucbScoresAVX2 is ucbScoresGo (panel.go) in AVX2/FMA: one ymm register
+// ucbScoresAVX2 is ucbScoresGo (ucb.go) in AVX2/FMA: one ymm register
 // holds one quantity for the 4 actions (lanes) of a block, and every lane
 // performs exactly the fused multiply-adds of the scalar code in the same
 // order, so the results are bit-identical.

@@ -1,8 +1,8 @@
 //go:build amd64 && !purego
 
-package federate
+package vec
 
-// addObsAsm is addObs by the assembly kernel. It checks the slices as
+// addObsAsm is Kernels.AddObs by the assembly kernel. It checks the slices as
 // addObsGo's slicing does (panicking on the same inputs) before handing
 // their bases to the assembly. The CPU must have AVX2 and FMA.
 func addObsAsm(w, u, x []float64, y float64) {
@@ -15,7 +15,7 @@ func addObsAsm(w, u, x []float64, y float64) {
 	addObsAVX2(w, u, x, y)
 }
 
-// learnAsm is learn by the assembly kernel, with the slices checked as
+// learnAsm is Kernels.Learn by the assembly kernel, with the slices checked as
 // learnGo's slicing does. The CPU must have AVX2 and FMA.
 func learnAsm(w, u, p, theta, x []float64, y float64, g []float64) (xVx float64) {
 	d := len(x)
@@ -23,7 +23,7 @@ func learnAsm(w, u, p, theta, x []float64, y float64, g []float64) (xVx float64)
 	u = u[:d]
 	p = p[:d*(d+1)/2]
 	theta = theta[:d]
-	g = g[:rlsScratchLen(d)]
+	g = g[:ScratchLen(d)]
 	if d == 0 {
 		return 0
 	}
@@ -38,7 +38,7 @@ func addObsAVX2(w, u, x []float64, y float64)
 
 // learnAVX2 is the assembly kernel (rls_amd64.s). It requires d = len(x)
 // >= 1, len(w), len(p) >= d(d+1)/2, len(u), len(theta) >= d and len(g) >=
-// rlsScratchLen(d). It returns x^T V^-1 x as learnGo does.
+// ScratchLen(d). It returns x^T V^-1 x as learnGo does.
 //
 //go:noescape
 func learnAVX2(w, u, p, theta, x []float64, y float64, g []float64) (xVx float64)

@@ -1,22 +1,21 @@
-package federate
+package vec
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"testing"
 )
 
-// ucbKernelFunc is the signature of ucbScores.
+// ucbKernelFunc is the signature of Kernels.UCBScores.
 type ucbKernelFunc = func(dst, x []float64, nb, d int, p, theta []float64, beta float64)
 
-// ucbScoresRef is ucbScores written from its doc comment, one action at a
+// ucbScoresRef is Kernels.UCBScores written from its doc comment, one action at a
 // time: the operation order the kernels must reproduce exactly.
 func ucbScoresRef(dst, x []float64, nb, d int, p, theta []float64, beta float64) {
 	xa := make([]float64, d)
-	for a := 0; a < panelLanes*nb; a++ {
-		panel{x: x, n: panelLanes * nb}.row(xa, a)
+	for a := 0; a < Lanes*nb; a++ {
+		PanelRow(xa, x, a)
 		var m float64
 		for j := 0; j < d; j++ {
 			m = math.FMA(theta[j], xa[j], m)
@@ -34,7 +33,7 @@ func ucbScoresRef(dst, x []float64, nb, d int, p, theta []float64, beta float64)
 type ucbCase struct {
 	name     string
 	nb, d    int
-	x        []float64 // panel, panelLen(4nb, d) values
+	x        []float64 // panel, PanelLen(4nb, d) values
 	p, theta []float64
 	beta     float64
 }
@@ -80,7 +79,7 @@ var ucbRegimeNames = [ucbRegimes]string{"spd", "padded", "wild", "negdef", "inf-
 // ucbFill returns a random panel of nb blocks of dimension d, a width form,
 // theta and beta in the given regime.
 func ucbFill(r *rand.Rand, regime, nb, d int) (x, p, theta []float64, beta float64) {
-	n := panelLanes * nb
+	n := Lanes * nb
 	rows := make([]float64, n*d)
 	p = make([]float64, d*(d+1)/2)
 	theta = make([]float64, d)
@@ -106,7 +105,7 @@ func ucbFill(r *rand.Rand, regime, nb, d int) (x, p, theta []float64, beta float
 			}
 			a[i*d+i] += sign
 		}
-		widthForm(p, a, d)
+		WidthForm(p, a, d)
 	}
 	switch regime {
 	case regimeSPD, regimePadded:
@@ -179,8 +178,8 @@ func ucbFill(r *rand.Rand, regime, nb, d int) (x, p, theta []float64, beta float
 			beta = math.Float64frombits(0xfff80000000000be)
 		}
 	}
-	x = make([]float64, panelLen(n, d))
-	toPanel(x, rows, n, d)
+	x = make([]float64, PanelLen(n, d))
+	ToPanel(x, rows, n, d)
 	return x, p, theta, beta
 }
 
@@ -192,7 +191,7 @@ func checkUCBKernel(t *testing.T, kernel, want ucbKernelFunc) (nanW, negW int) {
 	t.Helper()
 	const sentinel = 12345.678
 	for _, c := range ucbCases() {
-		n := panelLanes * c.nb
+		n := Lanes * c.nb
 		wantDst := make([]float64, n)
 		want(wantDst, c.x, c.nb, c.d, c.p, c.theta, c.beta)
 
@@ -229,7 +228,7 @@ func checkUCBKernel(t *testing.T, kernel, want ucbKernelFunc) (nanW, negW int) {
 	return nanW, negW
 }
 
-// refWidth returns w = x^T A x for the width form p in ucbScores' order.
+// refWidth returns w = x^T A x for the width form p in UCBScores' order.
 func refWidth(xa, p []float64) float64 {
 	d := len(xa)
 	var w float64
@@ -248,8 +247,8 @@ func refWidth(xa, p []float64) float64 {
 // wStats counts the lanes of c whose w is NaN or negative.
 func wStats(c ucbCase) (nanW, negW int) {
 	xa := make([]float64, c.d)
-	for a := 0; a < panelLanes*c.nb; a++ {
-		panel{x: c.x, n: panelLanes * c.nb}.row(xa, a)
+	for a := 0; a < Lanes*c.nb; a++ {
+		PanelRow(xa, c.x, a)
 		switch w := refWidth(xa, c.p); {
 		case math.IsNaN(w):
 			nanW++
@@ -273,7 +272,7 @@ func sameBits(a, b []float64) bool {
 }
 
 // TestUCBScoresGoOrder pins ucbScoresGo to the operation order stated on
-// ucbScores (ucbScoresRef), bit for bit.
+// Kernels.UCBScores (ucbScoresRef), bit for bit.
 func TestUCBScoresGoOrder(t *testing.T) {
 	nanW, negW := checkUCBKernel(t, ucbScoresGo, ucbScoresRef)
 	if nanW == 0 || negW == 0 {
@@ -281,31 +280,10 @@ func TestUCBScoresGoOrder(t *testing.T) {
 	}
 }
 
-// TestUCBScoresMatchesGo checks the dispatched kernel (the assembly one on
+// TestUCBScoresMatchesGo checks Best's kernel (the assembly one on
 // AVX2/FMA machines) against ucbScoresGo, bit for bit.
 func TestUCBScoresMatchesGo(t *testing.T) {
-	t.Logf("assembly kernel in use: %v", useAVX2)
-	checkUCBKernel(t, ucbScores, ucbScoresGo)
-}
-
-// TestRunSameWithGoKernel checks end to end that runs are bit-identical
-// (regret curves, per-silo totals and every chosen arm) with the
-// dispatched kernel and with ucbScoresGo.
-func TestRunSameWithGoKernel(t *testing.T) {
-	for name, s := range kernelRunSpecs() {
-		run := func(kernel ucbKernelFunc) ([]uint64, []int) {
-			saved := ucbScores
-			ucbScores = kernel
-			defer func() { ucbScores = saved }()
-			return runBitsAndArms(t, s)
-		}
-		gotBits, gotArms := run(ucbScores)
-		wantBits, wantArms := run(ucbScoresGo)
-		if !slices.Equal(gotBits, wantBits) {
-			t.Errorf("%s: results differ from the Go kernel's", name)
-		}
-		if !slices.Equal(gotArms, wantArms) {
-			t.Errorf("%s: chosen arms differ from the Go kernel's", name)
-		}
-	}
+	best := Best()
+	t.Logf("kernels in use: %s", best.Name)
+	checkUCBKernel(t, best.UCBScores, ucbScoresGo)
 }

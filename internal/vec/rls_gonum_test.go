@@ -1,4 +1,4 @@
-package federate
+package vec
 
 import (
 	"math"
@@ -25,8 +25,8 @@ func unpackWidthForm(a, p []float64, d int) {
 // TestRLSUpdate: after n recursive least-squares steps from V = lambda I,
 // the width form holds (lambda I + sum x x^T)^-1 and theta equals that
 // inverse times sum x y, both computed independently with gonum; for
-// rlsUpdateGo and for the dispatched learn (the fused assembly kernel
-// where the CPU has it), whose Gram and bias must hold sum x x^T and
+// rlsUpdateGo and for Best's Learn (the fused assembly kernel where the
+// CPU has it), whose Gram and bias must hold sum x x^T and
 // sum x y.
 func TestRLSUpdate(t *testing.T) {
 	for _, kernel := range []string{"rlsUpdateGo", "learn"} {
@@ -44,9 +44,9 @@ func checkRLS(t *testing.T, kernel string, d int) {
 	for i := 0; i < d; i++ {
 		a[i*d+i] = 1 / lambda
 	}
-	p, theta, g := make([]float64, d*(d+1)/2), make([]float64, d), make([]float64, rlsScratchLen(d))
+	p, theta, g := make([]float64, d*(d+1)/2), make([]float64, d), make([]float64, ScratchLen(d))
 	w, u := make([]float64, d*(d+1)/2), make([]float64, d)
-	widthForm(p, a, d)
+	WidthForm(p, a, d)
 	v := mat.NewSymDense(d, nil)
 	for i := 0; i < d; i++ {
 		v.SetSym(i, i, lambda)
@@ -67,7 +67,7 @@ func checkRLS(t *testing.T, kernel string, d int) {
 		wantQ := mat.Inner(xv, &vinv, xv)
 		var q float64
 		if kernel == "learn" {
-			q = learn(w, u, p, theta, x, y, g)
+			q = Best().Learn(w, u, p, theta, x, y, g)
 		} else {
 			q = rlsUpdateGo(p, theta, x, y, g)
 		}
@@ -112,79 +112,6 @@ func checkRLS(t *testing.T, kernel string, d int) {
 				t.Fatalf("learn d=%d: w[%d,%d] = %v, want %v", d, i, j, w[idx], want)
 			}
 			idx++
-		}
-	}
-}
-
-// TestArgmaxFirst: the first maximum, ties to the lowest index, NaN
-// entries never chosen unless v[0] is NaN (then 0), -0 and +0 equal.
-func TestArgmaxFirst(t *testing.T) {
-	nan, inf := math.NaN(), math.Inf(1)
-	for _, c := range []struct {
-		v    []float64
-		want int
-	}{
-		{[]float64{1}, 0},
-		{[]float64{1, 3, 2, 3}, 1},
-		{[]float64{-inf, -inf}, 0},
-		{[]float64{0, math.Copysign(0, -1), 1e-300}, 2},
-		{[]float64{math.Copysign(0, -1), 0}, 0},
-		{[]float64{1, nan, 2, nan}, 2},
-		{[]float64{nan, 5, 7}, 0},
-		{[]float64{-1, inf, nan, inf}, 1},
-	} {
-		if got := argmaxFirst(c.v); got != c.want {
-			t.Errorf("argmaxFirst(%v) = %d, want %d", c.v, got, c.want)
-		}
-	}
-}
-
-// TestArgmaxFirstMatchesGo: the dispatched search (SIMD where the CPU
-// has AVX2) agrees with argmaxFirstGo on every length from 1 to 70 with
-// ties, signed zeros, infinities and NaNs at every position.
-func TestArgmaxFirstMatchesGo(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	pool := []float64{0, math.Copysign(0, -1), 1, -1, 2, math.Inf(1), math.Inf(-1), math.NaN(), 1e-300, -5}
-	for n := 1; n <= 70; n++ {
-		for trial := 0; trial < 300; trial++ {
-			v := make([]float64, n)
-			for i := range v {
-				switch trial % 3 {
-				case 0:
-					v[i] = r.NormFloat64()
-				case 1:
-					v[i] = pool[r.IntN(len(pool))]
-				default:
-					v[i] = pool[r.IntN(5)] // many ties, no NaN
-				}
-			}
-			if got, want := argmaxFirst(v), argmaxFirstGo(v); got != want {
-				t.Fatalf("n=%d: argmaxFirst(%v) = %d, argmaxFirstGo = %d", n, v, got, want)
-			}
-		}
-	}
-}
-
-// TestShareQueriesSharesPanels: an instance that shares another's queries
-// also shares the panel copy the kernel reads (one copy of the documents
-// in memory), while an instance built separately has its own.
-func TestShareQueriesSharesPanels(t *testing.T) {
-	a := makeLTR(2, 3, 5, 4, 1, unitFeatures, func(r *rand.Rand, x []float64) float64 { return x[0] })
-	b := &LTRData{Dim: a.Dim, Silos: [][]int{{0, 1, 2, 3, 4, 5}}, R: 1, Crs: 0.1}
-	b.ShareQueries(a)
-	c := &LTRData{Dim: a.Dim, Queries: a.Queries, Silos: b.Silos, R: 1, Crs: 0.1}
-	pa, pb, pc := a.panel(4), b.panel(4), c.panel(4)
-	if &pa.x[0] != &pb.x[0] {
-		t.Error("ShareQueries: the panels are held twice")
-	}
-	if &pa.x[0] == &pc.x[0] {
-		t.Error("separately built instances share panels: the check above has no power")
-	}
-	row := make([]float64, a.Dim)
-	pb.row(row, 3)
-	for j, v := range row {
-		if v != a.Queries[4].X[3*a.Dim+j] {
-			t.Fatalf("panel row %v, want %v", row, a.Queries[4].X[3*a.Dim:4*a.Dim])
 		}
 	}
 }
