@@ -252,7 +252,11 @@ func DeliveredFor(r Request, sigma float64, kappa int) (eps float64, amplified b
 	if err := checkDelta("delta", r.Delta); err != nil {
 		return 0, false, "", fmt.Errorf("delivered: %w", err)
 	}
-	eps, amplified, note, err = mech.delivered(r, sigma, kappa)
+	if r.Noise == NoiseDiscrete {
+		eps, note, err = discreteDelivered(r, sigma, kappa)
+	} else {
+		eps, amplified, note, err = mech.delivered(r, sigma, kappa)
+	}
 	if err != nil {
 		return 0, false, "", fmt.Errorf("delivered: %w", err)
 	}
@@ -276,6 +280,13 @@ func CertifiesFor(r Request, sigma float64, kappa int) (bool, error) {
 	}
 	if err := checkPos("eps", r.Eps); err != nil {
 		return false, fmt.Errorf("certifies: %w", err)
+	}
+	if r.Noise == NoiseDiscrete {
+		ok, err := discreteCertifies(r, sigma, kappa)
+		if err != nil {
+			return false, fmt.Errorf("certifies: %w", err)
+		}
+		return ok, nil
 	}
 	got, _, _, err := DeliveredFor(r, sigma, kappa)
 	if err != nil {
