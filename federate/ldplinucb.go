@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/fedbandit/fedbandit/federate/tree"
+	"github.com/fedbandit/fedbandit/internal/dpnoise"
 	"github.com/fedbandit/fedbandit/internal/rng"
 )
 
@@ -28,6 +29,14 @@ func ldpLinUCBParts(su runSetup) (parts, error) {
 		r: make([]*rand.Rand, s.M), w: make([]float64, tree.PackedLen(su.d)), u: make([]float64, su.d)}
 	for i := range l.r {
 		l.r[i] = rng.New(su.runKey, "silo", i, "user-noise")
+	}
+	if su.gamma > 0 {
+		// The discrete Gaussian: each report's entries on the grid, the
+		// noise's variance parameters those of the Gaussian's scales.
+		l.gamma = su.gamma
+		l.gvar = tree.NewDiscrete(nil, gstd, su.gamma).Var
+		l.bvar = tree.NewDiscrete(nil, []float64{su.cal.Sigma}, su.gamma).Var[0]
+		l.nw, l.nu = make([]float64, len(gstd)), make([]float64, su.d)
 	}
 	if s.glm() {
 		g := &glocNoise{localNoise: l, thetaH: make([]float64, su.d), grad: make([][]float64, s.M),
@@ -66,6 +75,13 @@ func (l *glocNoise) observe(i int, b *batchStats, x []float64, y float64) float6
 	l.localNoise.observe(i, b, x, z)
 	r, g := l.r[i], l.grad[i]
 	resid := logistic(v) - y
+	if l.gamma > 0 {
+		l.draw(r, l.nu, l.bvar)
+		for e, xe := range x {
+			g[e] += math.RoundToEven(resid*xe/l.gamma)*l.gamma + l.nu[e]
+		}
+		return math.NaN()
+	}
 	for e, xe := range x {
 		g[e] += resid*xe + l.bstd*r.NormFloat64()
 	}
@@ -88,13 +104,30 @@ func (l *glocNoise) restart(p, theta []float64) {
 // summand x x^T (packed) and x y, plus independent Gaussian noise of the
 // calibrated standard deviation per entry (the Gram's off-diagonal
 // entries under the Gram-noise convention), drawn from silo i's stream
-// "user-noise" in entry order, Gram first.
+// "user-noise" in entry order, Gram first. With the discrete noise
+// (gamma > 0) each report entry is rounded to the grid and gets gamma
+// times an exact discrete Gaussian draw of the variance parameter of its
+// scale (tree.NewDiscrete): the report is then exactly on the grid, and
+// whatever the silo does with it is post-processing.
 type localNoise struct {
 	*lazyLearner
 	gstd []float64
 	bstd float64
 	r    []*rand.Rand
 	w, u []float64 // one report
+
+	gamma  float64   // grid of the discrete noise (0: floating-point Gaussian)
+	gvar   []uint64  // the Gram entries' variance parameters on the grid
+	bvar   uint64    // the bias's (and the gradient's)
+	nw, nu []float64 // one report's discrete noise
+}
+
+// draw fills dst with gamma times discrete Gaussian draws of variance
+// parameter v (one per entry), from r.
+func (l *localNoise) draw(r *rand.Rand, dst []float64, v uint64) {
+	for e := range dst {
+		dst[e] = l.gamma * float64(dpnoise.DiscreteGaussian(r, v, 1))
+	}
 }
 
 func (l *localNoise) observe(i int, b *batchStats, x []float64, y float64) float64 {
@@ -102,6 +135,15 @@ func (l *localNoise) observe(i int, b *batchStats, x []float64, y float64) float
 	clear(l.u)
 	addObs(l.w, l.u, x, y)
 	r := l.r[i]
+	if l.gamma > 0 {
+		(&tree.Discrete{R: r, Gamma: l.gamma, Var: l.gvar}).Fill(l.nw, 0, 0)
+		l.draw(r, l.nu, l.bvar)
+		onGrid(b.w, l.w, l.gamma)
+		onGrid(b.u, l.u, l.gamma)
+		addTo(b.w, l.nw)
+		addTo(b.u, l.nu)
+		return math.NaN()
+	}
 	for e, sd := range l.gstd {
 		b.w[e] += l.w[e] + sd*r.NormFloat64()
 	}

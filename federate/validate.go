@@ -189,6 +189,8 @@ func (s Spec) Canonical() Spec {
 			s.Crs = 0
 		case "gram_noise":
 			s.GramNoise = ""
+		case "noise":
+			s.Noise = ""
 		case "B": // WithDefaults sets the B of an every-round algorithm
 		}
 	}
@@ -254,6 +256,7 @@ func (s Spec) Request() accountant.Request {
 		Alpha:    s.Alpha,
 		R:        r,
 		Crs:      crs,
+		Noise:    s.Noise,
 	}
 }
 
