@@ -146,12 +146,17 @@ func discreteCertifies(r Request, sigma float64, kappa int) (bool, error) {
 	return cksDelta(rho, r.Eps) <= r.Delta, nil
 }
 
+// DiscreteNote is in the note of every calibration for NoiseDiscrete:
+// a run's record (its calibration note) says by it that its noise was
+// discrete.
+const DiscreteNote = "discrete Gaussian noise (exact integer sampler, CKS20)"
+
 // discreteNote states the discrete mechanism's grid and accounting.
 func discreteNote(r Request, sigma, rho float64) string {
 	k := GridBits
 	_, e := math.Frexp(sigma)
 	k = e - 1 - k
-	return fmt.Sprintf("discrete Gaussian noise (exact integer sampler, CKS20) on the grid gamma = 2^%d, every user's contribution rounded to it before summation; accounted as %.6g-zCDP with the rounding-inflated sensitivities, converted by CKS20: certified for the mechanism and this implementation", k, rho)
+	return fmt.Sprintf(DiscreteNote+" on the grid gamma = 2^%d, every user's contribution rounded to it before summation; accounted as %.6g-zCDP with the rounding-inflated sensitivities, converted by CKS20: certified for the mechanism and this implementation", k, rho)
 }
 
 // ExactDiscreteSigma returns the smallest sigma (on the safe side) for
