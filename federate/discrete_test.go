@@ -250,8 +250,8 @@ func TestDiscreteRecord(t *testing.T) {
 }
 
 // TestDiscreteSpec: the key's rules. An absent noise leaves the spec's
-// JSON (its run id) unchanged; an algorithm that does not use it drops it
-// (Canonical); an explicit bad value, or the discrete noise for SDP-amp,
+// JSON (its run id) unchanged, and an explicit "gaussian" is canonical as
+// absent; an algorithm that does not use it drops it (Canonical); an explicit bad value, or the discrete noise for SDP-amp,
 // is an error naming Noise; a Calib made for the other sampler is
 // rejected.
 func TestDiscreteSpec(t *testing.T) {
@@ -263,6 +263,15 @@ func TestDiscreteSpec(t *testing.T) {
 	f.Noise = NoiseDiscrete
 	if c := f.Canonical(); c.Noise != "" {
 		t.Errorf("fedlinucb keeps noise %q", c.Noise)
+	}
+	l := smallSpec(AlgLDP)
+	l.Noise = NoiseGaussian
+	if c := l.Canonical(); c.Noise != "" {
+		t.Errorf("explicit gaussian canonical as %q, want the absent value", c.Noise)
+	}
+	l.Noise = NoiseDiscrete
+	if c := l.Canonical(); c.Noise != NoiseDiscrete {
+		t.Errorf("discrete canonical as %q", c.Noise)
 	}
 	for alg, used := range map[string]bool{AlgLDP: true, AlgSDPAmp: true, AlgSuperAgent: true, AlgFedUCB: true, AlgLDPLinUCB: true,
 		AlgSDPVec: false, AlgFedLinUCB: false, AlgRandom: false, AlgEpsGreedy: false} {
