@@ -1,6 +1,10 @@
 package federate
 
-import "math"
+import (
+	"math"
+
+	"github.com/fedbandit/fedbandit/internal/mutation"
+)
 
 // A learner chooses each silo's actions and folds its users' observations
 // into the silo's batch statistics. The simulator asks it for an action,
@@ -110,6 +114,11 @@ func (g *gridLearner) observe(i int, b *batchStats, x []float64, y float64) floa
 	clear(g.one.w)
 	clear(g.one.u)
 	q := g.learner.observe(i, &g.one, x, y)
+	if mutation.On("M17") { // the summand not rounded
+		addTo(b.w, g.one.w)
+		addTo(b.u, g.one.u)
+		return q
+	}
 	onGrid(b.w, g.one.w, g.gamma)
 	onGrid(b.u, g.one.u, g.gamma)
 	return q

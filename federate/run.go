@@ -241,6 +241,13 @@ func gaussianNoise(runKey rng.Key, i int, stream string, std []float64) tree.Noi
 // discrete Gaussian on the grid gamma (tree.Discrete), from the same
 // stream as gaussianNoise's.
 func discreteNoise(runKey rng.Key, i int, stream string, std []float64, gamma float64) tree.Noise {
+	if mutation.On("M16") {
+		half := make([]float64, len(std))
+		for e, v := range std {
+			half[e] = v / 2
+		}
+		std = half
+	}
 	return tree.NewDiscrete(rng.New(runKey, "silo", i, stream), std, gamma)
 }
 

@@ -3,6 +3,8 @@ package accountant
 import (
 	"fmt"
 	"math"
+
+	"github.com/fedbandit/fedbandit/internal/mutation"
 )
 
 // Noise samplers a Request can be calibrated for (Request.Noise).
@@ -61,6 +63,9 @@ func DiscreteSensitivities(relation string, gamma float64, d int) (gram, bias fl
 	c := 0.5
 	if relation == ReplaceOne {
 		c = 1
+	}
+	if mutation.On("M18") { // the rounding not charged
+		c = 0
 	}
 	return up(g + c*gamma*float64(d)), up(b + c*gamma*math.Sqrt(float64(d))), nil
 }
