@@ -19,8 +19,8 @@ type Config struct {
 	Eps, Delta, Alpha, R, Crs, RewardLo, RewardHi float64
 	Relation, Protocol, Preset, GramNoise         string
 	// Noise is the sampler of the Gaussian releases: "discrete" or ""
-	// (the floating-point default; runs.arrow tells only the discrete one
-	// apart, by its calibration note).
+	// (the floating-point default, a quiet field of the label; runs.arrow
+	// tells the discrete one apart by its calibration note).
 	Noise          string
 	M, B, T, Every int
 	// Instance names the instance and InstanceDesc describes it (both
@@ -64,10 +64,16 @@ type Field struct {
 	Key, Value string
 	Detail     string
 	Flag       bool
+	// Quiet marks a default that the label leaves out (String returns
+	// ""), so that adding the key changed no existing label; a legend
+	// still sees it vary (the noise sampler: "gaussian").
+	Quiet bool
 }
 
 func (f Field) String() string {
 	switch {
+	case f.Quiet:
+		return ""
 	case f.Key == "algorithm":
 		return f.Value
 	case f.Flag:
@@ -120,8 +126,12 @@ func Fields(c Config) []Field {
 		add("R", g(c.R))
 		add("crs", g(c.Crs))
 		add("gram", c.GramNoise)
-		if c.Noise != "" && uses("noise") {
-			add("noise", c.Noise)
+		if uses("noise") {
+			if c.Noise == "" {
+				out = append(out, Field{Key: "noise", Value: federate.NoiseGaussian, Quiet: true})
+			} else {
+				add("noise", c.Noise)
+			}
 		}
 		add("reward", "["+g(c.RewardLo)+","+g(c.RewardHi)+"]")
 	}

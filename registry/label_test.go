@@ -30,4 +30,14 @@ func TestNoiseLabel(t *testing.T) {
 			t.Errorf("%s noise %q: label %q", s.Algorithm, s.Noise, l)
 		}
 	}
+	// A legend sees the default as a value (quiet in the label).
+	var got []string
+	for _, f := range Fields(FromSpec(federate.Spec{Algorithm: federate.AlgLDP, Eps: 1, Delta: 0.1, M: 2, T: 10, B: 5}, "", "")) {
+		if f.Key == "noise" {
+			got = append(got, f.Value)
+		}
+	}
+	if len(got) != 1 || got[0] != federate.NoiseGaussian {
+		t.Errorf("noise fields %v, want one quiet gaussian", got)
+	}
 }
