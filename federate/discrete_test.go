@@ -22,11 +22,11 @@ func discreteSpecs() map[string]Spec {
 	for _, c := range []struct {
 		name, alg, protocol string
 	}{
-		{"ldp/P", AlgLDP, ProtocolP}, {"ldp/P_alt", AlgLDP, ProtocolPAlt},
+		{"ldp/P", AlgLDP, ProtocolP}, {"ldp/P_alt", AlgLDP, ProtocolPAlt}, {"sdp-amp", AlgSDPAmp, ""},
 		{"super-agent", AlgSuperAgent, ""}, {"feducb", AlgFedUCB, ""}, {"ldp-linucb", AlgLDPLinUCB, ""},
 	} {
 		s := smallSpec(c.alg)
-		s.Protocol, s.Noise, s.Lazy = c.protocol, NoiseDiscrete, c.alg == AlgLDP
+		s.Protocol, s.Noise, s.Lazy = c.protocol, NoiseDiscrete, c.alg == AlgLDP || c.alg == AlgSDPAmp
 		out[c.name] = s
 	}
 	glm := smallSpec(AlgLDPLinUCB)
@@ -251,9 +251,9 @@ func TestDiscreteRecord(t *testing.T) {
 
 // TestDiscreteSpec: the key's rules. An absent noise leaves the spec's
 // JSON (its run id) unchanged, and an explicit "gaussian" is canonical as
-// absent; an algorithm that does not use it drops it (Canonical); an explicit bad value, or the discrete noise for SDP-amp,
-// is an error naming Noise; a Calib made for the other sampler is
-// rejected.
+// absent; an algorithm that does not use it drops it (Canonical); an
+// explicit bad value is an error naming Noise; a Calib made for the other
+// sampler is rejected.
 func TestDiscreteSpec(t *testing.T) {
 	b, _ := json.Marshal(smallSpec(AlgLDP))
 	if strings.Contains(string(b), `"Noise":`) {
@@ -284,7 +284,7 @@ func TestDiscreteSpec(t *testing.T) {
 		alg, noise, want string
 	}{
 		{AlgLDP, "secure", `noise "secure", want "gaussian" or "discrete"`},
-		{AlgSDPAmp, NoiseDiscrete, "shuffle-amplification"},
+		{AlgSDPAmp, "Discrete", `noise "Discrete", want`},
 	} {
 		s := smallSpec(c.alg)
 		s.Noise = c.noise

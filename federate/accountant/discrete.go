@@ -77,8 +77,9 @@ func DiscreteSensitivities(relation string, gamma float64, d int) (gram, bias fl
 // & Steinke 2020, Proposition 5 and Theorem 14: every shift is an integer
 // multiple of the grid, so no tau term arises; no sum of discrete
 // Gaussians is ever treated as one), composed over the releases that
-// contain a user: kappa tree nodes of both streams (silo-level LDP, the
-// super agent's central tree, FedUCB), or one report (user-level LDP,
+// contain a user: kappa tree nodes of both streams (silo-level LDP, also
+// SDP-amp's unamplified guarantee, the super agent's central tree,
+// FedUCB), or one report (user-level LDP,
 // replace-one, its sensitivity sqrt(2 + 4) or sqrt(2 + 4 + 4) with the
 // gradient). Rounded up.
 func DiscreteRho(r Request, sigma float64, kappa int) (float64, error) {
@@ -90,7 +91,7 @@ func DiscreteRho(r Request, sigma float64, kappa int) (float64, error) {
 	}
 	gamma := Grid(sigma)
 	switch r.Model {
-	case ModelLDP, ModelCentral, ModelFedUCB:
+	case ModelLDP, ModelCentral, ModelFedUCB, ModelSDPAmp:
 		g, b, err := DiscreteSensitivities(r.Relation, gamma, r.D)
 		if err != nil {
 			return 0, fmt.Errorf("discrete rho: %w", err)
@@ -114,10 +115,8 @@ func DiscreteRho(r Request, sigma float64, kappa int) (float64, error) {
 // accounting ("" if it has one).
 func discreteUnsupported(model string) string {
 	switch model {
-	case ModelLDP, ModelCentral, ModelFedUCB, ModelUserLDP, ModelUserLDPGLM:
+	case ModelLDP, ModelSDPAmp, ModelCentral, ModelFedUCB, ModelUserLDP, ModelUserLDPGLM:
 		return ""
-	case ModelSDPAmp:
-		return "the shuffle-amplification accountant is stated for the continuous Gaussian's local guarantee (Balle-Wang per node), not for the discrete Gaussian"
 	case ModelSDPVec:
 		return "P_TVec's noise is binomial, already on an integer grid"
 	case ModelNone:
@@ -127,17 +126,37 @@ func discreteUnsupported(model string) string {
 }
 
 // discreteDelivered is the eps at r.Delta of discrete noise sigma: the
-// Canonne-Kamath-Steinke conversion of DiscreteRho.
-func discreteDelivered(r Request, sigma float64, kappa int) (float64, string, error) {
+// Canonne-Kamath-Steinke conversion of DiscreteRho; under SDP-amp the
+// smaller of that and the amplification accountant's
+// (ShuffleTreeDiscrete), as for the Gaussian.
+func discreteDelivered(r Request, sigma float64, kappa int) (float64, bool, string, error) {
 	rho, err := DiscreteRho(r, sigma, kappa)
 	if err != nil {
-		return 0, "", err
+		return 0, false, "", err
 	}
 	eps, err := CKSEps(rho, r.Delta)
 	if err != nil {
-		return 0, "", err
+		return 0, false, "", err
 	}
-	return eps, discreteNote(r, sigma, rho), nil
+	note := discreteNote(r, sigma, rho)
+	if r.Model != ModelSDPAmp {
+		return eps, false, note, nil
+	}
+	amp, err := ShuffleTreeDiscrete(sigma, kappa, r.M, r.B, r.D, r.Delta, r.Relation)
+	if err != nil {
+		return 0, false, "", err
+	}
+	if amp.Eps < eps {
+		if amp.Releases < 2*kappa {
+			note = join(note, fmt.Sprintf("shuffle amplification applied to %d of %d releases: %s", amp.Releases, 2*kappa, amp.Reason))
+		}
+		return amp.Eps, true, note, nil
+	}
+	reason := amp.Reason
+	if reason == "" {
+		reason = fmt.Sprintf("amplified bound %.4g is no better than the silo-level LDP bound", amp.Eps)
+	}
+	return eps, false, join(note, "shuffle amplification does not apply, delivered guarantee is the unamplified silo-level LDP one: "+reason), nil
 }
 
 // discreteCertifies reports whether discrete noise sigma certifies
@@ -148,7 +167,14 @@ func discreteCertifies(r Request, sigma float64, kappa int) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return cksDelta(rho, r.Eps) <= r.Delta, nil
+	if cksDelta(rho, r.Eps) <= r.Delta {
+		return true, nil
+	}
+	if r.Model != ModelSDPAmp {
+		return false, nil
+	}
+	eps, amp, _, err := discreteDelivered(r, sigma, kappa)
+	return err == nil && amp && eps <= r.Eps, err
 }
 
 // DiscreteNote is in the note of every calibration for NoiseDiscrete:
@@ -164,10 +190,10 @@ func discreteNote(r Request, sigma, rho float64) string {
 	return fmt.Sprintf(DiscreteNote+" on the grid gamma = 2^%d, every user's contribution rounded to it before summation; accounted as %.6g-zCDP with the rounding-inflated sensitivities, converted by CKS20: certified for the mechanism and this implementation", k, rho)
 }
 
-// ExactDiscreteSigma returns the smallest sigma (on the safe side) for
-// which the discrete Gaussian mechanism of r (DiscreteRho, CKS conversion)
-// certifies (r.Eps, r.Delta). The postcondition is checked.
-func ExactDiscreteSigma(r Request, kappa int) (float64, error) {
+// exactDiscreteTreeSigma returns the smallest sigma (on the safe side)
+// for which DiscreteRho with the CKS conversion certifies (r.Eps,
+// r.Delta), without amplification. The postcondition is checked.
+func exactDiscreteTreeSigma(r Request, kappa int) (float64, error) {
 	if err := checkPos("eps", r.Eps); err != nil {
 		return 0, fmt.Errorf("exact discrete sigma: %w", err)
 	}
@@ -202,9 +228,9 @@ func ExactDiscreteSigma(r Request, kappa int) (float64, error) {
 	}
 	sigma := math.Sqrt(unit / rhoMax)
 	for i := 0; i < 200; i++ {
-		if c, err := discreteCertifies(r, sigma, kappa); err != nil {
+		if rho, err := DiscreteRho(r, sigma, kappa); err != nil {
 			return 0, fmt.Errorf("exact discrete sigma: %w", err)
-		} else if c {
+		} else if cksDelta(rho, r.Eps) <= r.Delta {
 			return sigma, nil
 		}
 		rho, _ := DiscreteRho(r, sigma, kappa)
@@ -212,6 +238,35 @@ func ExactDiscreteSigma(r Request, kappa int) (float64, error) {
 		sigma = math.Max(up(next), up(sigma))
 	}
 	return 0, fmt.Errorf("exact discrete sigma: postcondition failed at sigma = %v (eps %v, delta %v, kappa %d)", sigma, r.Eps, r.Delta, kappa)
+}
+
+// ExactDiscreteSigma returns the smallest sigma (on the safe side) for
+// which the discrete Gaussian mechanism of r certifies (r.Eps, r.Delta):
+// the zCDP accounting of DiscreteRho with the CKS conversion, and under
+// SDP-amp the smallest sigma (bisection, upper bracket) at which the
+// amplification accountant (ShuffleTreeDiscrete) does, when it does better
+// than the unamplified one. The postcondition is checked.
+func ExactDiscreteSigma(r Request, kappa int) (float64, error) {
+	sl, err := exactDiscreteTreeSigma(r, kappa)
+	if err != nil || r.Model != ModelSDPAmp {
+		return sl, err
+	}
+	ok := func(s float64) bool {
+		e, a, _, err := discreteDelivered(r, s, kappa)
+		return err == nil && a && e <= r.Eps
+	}
+	if !ok(sl) {
+		return sl, nil
+	}
+	lo := sl / 2
+	for ok(lo) && lo > 1e-300 {
+		lo /= 2
+	}
+	s := bisectMin(lo, sl, ok)
+	if !ok(s) {
+		return 0, fmt.Errorf("exact discrete sigma: postcondition failed at sigma = %v (amplified)", s)
+	}
+	return s, nil
 }
 
 // DiscreteGaussianDelta returns the exact delta at eps of the

@@ -164,7 +164,6 @@ func TestDiscreteReferencePreset(t *testing.T) {
 func TestDiscreteValidate(t *testing.T) {
 	for _, tc := range []struct{ model, noise, want string }{
 		{ModelLDP, "Gaussian", `noise "Gaussian", want`},
-		{ModelSDPAmp, NoiseDiscrete, "shuffle-amplification"},
 		{ModelSDPVec, NoiseDiscrete, "binomial"},
 	} {
 		req := synthetic(PresetExact, tc.model, 1, 0.1)
@@ -225,4 +224,50 @@ func TestDiscreteGaussianDelta(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestDiscreteSDPAmp: SDP-amp with the discrete Gaussian. With M = 100
+// silos amplification does not apply: the sigma is the discrete LDP one
+// and the note says why. With a million silos (kappa 1, B 1) it applies:
+// the amplified discrete sigma certifies, is below the unamplified one,
+// and a little above the Gaussian's amplified sigma (the CKS conversion
+// per release and the rounding's inflation of the clone sensitivities).
+func TestDiscreteSDPAmp(t *testing.T) {
+	req := synthetic(PresetExact, ModelSDPAmp, 1, 1e-5)
+	req.Noise = NoiseDiscrete
+	c, err := Calibrate(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ldp := req
+	ldp.Model = ModelLDP
+	cl, _ := Calibrate(ldp)
+	if c.Amplified || c.Sigma != cl.Sigma || !strings.Contains(c.Note, "does not apply") {
+		t.Errorf("M = 100: sigma %v (LDP %v), amplified %v, note %q", c.Sigma, cl.Sigma, c.Amplified, c.Note)
+	}
+	big := Request{Preset: PresetExact, Model: ModelSDPAmp, Eps: 1, Delta: 1e-6, M: 1000000, T: 1, B: 1, D: 10,
+		Alpha: 0.01, R: 0.5, Crs: 1, Noise: NoiseDiscrete}
+	cb, err := Calibrate(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bl := big
+	bl.Model = ModelLDP
+	cbl, _ := Calibrate(bl)
+	bg := big
+	bg.Noise = ""
+	cbg, _ := Calibrate(bg)
+	if !cb.Amplified || !(cb.Sigma < cbl.Sigma) || !(cb.DeliveredEps <= 1) {
+		t.Errorf("M = 1e6: sigma %v (unamplified %v), amplified %v, eps %v", cb.Sigma, cbl.Sigma, cb.Amplified, cb.DeliveredEps)
+	}
+	if ok, _ := CertifiesFor(cb.Request, cb.Sigma, cb.Kappa); !ok {
+		t.Error("amplified discrete sigma does not certify")
+	}
+	if ok, _ := CertifiesFor(cb.Request, cb.Sigma*0.98, cb.Kappa); ok {
+		t.Error("amplified discrete sigma is not near the smallest")
+	}
+	if r := cb.Sigma / cbg.Sigma; r < 1 || r > 1.5 {
+		t.Errorf("amplified sigma discrete %v / Gaussian %v = %v", cb.Sigma, cbg.Sigma, r)
+	}
+	t.Logf("M = 1e6: amplified sigma discrete %.6g, Gaussian %.6g; unamplified discrete %.6g", cb.Sigma, cbg.Sigma, cbl.Sigma)
 }
