@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/fedbandit/fedbandit/federate/tree"
-	"github.com/fedbandit/fedbandit/internal/dpnoise"
 	"github.com/fedbandit/fedbandit/internal/rng"
 )
 
@@ -34,8 +33,14 @@ func ldpLinUCBParts(su runSetup) (parts, error) {
 		// The discrete Gaussian: each report's entries on the grid, the
 		// noise's variance parameters those of the Gaussian's scales.
 		l.gamma = su.gamma
-		l.gvar = tree.NewDiscrete(nil, gstd, su.gamma).Var
-		l.bvar = tree.NewDiscrete(nil, []float64{su.cal.Sigma}, su.gamma).Var[0]
+		bstd := make([]float64, su.d)
+		for e := range bstd {
+			bstd[e] = su.cal.Sigma
+		}
+		l.gd, l.bd = make([]*tree.Discrete, s.M), make([]*tree.Discrete, s.M)
+		for i, r := range l.r {
+			l.gd[i], l.bd[i] = tree.NewDiscrete(r, gstd, su.gamma), tree.NewDiscrete(r, bstd, su.gamma)
+		}
 		l.nw, l.nu = make([]float64, len(gstd)), make([]float64, su.d)
 	}
 	if s.glm() {
@@ -76,7 +81,7 @@ func (l *glocNoise) observe(i int, b *batchStats, x []float64, y float64) float6
 	r, g := l.r[i], l.grad[i]
 	resid := logistic(v) - y
 	if l.gamma > 0 {
-		l.draw(r, l.nu, l.bvar)
+		l.bd[i].Fill(l.nu, 0, 0)
 		for e, xe := range x {
 			g[e] += math.RoundToEven(resid*xe/l.gamma)*l.gamma + l.nu[e]
 		}
@@ -116,18 +121,9 @@ type localNoise struct {
 	r    []*rand.Rand
 	w, u []float64 // one report
 
-	gamma  float64   // grid of the discrete noise (0: floating-point Gaussian)
-	gvar   []uint64  // the Gram entries' variance parameters on the grid
-	bvar   uint64    // the bias's (and the gradient's)
-	nw, nu []float64 // one report's discrete noise
-}
-
-// draw fills dst with gamma times discrete Gaussian draws of variance
-// parameter v (one per entry), from r.
-func (l *localNoise) draw(r *rand.Rand, dst []float64, v uint64) {
-	for e := range dst {
-		dst[e] = l.gamma * float64(dpnoise.DiscreteGaussian(r, v, 1))
-	}
+	gamma  float64          // grid of the discrete noise (0: floating-point Gaussian)
+	gd, bd []*tree.Discrete // per silo, on its stream: the Gram's and the bias's (and gradient's) noise
+	nw, nu []float64        // one report's discrete noise
 }
 
 func (l *localNoise) observe(i int, b *batchStats, x []float64, y float64) float64 {
@@ -136,8 +132,8 @@ func (l *localNoise) observe(i int, b *batchStats, x []float64, y float64) float
 	addObs(l.w, l.u, x, y)
 	r := l.r[i]
 	if l.gamma > 0 {
-		(&tree.Discrete{R: r, Gamma: l.gamma, Var: l.gvar}).Fill(l.nw, 0, 0)
-		l.draw(r, l.nu, l.bvar)
+		l.gd[i].Fill(l.nw, 0, 0)
+		l.bd[i].Fill(l.nu, 0, 0)
 		onGrid(b.w, l.w, l.gamma)
 		onGrid(b.u, l.u, l.gamma)
 		addTo(b.w, l.nw)
