@@ -99,8 +99,9 @@ func (a *Algorithm) NeedsLazy() bool {
 // GenericKeys are the sweep keys shared by the family's algorithms whose
 // use an algorithm declares (Algorithm.Uses): the privacy targets and
 // relation, the learner's protocol, lazy flag, preset, confidence level,
-// beta_t constants and Gram-noise convention, and the batch size.
-var GenericKeys = []string{"eps", "delta", "relation", "protocol", "lazy", "preset", "alpha", "R", "crs", "gram_noise", "B"}
+// beta_t constants, Gram-noise convention and noise sampler, and the batch
+// size.
+var GenericKeys = []string{"eps", "delta", "relation", "protocol", "lazy", "preset", "alpha", "R", "crs", "gram_noise", "noise", "B"}
 
 // UsesKey reports whether the generic key changes the algorithm's runs.
 func (a *Algorithm) UsesKey(key string) bool { return slices.Contains(a.Uses, key) }
@@ -119,6 +120,9 @@ func (a *Algorithm) Param(key string) (core.Param, bool) {
 var (
 	learnerKeys = []string{"protocol", "lazy", "preset", "alpha", "R", "crs", "gram_noise", "B"}
 	privateKeys = []string{"eps", "delta", "relation"}
+	// gaussianKeys are the keys of an algorithm whose releases carry
+	// Gaussian noise: the sampler (Spec.Noise).
+	gaussianKeys = []string{"noise"}
 )
 
 func uses(lists ...[]string) []string { return slices.Concat(lists...) }
@@ -138,14 +142,14 @@ var algorithms = []*Algorithm{
 	},
 	{
 		Name: AlgLDP, Display: "LDP-FedLinUCB", Model: accountant.ModelLDP,
-		Trust: core.TrustLocal, Mechanism: "tree-gaussian", Uses: uses(privateKeys, learnerKeys),
+		Trust: core.TrustLocal, Mechanism: "tree-gaussian", Uses: uses(privateKeys, learnerKeys, gaussianKeys),
 		Summary:   "Private-FedLinUCB under silo-level local DP: each silo privatises its statistics (tree mechanism)",
 		Protocols: []string{ProtocolP, ProtocolPAlt}, Learns: true,
 		newParts: federatedLinUCB,
 	},
 	{
 		Name: AlgSDPAmp, Display: "SDP-FedLinUCB", Model: accountant.ModelSDPAmp,
-		Trust: core.TrustShuffle, Mechanism: "tree-gaussian-shuffled", Uses: uses(privateKeys, learnerKeys),
+		Trust: core.TrustShuffle, Mechanism: "tree-gaussian-shuffled", Uses: uses(privateKeys, learnerKeys, gaussianKeys),
 		Summary: "Private-FedLinUCB under shuffle DP by amplification: protocol P with a shuffler and smaller noise",
 		// Shuffle amplification is defined for protocol P only.
 		Protocols: []string{ProtocolP}, Learns: true,
@@ -171,7 +175,7 @@ var algorithms = []*Algorithm{
 	},
 	{
 		Name: AlgSuperAgent, Display: "Super agent (central JDP)", Model: accountant.ModelCentral,
-		Trust: core.TrustCentral, Mechanism: "tree-gaussian", Uses: uses(privateKeys, without(learnerKeys, "lazy", "B")),
+		Trust: core.TrustCentral, Mechanism: "tree-gaussian", Uses: uses(privateKeys, without(learnerKeys, "lazy", "B"), gaussianKeys),
 		Summary: "super single agent under central joint DP (Shariff & Sheffet 2018): one trusted learner over all M T users, one tree mechanism, updated every round; the benchmark for the shuffle protocols",
 		// Its curator is central: no silo-level protocol to choose.
 		Protocols: []string{ProtocolP}, Learns: true, EveryRound: true,
@@ -179,7 +183,7 @@ var algorithms = []*Algorithm{
 	},
 	{
 		Name: AlgFedUCB, Display: "FedUCB", Model: accountant.ModelFedUCB,
-		Trust: core.TrustLocal, Mechanism: "tree-gaussian", Uses: uses(privateKeys, learnerKeys),
+		Trust: core.TrustLocal, Mechanism: "tree-gaussian", Uses: uses(privateKeys, learnerKeys, gaussianKeys),
 		Params: []core.Param{{Key: "sync_threshold", Default: math.NaN(), Min: 0, Max: math.MaxFloat64,
 			Doc: "log-det threshold D: silo i asks for a synchronisation when its log det growth exceeds D/(t - t_last); default T ln(MT)/(dM)"}},
 		paramDefault: func(s Spec, key string) (float64, bool) {
@@ -199,7 +203,7 @@ var algorithms = []*Algorithm{
 	},
 	{
 		Name: AlgLDPLinUCB, Display: "LDP-LinUCB", Model: accountant.ModelUserLDP,
-		Trust: core.TrustLocal, Mechanism: "user-gaussian", Uses: uses(without(privateKeys, "relation"), without(learnerKeys, "lazy")),
+		Trust: core.TrustLocal, Mechanism: "user-gaussian", Uses: uses(without(privateKeys, "relation"), without(learnerKeys, "lazy"), gaussianKeys),
 		Summary:   "LDP-LinUCB (Zheng et al. 2020): every user noises her own x x^T and x y before the silo sees them (local DP for users); silos share the noisy sums every B rounds; on a logistic-link instance its generalized-linear variant LDP-GLOC",
 		Protocols: []string{ProtocolP}, Learns: true, LocalNoise: true,
 		glmModel: accountant.ModelUserLDPGLM,

@@ -253,19 +253,20 @@ func trialSeed(o AuditOptions, n, j int) uint64 {
 }
 
 // scaledNoise is the production noise factory of the run with the given
-// seed, its standard deviations multiplied by scale; nil (the production
-// factory itself) when scale is 1.
-func scaledNoise(seed uint64, scale float64) noiseFactory {
+// seed, its standard deviations multiplied by scale, on the discrete
+// noise's grid gamma (0: the floating-point Gaussian); nil (the
+// production factory itself) when scale is 1.
+func scaledNoise(seed uint64, scale, gamma float64) noiseFactory {
 	if scale == 1 {
 		return nil
 	}
-	key := RunKey(seed)
+	nf := productionNoise(RunKey(seed), gamma)
 	return func(i int, stream string, std []float64) tree.Noise {
 		scaled := make([]float64, len(std))
 		for e, v := range std {
 			scaled[e] = v * scale
 		}
-		return gaussianNoise(key, i, stream, scaled)
+		return nf(i, stream, scaled)
 	}
 }
 
@@ -317,6 +318,10 @@ func auditPairs(s Spec, cal *accountant.Calibration, kind string, levels int) (p
 // the accountant's count.
 func auditTree(ctx context.Context, s Spec, cal *accountant.Calibration, o AuditOptions, kind string, levels, runT int, pairs [2]auditPair, doc string) (*AuditResult, error) {
 	const d = 2
+	gamma, err := noiseGrid(s, cal)
+	if err != nil {
+		return nil, err
+	}
 	gstd, err := tree.GramStd(d, cal.Sigma, s.GramNoise)
 	if err != nil {
 		return nil, err
@@ -437,7 +442,7 @@ func auditTree(ctx context.Context, s Spec, cal *accountant.Calibration, o Audit
 		}
 		for j, out := range [][]float64{a, b} {
 			seed := trialSeed(o, n, j)
-			z, err := release(j, seed, scaledNoise(seed, o.SigmaScale), s.Algorithm)
+			z, err := release(j, seed, scaledNoise(seed, o.SigmaScale, gamma), s.Algorithm)
 			if err != nil {
 				return nil, err
 			}
@@ -588,6 +593,10 @@ func treeVerdict(r *AuditResult, resid [][]float64, d int, alpha float64) string
 // user's norm, the event has probability 1 under one dataset and 0 under
 // the other, and the bound grows as ln(trials) without limit.
 func auditSchedule(ctx context.Context, s Spec, cal *accountant.Calibration, o AuditOptions) (*AuditResult, error) {
+	gamma, err := noiseGrid(s, cal)
+	if err != nil {
+		return nil, err
+	}
 	// FedUCB fires at t = 1 iff ln(1 + ||x_1||^2/Lambda) > D. The pair's
 	// norms 1 and 1/2 straddle the boundary ||x||^2 = Lambda expm1(D) when
 	// it lies in (1/4, 1); otherwise the audit sets D to put it at 1/2.
@@ -605,7 +614,7 @@ func auditSchedule(ctx context.Context, s Spec, cal *accountant.Calibration, o A
 		}
 		rs := s
 		rs.Seed = trialSeed(o, n, j)
-		h := hooks{noise: scaledNoise(rs.Seed, o.SigmaScale)}
+		h := hooks{noise: scaledNoise(rs.Seed, o.SigmaScale, gamma)}
 		first := 0
 		var sm *sim
 		h.sent = func(k, i int, stream string, _ int) {

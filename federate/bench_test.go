@@ -45,6 +45,27 @@ func BenchmarkPaperSynthetic(b *testing.B) {
 	}
 }
 
+// BenchmarkPaperNoise is one full run of the paper's synthetic instance
+// under LDP-FedLinUCB (lazy, exact preset) with each sampler: the
+// floating-point Gaussian and the discrete Gaussian (docs/privacy.md, "The
+// discrete Gaussian"): M K T/B nodes of 65 entries each, 2.6 million exact
+// draws. Run with -benchtime=1x -cpu=1; compare the two as a pair.
+func BenchmarkPaperNoise(b *testing.B) {
+	for _, noise := range []string{NoiseGaussian, NoiseDiscrete} {
+		b.Run(noise, func(b *testing.B) {
+			s := paperSpec(AlgLDP)
+			s.Lazy, s.Noise = true, noise
+			c0 := cpuSeconds()
+			for i := 0; i < b.N; i++ {
+				if _, err := Run(context.Background(), s); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric((cpuSeconds()-c0)/float64(b.N), "cpu-s/op")
+		})
+	}
+}
+
 // mslrShaped builds an LTR instance shaped like MSLR-WEB10K's title
 // feature set: nq queries, documents per query drawn from a clipped
 // log-normal with mean about 120 in [1, 908], d = 57 unit-norm features

@@ -29,6 +29,20 @@ func ldpLinUCBParts(su runSetup) (parts, error) {
 	for i := range l.r {
 		l.r[i] = rng.New(su.runKey, "silo", i, "user-noise")
 	}
+	if su.gamma > 0 {
+		// The discrete Gaussian: each report's entries on the grid, the
+		// noise's variance parameters those of the Gaussian's scales.
+		l.gamma = su.gamma
+		bstd := make([]float64, su.d)
+		for e := range bstd {
+			bstd[e] = su.cal.Sigma
+		}
+		l.gd, l.bd = make([]*tree.Discrete, s.M), make([]*tree.Discrete, s.M)
+		for i, r := range l.r {
+			l.gd[i], l.bd[i] = tree.NewDiscrete(r, gstd, su.gamma), tree.NewDiscrete(r, bstd, su.gamma)
+		}
+		l.nw, l.nu = make([]float64, len(gstd)), make([]float64, su.d)
+	}
 	if s.glm() {
 		g := &glocNoise{localNoise: l, thetaH: make([]float64, su.d), grad: make([][]float64, s.M),
 			step: 1 / math.Sqrt(float64(s.M)*float64(s.T))}
@@ -66,6 +80,13 @@ func (l *glocNoise) observe(i int, b *batchStats, x []float64, y float64) float6
 	l.localNoise.observe(i, b, x, z)
 	r, g := l.r[i], l.grad[i]
 	resid := logistic(v) - y
+	if l.gamma > 0 {
+		l.bd[i].Fill(l.nu, 0, 0)
+		for e, xe := range x {
+			g[e] += math.RoundToEven(resid*xe/l.gamma)*l.gamma + l.nu[e]
+		}
+		return math.NaN()
+	}
 	for e, xe := range x {
 		g[e] += resid*xe + l.bstd*r.NormFloat64()
 	}
@@ -88,13 +109,21 @@ func (l *glocNoise) restart(p, theta []float64) {
 // summand x x^T (packed) and x y, plus independent Gaussian noise of the
 // calibrated standard deviation per entry (the Gram's off-diagonal
 // entries under the Gram-noise convention), drawn from silo i's stream
-// "user-noise" in entry order, Gram first.
+// "user-noise" in entry order, Gram first. With the discrete noise
+// (gamma > 0) each report entry is rounded to the grid and gets gamma
+// times an exact discrete Gaussian draw of the variance parameter of its
+// scale (tree.NewDiscrete): the report is then exactly on the grid, and
+// whatever the silo does with it is post-processing.
 type localNoise struct {
 	*lazyLearner
 	gstd []float64
 	bstd float64
 	r    []*rand.Rand
 	w, u []float64 // one report
+
+	gamma  float64          // grid of the discrete noise (0: floating-point Gaussian)
+	gd, bd []*tree.Discrete // per silo, on its stream: the Gram's and the bias's (and gradient's) noise
+	nw, nu []float64        // one report's discrete noise
 }
 
 func (l *localNoise) observe(i int, b *batchStats, x []float64, y float64) float64 {
@@ -102,6 +131,15 @@ func (l *localNoise) observe(i int, b *batchStats, x []float64, y float64) float
 	clear(l.u)
 	kern.AddObs(l.w, l.u, x, y)
 	r := l.r[i]
+	if l.gamma > 0 {
+		l.gd[i].Fill(l.nw, 0, 0)
+		l.bd[i].Fill(l.nu, 0, 0)
+		onGrid(b.w, l.w, l.gamma)
+		onGrid(b.u, l.u, l.gamma)
+		addTo(b.w, l.nw)
+		addTo(b.u, l.nu)
+		return math.NaN()
+	}
 	for e, sd := range l.gstd {
 		b.w[e] += l.w[e] + sd*r.NormFloat64()
 	}

@@ -3,6 +3,7 @@ package federate
 import (
 	"math"
 
+	"github.com/fedbandit/fedbandit/internal/mutation"
 	"github.com/fedbandit/fedbandit/internal/vec"
 )
 
@@ -89,4 +90,45 @@ func (l *lazyLearner) observe(_ int, b *batchStats, x []float64, y float64) floa
 func (l *lazyLearner) restart(p, theta []float64) {
 	copy(l.p, p)
 	copy(l.theta, theta)
+}
+
+// gridLearner puts every user's summand on the grid of the discrete noise
+// before it enters the batch statistics (docs/privacy.md, "The discrete
+// Gaussian"): the inner learner adds her x x^T and x y to zeroed scratch
+// statistics (and updates what it keeps), and each entry, rounded to the
+// nearest multiple of gamma (ties to even), is added to the batch. Every
+// batch, node and published sum is then an exact multiple of gamma, and
+// each user's contribution is a lattice vector within gamma/2 per entry of
+// her exact summand, the sensitivity bound the accountant charges
+// (accountant.DiscreteSensitivities).
+type gridLearner struct {
+	learner
+	gamma float64
+	one   batchStats
+}
+
+func newGridLearner(l learner, gamma float64, d int) *gridLearner {
+	return &gridLearner{learner: l, gamma: gamma, one: batchStats{w: make([]float64, d*(d+1)/2), u: make([]float64, d)}}
+}
+
+func (g *gridLearner) observe(i int, b *batchStats, x []float64, y float64) float64 {
+	clear(g.one.w)
+	clear(g.one.u)
+	q := g.learner.observe(i, &g.one, x, y)
+	if mutation.On("M17") { // the summand not rounded
+		addTo(b.w, g.one.w)
+		addTo(b.u, g.one.u)
+		return q
+	}
+	onGrid(b.w, g.one.w, g.gamma)
+	onGrid(b.u, g.one.u, g.gamma)
+	return q
+}
+
+// onGrid adds src, each entry rounded to the nearest multiple of gamma (a
+// power of two: the scaling is exact), to dst.
+func onGrid(dst, src []float64, gamma float64) {
+	for e, v := range src {
+		dst[e] += math.RoundToEven(v/gamma) * gamma
+	}
 }

@@ -19,6 +19,7 @@ var mutationAuditSpecs = []Spec{
 	{Algorithm: AlgLDP, Eps: 1, Delta: 0.1, B: 25, T: 100, Lazy: true},
 	{Algorithm: AlgSDPVec, Eps: 1, Delta: 0.1, B: 25, T: 100, Lazy: true},
 	{Algorithm: AlgSuperAgent, Eps: 1, Delta: 0.1, T: 100},
+	{Algorithm: AlgLDP, Eps: 1, Delta: 0.1, B: 25, T: 100, Lazy: true, Noise: NoiseDiscrete},
 }
 
 // auditVerdicts audits every configuration of mutationAuditSpecs (4000
@@ -27,7 +28,7 @@ var mutationAuditSpecs = []Spec{
 func auditVerdicts(t *testing.T) []string {
 	var out []string
 	for _, s := range mutationAuditSpecs {
-		o := AuditOptions{Trials: 4000, Seed: 1, Config: s.Algorithm, Alpha: 0.01, SigmaScale: 1}
+		o := AuditOptions{Trials: 4000, Seed: 1, Config: s.Algorithm + s.Noise, Alpha: 0.01, SigmaScale: 1}
 		r, err := Audit(context.Background(), s, o)
 		switch {
 		case errors.Is(err, ErrDegenerate):
@@ -52,7 +53,7 @@ func TestMutationAudit(t *testing.T) {
 			t.Errorf("unmodified code: %s", v)
 		}
 	}
-	for _, m := range []string{"M1", "M2", "M3", "M4", "M8", "M9", "M10", "M11", "M12", "M15"} {
+	for _, m := range []string{"M1", "M2", "M3", "M4", "M8", "M9", "M10", "M11", "M12", "M15", "M16"} {
 		restore := mutation.Set(m)
 		vs := auditVerdicts(t)
 		restore()

@@ -24,6 +24,9 @@ type runSetup struct {
 	runKey rng.Key
 	d      int
 	noise  noiseFactory
+	// gamma is the grid of the discrete noise (0: floating-point
+	// Gaussian noise, or none).
+	gamma float64
 }
 
 // learner is the spec's learner of the paper: lazy (Algorithm 8) or

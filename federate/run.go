@@ -35,7 +35,7 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("federate.Run: %w", err)
 	}
-	cal = certify(s, cal)
+	cal = certify(s, implementationNote(s, cal))
 	sm, err := newSim(s, cal, hooks{})
 	if err != nil {
 		return nil, fmt.Errorf("federate.Run: %w", err)
@@ -90,8 +90,12 @@ func (s Spec) claim(cal *accountant.Calibration) core.Privacy {
 	if err != nil || !alg.Private() {
 		return core.Privacy{Trust: core.TrustNone}
 	}
+	mech := alg.Mechanism
+	if s.Noise == NoiseDiscrete {
+		mech = strings.Replace(mech, "gaussian", "discrete-gaussian", 1)
+	}
 	return core.Privacy{
-		Trust: alg.Trust, Mechanism: alg.Mechanism, Relation: s.Relation,
+		Trust: alg.Trust, Mechanism: mech, Relation: s.Relation,
 		TargetEps: s.Eps, TargetDelta: s.Delta,
 		DeliveredEps: cal.DeliveredEps, DeliveredDelta: cal.DeliveredDelta,
 		Certified: !math.IsInf(cal.DeliveredEps, 0) && !math.IsNaN(cal.DeliveredEps),
@@ -117,6 +121,29 @@ func certify(s Spec, cal *accountant.Calibration) *accountant.Calibration {
 	return &c
 }
 
+// insecureNote is what the record of a run with floating-point Gaussian
+// noise says of its implementation (docs/privacy.md, "The discrete
+// Gaussian").
+const insecureNote = "floating-point Gaussian sampler: the guarantee covers the mechanism in exact arithmetic, not this implementation, which is not a secure deployment (floating-point attacks; noise = \"discrete\" is)"
+
+// implementationNote adds to the calibration's note what its guarantee
+// covers when the algorithm's releases are Gaussian: the discrete
+// sampler's note (the accountant's) says that it covers this
+// implementation; the floating-point sampler's, that it does not.
+func implementationNote(s Spec, cal *accountant.Calibration) *accountant.Calibration {
+	alg, err := LookupAlgorithm(s.Algorithm)
+	if err != nil || !alg.Private() || !alg.UsesKey("noise") || s.Noise == NoiseDiscrete {
+		return cal
+	}
+	c := *cal
+	if c.Note == "" {
+		c.Note = insecureNote
+	} else {
+		c.Note += "; " + insecureNote
+	}
+	return &c
+}
+
 // calibration returns spec.Calib if set (after checking that it was made
 // for this spec, and with its delivered guarantee recomputed from its own
 // sigma, so that an edited sigma never keeps the old claim) or calibrates
@@ -136,6 +163,9 @@ func calibration(s Spec) (*accountant.Calibration, error) {
 		return nil, fmt.Errorf("%w: Calib was made for model %q, M=%d, T=%d, B=%d, d=%d; the spec has %q, M=%d, T=%d, B=%d, d=%d",
 			ErrInvalidSpec, r.Model, r.M, r.T, r.B, r.D, req.Model, req.M, req.T, req.B, req.D)
 	}
+	if r.Noise != req.Noise {
+		return nil, fmt.Errorf("%w: Calib was made for noise %q; the spec has %q", ErrInvalidSpec, r.Noise, req.Noise)
+	}
 	private := req.Model != accountant.ModelNone
 	if private && (r.Eps != req.Eps || r.Delta != req.Delta || r.Relation != req.Relation) {
 		return nil, fmt.Errorf("%w: Calib was made for eps %v, delta %v, relation %q; the spec has eps %v, delta %v, relation %q",
@@ -154,7 +184,7 @@ func calibration(s Spec) (*accountant.Calibration, error) {
 		return nil, fmt.Errorf("%w: Calib has Sigma = 0 for private model %q", ErrInvalidSpec, req.Model)
 	}
 	if private {
-		mu, err := accountant.MuOf(req.Model, c.Sigma, c.Kappa, req.Relation)
+		mu, err := accountant.MuFor(req, c.Sigma, c.Kappa)
 		if err != nil {
 			return nil, fmt.Errorf("%w: Calib: %w", ErrInvalidSpec, err)
 		}
@@ -206,6 +236,50 @@ func gaussianNoise(runKey rng.Key, i int, stream string, std []float64) tree.Noi
 		std = half
 	}
 	return &tree.Gaussian{R: rng.New(runKey, "silo", i, stream), Std: std}
+}
+
+// discreteNoise is the secure noise source of silo i's stream: the exact
+// discrete Gaussian on the grid gamma (tree.Discrete), from the same
+// stream as gaussianNoise's.
+func discreteNoise(runKey rng.Key, i int, stream string, std []float64, gamma float64) tree.Noise {
+	if mutation.On("M16") {
+		half := make([]float64, len(std))
+		for e, v := range std {
+			half[e] = v / 2
+		}
+		std = half
+	}
+	return tree.NewDiscrete(rng.New(runKey, "silo", i, stream), std, gamma)
+}
+
+// noiseGrid returns the grid of the run's discrete noise (0 for the
+// floating-point Gaussian or no noise) after checking that every sum of
+// rounded contributions a noise source adds to stays exact: at most M T
+// users, each entry at most 1 + gamma/2 in magnitude, plus a noise below
+// tree.MaxNoiseSteps grid steps, below 2^52 grid steps in all.
+func noiseGrid(s Spec, cal *accountant.Calibration) (float64, error) {
+	if s.Noise != NoiseDiscrete || !(cal.Sigma > 0) {
+		return 0, nil
+	}
+	gamma := accountant.Grid(cal.Sigma)
+	users := float64(s.M) * float64(s.T)
+	if users*(1/gamma+1)+tree.MaxNoiseSteps >= 1<<52 {
+		return 0, &FieldError{Field: "Noise", Msg: fmt.Sprintf("noise %q: M T = %g users on the grid %g (sigma %g) may reach 2^52 grid steps, where float64 sums stop being exact", s.Noise, users, gamma, cal.Sigma)}
+	}
+	return gamma, nil
+}
+
+// productionNoise is the run's noise factory: the discrete Gaussian on
+// the grid gamma, or the floating-point Gaussian when gamma is 0.
+func productionNoise(runKey rng.Key, gamma float64) noiseFactory {
+	if gamma > 0 {
+		return func(i int, stream string, std []float64) tree.Noise {
+			return discreteNoise(runKey, i, stream, std, gamma)
+		}
+	}
+	return func(i int, stream string, std []float64) tree.Noise {
+		return gaussianNoise(runKey, i, stream, std)
+	}
 }
 
 // siloState is one silo's batch statistics and records.
@@ -276,15 +350,21 @@ func newSim(s Spec, cal *accountant.Calibration, h hooks) (*sim, error) {
 	}
 	sm.inst = kind.build(s, runKey)
 	sm.noiseStd, sm.bernoulli = sm.inst.noiseStd(), sm.inst.bernoulli()
-	nf := h.noise
-	if nf == nil {
-		nf = func(i int, stream string, std []float64) tree.Noise {
-			return gaussianNoise(runKey, i, stream, std)
-		}
-	}
-	sm.parts, err = alg.newParts(runSetup{spec: s, alg: alg, cal: cal, runKey: runKey, d: d, noise: nf})
+	gamma, err := noiseGrid(s, cal)
 	if err != nil {
 		return nil, err
+	}
+	nf := h.noise
+	if nf == nil {
+		nf = productionNoise(runKey, gamma)
+	}
+	sm.parts, err = alg.newParts(runSetup{spec: s, alg: alg, cal: cal, runKey: runKey, d: d, noise: nf, gamma: gamma})
+	if err != nil {
+		return nil, err
+	}
+	if gamma > 0 && !alg.LocalNoise {
+		// Each user's summand goes on the grid before it is summed.
+		sm.learner = newGridLearner(sm.learner, gamma, d)
 	}
 	if h.schedule != nil {
 		sm.schedule = h.schedule

@@ -125,7 +125,26 @@ type Spec struct {
 	// and never replaced: explore = 0 is pure greedy. encoding/json sorts
 	// the keys, so the run id does not depend on the map's order.
 	Params map[string]float64 `json:"Params,omitempty"`
+	// Noise is the sampler of the privacy noise of the algorithms with
+	// Gaussian releases (Algorithm.Uses lists "noise"): NoiseGaussian, the
+	// fast floating-point Gaussian (the empty value means it; its
+	// guarantee covers the mechanism in exact arithmetic only), or
+	// NoiseDiscrete, the exact discrete Gaussian on the grid
+	// accountant.Grid(sigma), each user's contribution rounded to the grid
+	// before it is summed, whose guarantee covers this implementation too
+	// (docs/privacy.md, "The discrete Gaussian"). Absent from the JSON when
+	// empty, so that no existing run id changes.
+	Noise string `json:"Noise,omitempty"`
 }
+
+// Noise samplers (Spec.Noise).
+const (
+	// NoiseGaussian is the floating-point Gaussian sampler: fast, not a
+	// secure deployment.
+	NoiseGaussian = accountant.NoiseGaussian
+	// NoiseDiscrete is the exact discrete Gaussian on a power-of-two grid.
+	NoiseDiscrete = accountant.NoiseDiscrete
+)
 
 // LTRData is a learning-to-rank bandit instance prepared from a dataset:
 // per query, the learner's view of each document and its mean reward, and

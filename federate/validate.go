@@ -159,7 +159,13 @@ func (s Spec) checkParams(alg *Algorithm) error {
 // Canonical returns s with every generic key its algorithm does not use
 // (Algorithm.Uses) at its absent value, so that specs differing only in
 // such keys are one run: a grid over alpha plans the random policy once.
+// An explicit NoiseGaussian is written as the absent Noise it means (the
+// same run, bit for bit), so that it keeps the run ids of the runs made
+// before the key existed.
 func (s Spec) Canonical() Spec {
+	if s.Noise == NoiseGaussian {
+		s.Noise = ""
+	}
 	a, err := LookupAlgorithm(s.Algorithm)
 	if err != nil {
 		return s
@@ -189,6 +195,8 @@ func (s Spec) Canonical() Spec {
 			s.Crs = 0
 		case "gram_noise":
 			s.GramNoise = ""
+		case "noise":
+			s.Noise = ""
 		case "B": // WithDefaults sets the B of an every-round algorithm
 		}
 	}
@@ -254,6 +262,7 @@ func (s Spec) Request() accountant.Request {
 		Alpha:    s.Alpha,
 		R:        r,
 		Crs:      crs,
+		Noise:    s.Noise,
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/fedbandit/fedbandit/federate"
+	"github.com/fedbandit/fedbandit/federate/accountant"
 	"github.com/fedbandit/fedbandit/outputs"
 )
 
@@ -17,7 +18,11 @@ type Config struct {
 	Lazy, NoClip                                  bool
 	Eps, Delta, Alpha, R, Crs, RewardLo, RewardHi float64
 	Relation, Protocol, Preset, GramNoise         string
-	M, B, T, Every                                int
+	// Noise is the sampler of the Gaussian releases: "discrete" or ""
+	// (the floating-point default, a quiet field of the label; runs.arrow
+	// tells the discrete one apart by its calibration note).
+	Noise          string
+	M, B, T, Every int
 	// Instance names the instance and InstanceDesc describes it (both
 	// empty: the label has no instance).
 	Instance, InstanceDesc string
@@ -26,22 +31,30 @@ type Config struct {
 // FromSpec is the configuration of a linear spec (with defaults filled)
 // on the named instance.
 func FromSpec(s federate.Spec, instance, desc string) Config {
-	return Config{
+	c := Config{
 		Algorithm: s.Algorithm, Params: s.Params, Lazy: s.Lazy, NoClip: s.NoClip,
 		Eps: s.Eps, Delta: s.Delta, Alpha: s.Alpha, R: s.R, Crs: s.Crs, RewardLo: s.RewardLo, RewardHi: s.RewardHi,
 		Relation: s.Relation, Protocol: s.Protocol, Preset: s.Preset, GramNoise: s.GramNoise,
 		M: s.M, B: s.B, T: s.T, Every: s.Every, Instance: instance, InstanceDesc: desc,
 	}
+	if s.Noise == federate.NoiseDiscrete {
+		c.Noise = federate.NoiseDiscrete
+	}
+	return c
 }
 
 // FromRecord is the configuration of a runs.arrow row.
 func FromRecord(r *outputs.RunRecord) Config {
-	return Config{
+	c := Config{
 		Algorithm: r.Algorithm, Params: r.Params, Lazy: r.Lazy, NoClip: r.NoClip,
 		Eps: r.Eps, Delta: r.Delta, Alpha: r.Alpha, R: r.R, Crs: r.Crs, RewardLo: r.RewardLo, RewardHi: r.RewardHi,
 		Relation: r.Relation, Protocol: r.Protocol, Preset: r.Preset, GramNoise: r.GramNoise,
 		M: r.M, B: r.B, T: r.T, Every: r.Every, Instance: r.Instance, InstanceDesc: r.InstanceName,
 	}
+	if strings.Contains(r.CalibrationNote, accountant.DiscreteNote) {
+		c.Noise = federate.NoiseDiscrete
+	}
+	return c
 }
 
 // Field is one element of a configuration's label: Key=Value (followed
@@ -51,10 +64,16 @@ type Field struct {
 	Key, Value string
 	Detail     string
 	Flag       bool
+	// Quiet marks a default that the label leaves out (String returns
+	// ""), so that adding the key changed no existing label; a legend
+	// still sees it vary (the noise sampler: "gaussian").
+	Quiet bool
 }
 
 func (f Field) String() string {
 	switch {
+	case f.Quiet:
+		return ""
 	case f.Key == "algorithm":
 		return f.Value
 	case f.Flag:
@@ -107,6 +126,13 @@ func Fields(c Config) []Field {
 		add("R", g(c.R))
 		add("crs", g(c.Crs))
 		add("gram", c.GramNoise)
+		if uses("noise") {
+			if c.Noise == "" {
+				out = append(out, Field{Key: "noise", Value: federate.NoiseGaussian, Quiet: true})
+			} else {
+				add("noise", c.Noise)
+			}
+		}
 		add("reward", "["+g(c.RewardLo)+","+g(c.RewardHi)+"]")
 	}
 	out = append(out, Field{Key: "no-clip", Value: strconv.FormatBool(c.NoClip), Flag: true})

@@ -123,6 +123,11 @@ type Grid struct {
 	T        []int     `toml:"T"`
 	Alpha    []float64 `toml:"alpha"`    // default: the spec's (0.01)
 	Relation []string  `toml:"relation"` // default: the spec's ("add-remove")
+	// Noise lists the samplers of the Gaussian releases: "gaussian" (the
+	// floating-point default) and "discrete" (the exact discrete Gaussian
+	// on a grid, a secure implementation; federate.Spec.Noise). Algorithms
+	// without Gaussian releases run once whatever it lists.
+	Noise []string `toml:"noise"`
 }
 
 // Advanced holds simulator settings that the paper's experiments leave at

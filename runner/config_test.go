@@ -89,6 +89,7 @@ features = "all"`, 1)
 		{"ltr with theta", ltrBase, `features = "all"`, "features = \"all\"\ntheta = [1, 2]", "instance[0].theta"},
 		{"noise var", base, `noise_var = 0.25`, `noise_var = -1`, "instance[0].noise_var"},
 		{"reward", base, `T = [100]`, "T = [100]\n[advanced]\nreward = [1, 0]", "advanced.reward"},
+		{"noise", base, `T = [100]`, "T = [100]\nnoise = [\"gaussian\", \"secure\"]", "grid.noise[1]"},
 		{"gram noise", base, `T = [100]`, "T = [100]\n[advanced]\ngram_noise = \"full\"", "advanced.gram_noise"},
 		{"missing dataset dir", ltrBase, ltrDir, ltrDir + "/nope", "instance[0].dataset"},
 		{"dataset not prepared", ltrBase, ltrDir, t.TempDir(), "instance[0].dataset"},

@@ -51,7 +51,7 @@ func list(v []float64, key string) values {
 }
 
 // points calls f for every configuration of the grid, in plan order:
-// instances, algorithms, M, B, T, alpha, relation, eps, delta and the
+// instances, algorithms, M, B, T, alpha, relation, noise, eps, delta and the
 // algorithm's own parameters (by key). The spec has its instance kind and
 // settings but no instance data, seed 0, and the keys the algorithm does
 // not use at their absent value (federate.Spec.Canonical). A key the file
@@ -61,6 +61,10 @@ func (c *Config) points(f func(p *point) error) error {
 	relations := g.Relation
 	if len(relations) == 0 {
 		relations = []string{""}
+	}
+	noises := g.Noise
+	if len(noises) == 0 {
+		noises = []string{""}
 	}
 	for ii, ic := range c.Instances {
 		for ai, ac := range c.Algorithms {
@@ -119,35 +123,37 @@ func (c *Config) points(f func(p *point) error) error {
 					for it, t := range g.T {
 						for ial, alpha := range alphas.v {
 							for ir, rel := range relations {
-								for ie, eps := range epss.v {
-									for id, delta := range deltas.v {
-										for ci, params := range combos {
-											p := &point{inst: ii, alg: ai, given: given, keys: map[string]string{
-												"M": fmt.Sprintf("grid.M[%d]", im), "B": fmt.Sprintf("grid.B[%d]", ib),
-												"T": fmt.Sprintf("grid.T[%d]", it), "Alpha": alphas.key(ial),
-												"Relation": fmt.Sprintf("grid.relation[%d]", ir),
-												"Eps":      epss.key(ie), "Delta": deltas.key(id),
-											}}
-											for k, v := range keys {
-												p.keys[k] = v
-											}
-											for k, v := range ckeys[ci] {
-												p.keys[k] = v
-											}
-											spec := federate.Spec{
-												Algorithm: ac.Name, Protocol: ac.Protocol, Lazy: lazy, Preset: ac.Preset,
-												Eps: eps, Delta: delta, Relation: rel,
-												M: m, T: t, B: b, Alpha: alpha, Every: c.CheckpointEvery,
-												R: c.Advanced.R, Crs: c.Advanced.Crs, GramNoise: c.Advanced.GramNoise,
-												NoClip: noClip, Params: params,
-											}
-											ic.inst.Settings(&spec)
-											if len(c.Advanced.Reward) == 2 {
-												spec.RewardLo, spec.RewardHi = c.Advanced.Reward[0], c.Advanced.Reward[1]
-											}
-											p.spec = spec.Canonical()
-											if err := f(p); err != nil {
-												return err
+								for in, noise := range noises {
+									for ie, eps := range epss.v {
+										for id, delta := range deltas.v {
+											for ci, params := range combos {
+												p := &point{inst: ii, alg: ai, given: given, keys: map[string]string{
+													"M": fmt.Sprintf("grid.M[%d]", im), "B": fmt.Sprintf("grid.B[%d]", ib),
+													"T": fmt.Sprintf("grid.T[%d]", it), "Alpha": alphas.key(ial),
+													"Relation": fmt.Sprintf("grid.relation[%d]", ir), "Noise": fmt.Sprintf("grid.noise[%d]", in),
+													"Eps": epss.key(ie), "Delta": deltas.key(id),
+												}}
+												for k, v := range keys {
+													p.keys[k] = v
+												}
+												for k, v := range ckeys[ci] {
+													p.keys[k] = v
+												}
+												spec := federate.Spec{
+													Algorithm: ac.Name, Protocol: ac.Protocol, Lazy: lazy, Preset: ac.Preset,
+													Eps: eps, Delta: delta, Relation: rel,
+													M: m, T: t, B: b, Alpha: alpha, Every: c.CheckpointEvery,
+													R: c.Advanced.R, Crs: c.Advanced.Crs, GramNoise: c.Advanced.GramNoise,
+													NoClip: noClip, Params: params, Noise: noise,
+												}
+												ic.inst.Settings(&spec)
+												if len(c.Advanced.Reward) == 2 {
+													spec.RewardLo, spec.RewardHi = c.Advanced.Reward[0], c.Advanced.Reward[1]
+												}
+												p.spec = spec.Canonical()
+												if err := f(p); err != nil {
+													return err
+												}
 											}
 										}
 									}

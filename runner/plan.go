@@ -111,7 +111,7 @@ func (c *Config) IgnoredKeys() map[int][]string {
 		}{
 			{"eps", []any{"grid", "eps"}}, {"delta", []any{"grid", "delta"}}, {"relation", []any{"grid", "relation"}},
 			{"alpha", []any{"grid", "alpha"}}, {"R", []any{"advanced", "R"}}, {"crs", []any{"advanced", "crs"}},
-			{"gram_noise", []any{"advanced", "gram_noise"}}, {"B", []any{"grid", "B"}},
+			{"gram_noise", []any{"advanced", "gram_noise"}}, {"noise", []any{"grid", "noise"}}, {"B", []any{"grid", "B"}},
 		} {
 			if !alg.UsesKey(k.name) && c.isSet(k.path...) {
 				out[i] = append(out[i], fmt.Sprintf("%s.%s", k.path[0], k.path[1]))

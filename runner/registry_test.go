@@ -52,7 +52,7 @@ T = [20]
 func TestGridOverUnusedKeyPlansOnce(t *testing.T) {
 	grids := map[string]string{
 		"eps": "eps = [1, 2]", "delta": "delta = [0.1, 0.2]", "relation": `relation = ["add-remove", "replace-one"]`,
-		"alpha": "alpha = [0.01, 0.05]", "B": "B = [5, 10]",
+		"alpha": "alpha = [0.01, 0.05]", "B": "B = [5, 10]", "noise": `noise = ["gaussian", "discrete"]`,
 	}
 	tested := 0
 	for _, a := range registry.Algorithms() {
@@ -86,6 +86,9 @@ func TestGridOverUnusedKeyPlansOnce(t *testing.T) {
 	// Control: a key an algorithm uses plans it twice.
 	if p := mustPlan(t, regSweep("eps-greedy", "", "alpha = [0.01, 0.05]")); len(p.Runs) != 4 {
 		t.Errorf("eps-greedy with a grid over alpha: %d runs, want 4", len(p.Runs))
+	}
+	if p := mustPlan(t, regSweep("ldp", "", `noise = ["gaussian", "discrete"]`)); len(p.Runs) != 4 {
+		t.Errorf("ldp with a grid over noise: %d runs, want 4", len(p.Runs))
 	}
 }
 

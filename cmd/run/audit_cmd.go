@@ -35,6 +35,7 @@ type AuditCmd struct {
 	Preset     string   `help:"Calibration preset (exact, paper, reference-code)." enum:"exact,paper,reference-code" default:"exact"`
 	Relation   string   `help:"Neighbouring relation (add-remove, replace-one; default add-remove, or the one the algorithm is stated for)." enum:",add-remove,replace-one" default:""`
 	Protocol   string   `help:"Protocol (P, P_alt; default: the algorithm's)." enum:",P,P_alt" default:""`
+	Noise      string   `help:"Sampler of the Gaussian noise (gaussian: floating point, the default; discrete: the exact discrete Gaussian on a grid, docs/privacy.md 2.4)." enum:",gaussian,discrete" default:""`
 	Learner    []string `help:"Learners to audit: eager, lazy. Default: the algorithm's (eager for feducb, lazy for super-agent, both otherwise)."`
 	Pair       string   `help:"Neighbouring datasets: action (the first user's context and reward against an absent or replaced user; release: every published node containing her, up to three tree levels), reward (her rewards 1 vs 0; release: the first node) or schedule (her context norm 1 vs 1/2; release: the round of the first synchronisation). Default: schedule for an algorithm whose schedule depends on the data (feducb), reward for the eager learner, action otherwise." enum:",action,reward,schedule" default:""`
 	Trials     int      `help:"Releases drawn under each of the two neighbouring datasets, 10..1000000 (16 bytes each are kept per configuration)." default:"4000"`
@@ -222,7 +223,8 @@ func (c *AuditCmd) jobs() (jobs []auditJob, skipped []string, err error) {
 				return nil, nil, fmt.Errorf("--learner %q: want eager or lazy", l)
 			}
 			s := federate.Spec{Algorithm: c.Algorithm, Eps: c.Eps, Delta: c.Delta, B: c.B, M: c.M, T: c.T, Preset: c.Preset,
-				Relation: c.Relation, Protocol: c.Protocol, Lazy: l == "lazy"}
+				Relation: c.Relation, Protocol: c.Protocol, Lazy: l == "lazy", Noise: c.Noise}
+			s.Noise = s.Canonical().Noise
 			// Labelled as the audit sees it (defaults filled: the
 			// algorithm's protocol, B = 1 for the super agent).
 			label := auditLabel(s)

@@ -113,6 +113,7 @@ var flagRules = map[string]map[string]string{
 	"audit --preset":              none, // enum
 	"audit --relation":            none,
 	"audit --protocol":            none,
+	"audit --noise":               none,
 	"audit --learner":             none,
 	"audit --pair":                none,
 	"audit --trials":              none, // 10..1000000

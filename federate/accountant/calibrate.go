@@ -67,6 +67,15 @@ func (r Request) Validate() (Request, error) {
 			return bad("Delta", "delta = %v, want 0 < delta < 1", r.Delta)
 		}
 	}
+	switch r.Noise {
+	case "", NoiseGaussian:
+	case NoiseDiscrete:
+		if why := discreteUnsupported(r.Model); why != "" {
+			return bad("Noise", "noise %q with model %q: %s", r.Noise, r.Model, why)
+		}
+	default:
+		return bad("Noise", "noise %q, want %q or %q", r.Noise, NoiseGaussian, NoiseDiscrete)
+	}
 	if r.M < 1 {
 		return bad("M", "M = %d silos, want >= 1", r.M)
 	}
@@ -134,7 +143,7 @@ func Calibrate(req Request) (*Calibration, error) {
 		c.Note = join(c.Note, "no privacy: non-private FedLinUCB adds no noise")
 		return c, nil
 	}
-	c.Mu, err = MuOf(r.Model, c.Sigma, c.Kappa, r.Relation)
+	c.Mu, err = MuFor(r, c.Sigma, c.Kappa)
 	if err != nil {
 		return nil, fmt.Errorf("calibrate: %w", err)
 	}
@@ -327,7 +336,12 @@ func ExactLDPSigma(eps, delta float64, kappa int, relation string) (float64, err
 func (c *Calibration) exact() error {
 	r := c.Request
 	var err error
-	if c.Sigma, c.Note, err = mechanisms[r.Model].exactSigma(r, c.Kappa); err != nil {
+	if r.Noise == NoiseDiscrete {
+		c.Sigma, err = ExactDiscreteSigma(r, c.Kappa)
+	} else {
+		c.Sigma, c.Note, err = mechanisms[r.Model].exactSigma(r, c.Kappa)
+	}
+	if err != nil {
 		return err
 	}
 	c.Lambda = presetLambda(r, c.Sigma, mechanisms[r.Model].terms(r, c.Kappa))

@@ -90,6 +90,10 @@ type Request struct {
 	R        float64 // sub-Gaussian reward-noise scale in beta_t (0.5 synthetic, 1 learning-to-rank)
 	Crs      float64 // multiplier on beta_t (1 synthetic, 0.1 learning-to-rank; reference-code preset)
 	S        float64 // bound on ||theta*|| (reference code: sqrt(d)); 0 means the preset's default
+	// Noise is the sampler of the releases: NoiseGaussian (the empty
+	// value means it) or NoiseDiscrete, whose accounting (DiscreteRho)
+	// charges the grid's rounding and covers the implementation too.
+	Noise string
 }
 
 // Calibration is what a run uses and records: the noise scale, the

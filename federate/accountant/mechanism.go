@@ -2,6 +2,7 @@ package accountant
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -69,4 +70,19 @@ func MuOf(model string, sigma float64, kappa int, relation string) (float64, err
 		return m.mu(sigma, kappa, relation)
 	}
 	return TreeMu(sigma, kappa, relation)
+}
+
+// MuFor is MuOf for the run r describes: under NoiseDiscrete the
+// Gaussian-DP mu sqrt(2 rho) of the discrete mechanism's zCDP rho
+// (DiscreteRho, the rounding-inflated sensitivities), the mu of a Gaussian
+// with the same rho, which an audit can estimate; otherwise MuOf.
+func MuFor(r Request, sigma float64, kappa int) (float64, error) {
+	if r.Noise == NoiseDiscrete {
+		rho, err := DiscreteRho(r, sigma, kappa)
+		if err != nil {
+			return 0, err
+		}
+		return up(math.Sqrt(2 * rho)), nil
+	}
+	return MuOf(r.Model, sigma, kappa, r.Relation)
 }

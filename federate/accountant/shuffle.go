@@ -160,6 +160,27 @@ type AmplifiedTree struct {
 // per release (k = 2 kappa), half of it for the closed form and half for the
 // delta0 extension term.
 func ShuffleTree(sigma float64, kappa, m, b int, delta float64, relation string) (AmplifiedTree, error) {
+	return shuffleTree(sigma, kappa, m, b, delta, relation, 0)
+}
+
+// ShuffleTreeDiscrete is ShuffleTree for the discrete Gaussian of scale
+// sigma on the grid Grid(sigma) in dimension d (docs/privacy.md 2.4):
+// every release's epsilon, neighbouring and clone alike, is the CKS
+// conversion of its zCDP rho = Delta'^2/(2 sigma^2), with the sensitivities
+// inflated by the rounding: Delta + c gamma sqrt(n) as DiscreteSensitivities
+// for neighbours, and for clones (two arbitrary node sums of N = n+1 users
+// each, every user's entries rounded by at most gamma/2) the clone
+// sensitivity plus N gamma d (Gram) or N gamma sqrt(d) (bias).
+func ShuffleTreeDiscrete(sigma float64, kappa, m, b, d int, delta float64, relation string) (AmplifiedTree, error) {
+	if d < 1 {
+		return AmplifiedTree{}, fmt.Errorf("shuffle tree: %w: d = %d, want >= 1", ErrInvalid, d)
+	}
+	return shuffleTree(sigma, kappa, m, b, delta, relation, d)
+}
+
+// shuffleTree is ShuffleTree, for the discrete Gaussian in dimension d
+// when d > 0.
+func shuffleTree(sigma float64, kappa, m, b int, delta float64, relation string, d int) (AmplifiedTree, error) {
 	var res AmplifiedTree
 	if err := checkPos("sigma", sigma); err != nil {
 		return res, fmt.Errorf("shuffle tree: %w", err)
@@ -177,6 +198,22 @@ func ShuffleTree(sigma float64, kappa, m, b int, delta float64, relation string)
 	if err != nil {
 		return res, fmt.Errorf("shuffle tree: %w", err)
 	}
+	// releaseEps is one release's epsilon at sensitivity sens and delta.
+	releaseEps := func(sens, dl float64) float64 { return gdpEps(sens/sigma, dl) }
+	var gamma float64
+	if d > 0 {
+		gamma = Grid(sigma)
+		if g, bs, err = DiscreteSensitivities(relation, gamma, d); err != nil {
+			return res, fmt.Errorf("shuffle tree: %w", err)
+		}
+		releaseEps = func(sens, dl float64) float64 {
+			e, err := CKSEps(up(sens*sens/(2*sigma*sigma)), dl)
+			if err != nil {
+				return math.Inf(1)
+			}
+			return e
+		}
+	}
 	k := 2 * kappa
 	deltaS := delta / (2 * float64(k))
 	deltaAmp := deltaS / 2
@@ -192,9 +229,14 @@ func ShuffleTree(sigma float64, kappa, m, b int, delta float64, relation string)
 	epsMax := 0.0
 	for l := 0; l < kappa; l++ {
 		n := float64(b) * math.Exp2(float64(l))
-		for _, s := range [...]struct{ adj, clone float64 }{{g, math.Sqrt2 * (n + 1)}, {bs, 2*n + 1}} { // Gram, bias
-			unamp := gdpEps(s.adj/sigma, deltaS)
-			eps0 := gdpEps(s.clone/sigma, delta0)
+		clones := [...]float64{math.Sqrt2 * (n + 1), 2*n + 1}
+		if d > 0 {
+			clones[0] = up(clones[0] + (n+1)*gamma*float64(d))
+			clones[1] = up(clones[1] + (n+1)*gamma*math.Sqrt(float64(d)))
+		}
+		for _, s := range [...]struct{ adj, clone float64 }{{g, clones[0]}, {bs, clones[1]}} { // Gram, bias
+			unamp := releaseEps(s.adj, deltaS)
+			eps0 := releaseEps(s.clone, delta0)
 			e := unamp
 			if eps0 > 0 && eps0 <= res.Regime {
 				amp, ok, err := AppleShuffleEps(eps0, m, deltaAmp)
@@ -252,7 +294,11 @@ func DeliveredFor(r Request, sigma float64, kappa int) (eps float64, amplified b
 	if err := checkDelta("delta", r.Delta); err != nil {
 		return 0, false, "", fmt.Errorf("delivered: %w", err)
 	}
-	eps, amplified, note, err = mech.delivered(r, sigma, kappa)
+	if r.Noise == NoiseDiscrete {
+		eps, amplified, note, err = discreteDelivered(r, sigma, kappa)
+	} else {
+		eps, amplified, note, err = mech.delivered(r, sigma, kappa)
+	}
 	if err != nil {
 		return 0, false, "", fmt.Errorf("delivered: %w", err)
 	}
@@ -276,6 +322,13 @@ func CertifiesFor(r Request, sigma float64, kappa int) (bool, error) {
 	}
 	if err := checkPos("eps", r.Eps); err != nil {
 		return false, fmt.Errorf("certifies: %w", err)
+	}
+	if r.Noise == NoiseDiscrete {
+		ok, err := discreteCertifies(r, sigma, kappa)
+		if err != nil {
+			return false, fmt.Errorf("certifies: %w", err)
+		}
+		return ok, nil
 	}
 	got, _, _, err := DeliveredFor(r, sigma, kappa)
 	if err != nil {

@@ -49,7 +49,11 @@ func DiscreteGaussian(src rand.Source, num, den uint64) int64 {
 				}
 			}
 		}
-		if acceptBig(src, a, t, num, den) {
+		accept, ok := accept128(src, a, t, num, den)
+		if !ok {
+			accept = acceptBig(src, a, t, num, den)
+		}
+		if accept {
 			return y
 		}
 	}

@@ -6,7 +6,7 @@
 // In an ordinary build On is a constant false and the compiler removes
 // every injection site. Built with the tag "mutation" (go test -tags
 // mutation), the test binary takes a flag -mutation=NAME (NAME is M1 ...
-// M15), and On(NAME) is true for that one fault; tests may also switch
+// M18), and On(NAME) is true for that one fault; tests may also switch
 // faults with Set. .ci/mutations runs every mutation against the checks
 // that catch it and prints the table.
 package mutation

@@ -11,7 +11,7 @@ import (
 const Enabled = true
 
 var (
-	flagName = flag.String("mutation", "", "inject this fault of the privacy mutation suite (M1 ... M15)")
+	flagName = flag.String("mutation", "", "inject this fault of the privacy mutation suite (M1 ... M18)")
 	set      atomic.Pointer[string]
 )
 
