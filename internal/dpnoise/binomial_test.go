@@ -62,21 +62,22 @@ func cumulants(n, p float64) [7]float64 {
 }
 
 // Mutation controls (run 2026-11-27, each injected alone and reverted):
-//   - offset off by one (i = j w + U + 1 in binomialReject): chi-square
-//     fails at every rejection size (n = 1000: 33187 > 50.9);
-//   - the 2^s factor dropped from the acceptance (A = r(i)): the tails
-//     are thinned, chi-square 3090 > 50.9 at n = 1000 and the variance
-//     z = -26;
+//   - offset off by one (t = s w + U + 1 on the positive side of
+//     binomialReject): chi-square fails at every rejection size
+//     (n = 128: 7618 > 103.7; n = 1000: 2697 > 203.3; n = 2048 through
+//     BinomialHalf: 1952 > 262.4) and the variance (z = 15.9 at n = 128);
+//   - the 2^s factor dropped from the acceptance (A = r(i)): chi-square
+//     6123 > 262.4 at n = 2048, variance z = -65 to -69 at n = 2048 to 1e6;
 //   - block width w/2 (envelope violated): the envelope check panics at
-//     the first large block, and with the check removed as well the
-//     chi-square fails (n = 1000: 708 > 50.9);
-//   - thinning with the second coin's p != 1/2 (BinomialQuarter as
-//     BinomialHalf(BinomialHalf(n) + 1)): TestBinomialQuarter fails its
-//     mean at n = 1e6 (z = 5.2), and at n = 1e9 TestBinomialMoments fails
-//     (z = 5.2).
+//     once, and with the check removed as well the chi-square fails at
+//     every size (n = 1000: 2815 > 203.3; n = 1e6: 6354 > 3000);
+//   - thinning with the second coin's p = 1/2 + 2^-17 (BinomialQuarter's
+//     failures thinned 16 more times and added back): TestBinomialMoments
+//     fails the mean at n = 1e9 (z = 89) and everything at 6e12; at
+//     n = 1e6 the bias (3.8 against a standard error of 1.4) is below
+//     what TestBinomialQuarter's 1e5 draws resolve.
 //
-// (Figures in the comments of TestBinomialFilter and TestLogAcceptBound
-// give the controls of the float filter.)
+// The float filter's controls are with TestBinomialFilter.
 func TestBinomialHalf(t *testing.T) {
 	const n = 100000
 	for _, size := range []uint64{0, 1, 2, 7, 64, 65, 1000, popcountMax - 1, popcountMax, popcountMax + 1, 100000, 1000001} {
@@ -109,11 +110,13 @@ func TestBinomialQuarter(t *testing.T) {
 // draw (the two consume different bits only when the float band or the
 // first 53 bits leave the test undecided, about 1e-12 per proposal).
 //
-// Mutation control (run 2026-11-27): dropping the Stirling correction
-// D(m) + D(a) - D(k) - D(l) from logAccept makes the filtered draws
-// differ from the exact ones at n = 128 (draw 0) and fails
-// TestLogAcceptBound; 2^-60 instead of 2^-44 as b's factor fails
-// TestLogAcceptBound at n = 6e12 (error 3e-14 > bound 2e-17).
+// Mutation controls (run 2026-11-27): dropping the Stirling correction
+// D(m) + D(a) - D(k) - D(l) from logAccept makes a filtered draw differ
+// from the exact one at n = 128 (draw 2911: 53 against 63) and fails
+// TestLogAcceptBound (n = 128, i = 2: error 2.6e-6 > bound 9.2e-15);
+// 2^-60 instead of 2^-44 as b's factor fails TestLogAcceptBound (n = 128,
+// i = -10: error 1.2e-15 > bound 3.6e-17). Unmutated, the largest
+// error is 0.5% of the bound.
 func TestBinomialFilter(t *testing.T) {
 	for _, c := range []struct {
 		size uint64
