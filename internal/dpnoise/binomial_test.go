@@ -418,3 +418,59 @@ func BenchmarkGonumBinomialQuarter(b *testing.B) {
 		})
 	}
 }
+
+// logAccept's bound and acceptHalf's margins rest on math.Log1p erring by
+// less than one ulp (its FreeBSD original's documented bound; b allows
+// about 100) and math.Exp by less than 2^12 ulps (amd64 uses a SLEEF-based
+// assembly version with no documented bound: 19 ulp at worst here, growing
+// with |x|). Both are checked against 200-bit references on the ranges
+// the sampler uses; the test fails at 2 and 64 ulps.
+func TestExpAccuracy(t *testing.T) {
+	const prec = 200
+	ln2 := new(big.Float).SetPrec(prec) // sum of 1/(k 2^k)
+	for k := 1; k <= 230; k++ {
+		term := new(big.Float).SetPrec(prec).SetMantExp(big.NewFloat(1), -k)
+		ln2.Add(ln2, term.Quo(term, new(big.Float).SetInt64(int64(k))))
+	}
+	ulps := func(got float64, ref *big.Float) float64 {
+		r, _ := ref.Float64()
+		d := new(big.Float).SetPrec(prec).Sub(new(big.Float).SetFloat64(got), ref)
+		fd, _ := d.Float64()
+		return math.Abs(fd) / (math.Nextafter(math.Abs(r), math.Inf(1)) - math.Abs(r))
+	}
+	r := rand.New(source("math-accuracy"))
+	var worstExp, worstLog float64
+	for range 3000 {
+		// exp(x) = 2^k exp(y), y = x - k ln 2 in [-0.35, 0.35], by Taylor.
+		x := -700 * r.Float64()
+		k := math.Round(x / math.Ln2)
+		y := new(big.Float).SetPrec(prec).SetFloat64(x)
+		y.Sub(y, new(big.Float).SetPrec(prec).Mul(ln2, big.NewFloat(k)))
+		sum, term := new(big.Float).SetPrec(prec).SetInt64(1), new(big.Float).SetPrec(prec).SetInt64(1)
+		for j := int64(1); j <= 60; j++ {
+			term.Mul(term, y).Quo(term, new(big.Float).SetInt64(j))
+			sum.Add(sum, term)
+		}
+		sum.SetMantExp(sum, int(k))
+		worstExp = math.Max(worstExp, ulps(math.Exp(x), sum))
+
+		// log1p(e) = 2 atanh(z), z = e/(2+e), |z| <= 1/3.
+		e := r.Float64() - 0.5
+		z := new(big.Float).SetPrec(prec).SetFloat64(e)
+		z.Quo(z, new(big.Float).SetPrec(prec).Add(big.NewFloat(2), big.NewFloat(e)))
+		z2 := new(big.Float).SetPrec(prec).Mul(z, z)
+		lsum, pow := new(big.Float).SetPrec(prec), new(big.Float).SetPrec(prec).Set(z)
+		for j := int64(1); j <= 261; j += 2 {
+			lsum.Add(lsum, new(big.Float).SetPrec(prec).Quo(pow, new(big.Float).SetInt64(j)))
+			pow.Mul(pow, z2)
+		}
+		lsum.SetMantExp(lsum, 1)
+		if e != 0 {
+			worstLog = math.Max(worstLog, ulps(math.Log1p(e), lsum))
+		}
+	}
+	t.Logf("largest errors: math.Exp %.2f ulp, math.Log1p %.2f ulp", worstExp, worstLog)
+	if worstExp > 64 || worstLog > 2 {
+		t.Errorf("math.Exp errs by %.2f ulp (margin allows 2^12), math.Log1p by %.2f (assumed < 1)", worstExp, worstLog)
+	}
+}
