@@ -105,10 +105,12 @@ func TestBinomialQuarter(t *testing.T) {
 }
 
 // The exact path alone (filter off: every acceptance decided in math/big)
-// has the same law, and since both paths decide the same event U' < A
-// from the same bits, the same stream gives the same draws, draw for
-// draw (the two consume different bits only when the float band or the
-// first 53 bits leave the test undecided, about 1e-12 per proposal).
+// has the same law. More: both paths decide the same event U' < A, and
+// the filter decides only when the first 53 bits of U' already do, so the same
+// stream gives the same draws, draw for draw; they could part only if
+// A fell within about 2^-120 of an end of the 53-bit interval of U', where the
+// 128-bit bracket cannot decide. So draws do not depend on the platform's
+// math.Exp either.
 //
 // Mutation controls (run 2026-11-27): dropping the Stirling correction
 // D(m) + D(a) - D(k) - D(l) from logAccept makes a filtered draw differ
