@@ -165,8 +165,17 @@ func acceptHalf(src rand.Source, m, a uint64, i int64, s uint64, filter bool) bo
 	}
 	if filter && t <= m/2 {
 		l, b := logAccept(m, a, i, s)
-		lo := math.Exp(l-b) * (1 - 0x1p-40)
-		hi := math.Max(math.Exp(l+b)*(1+0x1p-40), 0x1p-1000)
+		e := math.Exp(l - b) // within 2^-40 of exp(l-b), relatively
+		lo := e * (1 - 0x1p-40)
+		var hi float64
+		if b <= 0x1p-10 {
+			// exp(l+b) = exp(l-b) exp(2b) <= e (1+2^-40)(1+4b); 2^-50
+			// covers the two roundings.
+			hi = e * (1 + 0x1p-40) * (1 + 4*b) * (1 + 0x1p-50)
+		} else {
+			hi = math.Exp(l+b) * (1 + 0x1p-40)
+		}
+		hi = math.Max(hi, 0x1p-1000)
 		if lo > 1 {
 			panic("dpnoise.BinomialHalf: acceptance probability above 1 (envelope violated)")
 		}
@@ -230,19 +239,28 @@ func logAccept(m, a uint64, i int64, s uint64) (l, b float64) {
 }
 
 // phi returns phi(e) = (1+e) log1p(e) - e for |e| <= 1/2, and a magnitude
-// bounding its intermediates: the series sum_{j>=2} (-e)^j/(j(j-1)) to
-// j = 17 for |e| < 1/16 (remainder below 2^-60 phi(e)), the formula
-// otherwise.
+// bounding its intermediates: for |e| < 1/16 the series
+// sum_{j>=2} (-e)^j/(j(j-1)) to j = J, J = 5, 9 or 17 for |e| below 2^-20,
+// 2^-8 or 2^-4 (the remainder, below 2.1 |e|^(J-1)/(J(J+1)) phi(e), is
+// under 2^-60 phi(e)); the formula otherwise.
 func phi(e float64) (v, mag float64) {
-	if math.Abs(e) < 1.0/16 {
+	ae := math.Abs(e)
+	if ae < 1.0/16 {
+		top := 17.0
+		switch {
+		case ae < 0x1p-20:
+			top = 5
+		case ae < 0x1p-8:
+			top = 9
+		}
 		var h float64
-		for j := 17.0; j >= 2; j-- {
+		for j := top; j >= 2; j-- {
 			h = h*(-e) + 1/(j*(j-1))
 		}
 		return e * e * h, e * e
 	}
 	lp := (1 + e) * math.Log1p(e)
-	return lp - e, math.Abs(lp) + math.Abs(e)
+	return lp - e, math.Abs(lp) + ae
 }
 
 // stirlingErr is D(x) = ln x! - (x+1/2) ln x + x - ln(2 pi)/2 for x >= 32
