@@ -25,9 +25,11 @@ func BinomialQuarter(src rand.Source, n uint64) uint64 {
 // each (a sum of independent binomials with p = 1/2 is binomial with the
 // summed trials).
 //
-// Cost (docs/privacy.md, "exact binomial sampler"): O(n/64) uniform words
-// below popcountMax; about two proposals of a few uniform words and a
-// dozen float64 operations each above, whatever n.
+// The draws are a function of the stream alone (floating point only
+// decides what it has proven; see binomialReject), so they are the same on
+// every platform. Cost (docs/privacy.md section 8): O(n/64) uniform words
+// below popcountMax; above, whatever n, about two proposals of three or
+// four uniform words, four log1p and one exp each.
 func BinomialHalf(src rand.Source, n uint64) uint64 {
 	var total uint64
 	for n > rejectMax {
@@ -68,8 +70,9 @@ func binomialPopcount(src rand.Source, n uint64) uint64 {
 // binomialReject is Binomial(n, 1/2) for rejectMin <= n <= rejectMax by
 // rejection from a proposal that is exact to sample, after Bringmann,
 // Kuhn, Panagiotou, Peter and Thomas, "Internal DLA: efficient simulation
-// of a physical growth model" (ICALP 2014), with an acceptance test that
-// is decided exactly.
+// of a physical growth model" (ICALP 2014), as Google's secure-noise
+// Gaussian uses it, but with an acceptance test that is decided exactly
+// (Google's is approximate).
 //
 // Let m = floor(n/2) (a mode), a = n - m, and r(i) = C(n, m+i)/C(n, m)
 // <= 1 the pmf relative to the mode. A proposal draws a fair sign and s
@@ -93,12 +96,16 @@ func binomialPopcount(src rand.Source, n uint64) uint64 {
 // above 1 rather than bias the law.
 //
 // Exact acceptance. U' = k 2^-53 + (more bits) is a lazy uniform on
-// [0, 1); accept iff U' < A. logAccept gives ln A to within a rigorous
-// bound B (about 1e-12 at the sizes P_TVec uses), so the first 53 bits
-// decide unless U' falls within about A B of A. Otherwise (or when filter
-// is false, the tests' hook) acceptExact brackets A between products of
-// rationals rounded down and up in math/big at growing precision,
-// drawing 64 more bits of U' per round, until the two intervals part.
+// [0, 1); accept iff U' < A. logAccept gives ln A to within a proven
+// bound b (1e-18 to 4e-13 in the first blocks), and acceptHalf decides
+// from k alone when its interval [k, k+1) 2^-53 lies outside
+// [exp(l-b), exp(l+b)] widened by 2^-40 for math.Exp: in all but about
+// 2e-12 of proposals. Otherwise (or always when filter is false, the
+// tests' hook) acceptExact brackets A between products of rationals
+// rounded down and up in math/big at growing precision, drawing 64 more
+// bits of U' per round, until the two intervals part. The filter decides
+// only when k already does, so filter on and off give the same draws
+// (TestBinomialFilter).
 func binomialReject(src rand.Source, n uint64, filter bool) uint64 {
 	if n < rejectMin || n > rejectMax {
 		panic("dpnoise.binomialReject: n out of range")
