@@ -29,7 +29,7 @@ func BinomialQuarter(src rand.Source, n uint64) uint64 {
 // decides what it has proven; see binomialReject), so they are the same on
 // every platform. Cost (docs/privacy.md section 8): O(n/64) uniform words
 // below popcountMax; above, whatever n, about two proposals of three or
-// four uniform words, four log1p and one exp each.
+// four uniform words, a few log1p and one exp each.
 func BinomialHalf(src rand.Source, n uint64) uint64 {
 	var total uint64
 	for n > rejectMax {

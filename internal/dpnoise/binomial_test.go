@@ -251,6 +251,22 @@ func TestBinomialEnvelope(t *testing.T) {
 	}
 }
 
+// An acceptance probability above 1 (which the envelope lemma rules out)
+// panics on both paths rather than being clipped: offset 1 with s = 5
+// has A = 32 r(1) > 1.
+func TestBinomialEnvelopePanics(t *testing.T) {
+	for _, filter := range []bool{true, false} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("filter %v: A > 1 did not panic", filter)
+				}
+			}()
+			acceptHalf(source("envelope-panic"), 500, 500, 1, 5, filter)
+		}()
+	}
+}
+
 // Moments at the sizes P_TVec uses, where the pmf has too many values for
 // a chi-square: mean, variance and third central moment, each a z-test
 // at alpha (the third through mu_6 = k6 + 15 k4 k2 + 10 k3^2 + 15 k2^3).
