@@ -211,11 +211,11 @@ func refLog(x *big.Float) float64 {
 }
 
 // The envelope lemma, checked exhaustively: A(i) = r(i) 2^s <= 1 for
-// every offset of every n in [rejectMin, 400] and of n = 10^4 and
-// 10^4+1, with r(i) rounded up in math/big; and blockWidth is the least
-// width that satisfies its condition.
+// every offset of every n in [rejectMin, 400] and of n = 10^4, 10^4+1,
+// 10^6 and 10^6+1, with r(i) rounded up in math/big; and blockWidth is
+// the least width that satisfies its condition.
 func TestBinomialEnvelope(t *testing.T) {
-	sizes := []uint64{10000, 10001}
+	sizes := []uint64{10000, 10001, 1000000, 1000001}
 	for n := uint64(rejectMin); n <= 400; n++ {
 		sizes = append(sizes, n)
 	}
