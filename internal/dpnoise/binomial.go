@@ -217,17 +217,23 @@ func acceptHalf(src rand.Source, m, a uint64, i int64, s uint64, filter bool) bo
 //	ln r(i) = i ln(a/m) - m phi(e1) - a phi(e2) - (log1p(e1) + log1p(e2))/2
 //	          + D(m) + D(a) - D(k) - D(l),
 //
-// phi(e) = (1+e) log1p(e) - e, in which no two large terms cancel. Every
-// integer is exact in a float64, and each term is computed with a relative
-// error of a few units of 2^-53 (math.Log1p errs by less than one ulp, as
-// its FreeBSD original documents), where error propagated from a rounded e
-// is at most twice the term's magnitude times 2^-53 since
-// |e phi'(e)| <= 2 mag(e) below. So b = 2^-44 M + 2^-60, with M the sum
-// of the magnitudes of all terms and intermediates, bounds the rounding
-// by a factor of more than 20 (TestLogAcceptBound: the largest error seen
-// is 0.5% of b), and the 2^-60 covers the Stirling series' remainders
-// (below 6e-20 each for x >= 32). The caller's margins of 2^-40 on
-// math.Exp allow it 2^12 ulps (TestExpAccuracy: at most 19 on amd64).
+// phi(e) = (1+e) log1p(e) - e, in which no two large terms cancel.
+//
+// Error bound, with u = 2^-53 and every integer exact in a float64 (n <=
+// 2^52): each operation errs by at most u relatively and math.Log1p by
+// one ulp, 2u (its FreeBSD original's documented bound). Rounding e by u
+// moves m phi(e) by at most m |e log1p(e)| u <= m mag u, and log1p(e) by
+// at most 1.5 u |log1p(e)| (|e| <= 1/2). phi's series, by Horner's rule
+// over J <= 17 coefficients, errs by at most 2J u times the sum of its
+// terms' magnitudes, under 0.55 e^2 = 0.55 mag: at most 19u mag; the
+// formula at most 7u mag. So each term errs by at most 25u times its
+// magnitude (D's five-term series by about 12u), and the final sum of
+// seven terms adds at most 7u M, M the sum of all magnitudes: in all at
+// most 32u M = 2^-48 M. b = 2^-44 M + 2^-60 is 16 times that (the largest
+// error TestLogAcceptBound finds is 0.5% of b), and its 2^-60 covers the
+// Stirling series' remainders (below 6e-20 each for x >= 32). The
+// caller's margins of 2^-40 on math.Exp allow it 2^12 ulps
+// (TestExpAccuracy: at most 19 on amd64).
 func logAccept(m, a uint64, i int64, s uint64) (l, b float64) {
 	fm, fa, fi := float64(m), float64(a), float64(i)
 	e1, e2 := fi/fm, -fi/fa
