@@ -214,31 +214,53 @@ func refLog(x *big.Float) float64 {
 
 // The envelope lemma, checked exhaustively: A(i) = r(i) 2^s <= 1 for
 // every offset of every n in [rejectMin, 400] and of n = 10^4, 10^4+1,
-// 10^6 and 10^6+1, with r(i) rounded up in math/big; and blockWidth is
-// the least width that satisfies its condition.
+// 10^6 and 10^6+1, with r(i) rounded up in math/big; the squeeze's bounds
+// (squeezeBounds), up to float64 rounding, at every offset for n <= 400
+// and every 97th above; and blockWidth is the least width that satisfies
+// its condition.
 func TestBinomialEnvelope(t *testing.T) {
 	sizes := []uint64{10000, 10001, 1000000, 1000001}
 	for n := uint64(rejectMin); n <= 400; n++ {
 		sizes = append(sizes, n)
 	}
+	one := big.NewFloat(1)
 	for _, n := range sizes {
 		m, a := n/2, n-n/2
 		w := blockWidth(m)
-		one := big.NewFloat(1)
-		hi := new(big.Float).SetPrec(128).SetMode(big.AwayFromZero).SetInt64(1)
-		q := new(big.Float).SetPrec(128).SetMode(big.AwayFromZero)
-		x := new(big.Float)
-		for i := uint64(1); i <= a; i++ { // i >= 1 in block s = i / w
-			hi.Mul(hi, q.Quo(new(big.Float).SetUint64(a-i+1), new(big.Float).SetUint64(m+i)))
-			if x.SetMantExp(hi, int(i/w)).Cmp(one) > 0 {
-				t.Fatalf("n = %d: A(%d) > 1", n, i)
+		for _, neg := range []bool{false, true} {
+			lo := new(big.Float).SetPrec(128).SetMode(big.ToZero).SetInt64(1)
+			hi := new(big.Float).SetPrec(128).SetMode(big.AwayFromZero).SetInt64(1)
+			qLo := new(big.Float).SetPrec(128).SetMode(big.ToZero)
+			qHi := new(big.Float).SetPrec(128).SetMode(big.AwayFromZero)
+			x := new(big.Float)
+			last := a
+			if neg {
+				last = m
 			}
-		}
-		hi.SetInt64(1)
-		for tt := uint64(1); tt <= m; tt++ { // i = -tt in block -s-1, s = (tt-1)/w
-			hi.Mul(hi, q.Quo(new(big.Float).SetUint64(m-tt+1), new(big.Float).SetUint64(a+tt)))
-			if x.SetMantExp(hi, int((tt-1)/w)).Cmp(one) > 0 {
-				t.Fatalf("n = %d: A(-%d) > 1", n, tt)
+			for tt := uint64(1); tt <= last; tt++ {
+				// r(t) = r(t-1) (a-t+1)/(m+t); r(-t) = r(-t+1) (m-t+1)/(a+t);
+				// offset t is in block t/w, offset -t in block (t-1)/w.
+				num, den, s := a-tt+1, m+tt, tt/w
+				if neg {
+					num, den, s = m-tt+1, a+tt, (tt-1)/w
+				}
+				nf, df := new(big.Float).SetUint64(num), new(big.Float).SetUint64(den)
+				lo.Mul(lo, qLo.Quo(nf, df))
+				hi.Mul(hi, qHi.Quo(nf, df))
+				if x.SetMantExp(hi, int(s)).Cmp(one) > 0 {
+					t.Fatalf("n = %d, neg %v: A(%d) > 1", n, neg, tt)
+				}
+				if n > 400 && tt%97 != 0 {
+					continue // the squeeze's bounds at every 97th offset
+				}
+				lnLo, lnHi := squeezeBounds(m, tt)
+				tol := 1e-14 * math.Max(1, -lnLo)
+				if rh := refLog(hi); rh > lnHi+tol {
+					t.Fatalf("n = %d, neg %v, t = %d: ln r = %v above the squeeze's %v", n, neg, tt, rh, lnHi)
+				}
+				if rl := refLog(lo); tt <= m/2 && rl < lnLo-tol {
+					t.Fatalf("n = %d, neg %v, t = %d: ln r = %v below the squeeze's %v", n, neg, tt, rl, lnLo)
+				}
 			}
 		}
 	}
