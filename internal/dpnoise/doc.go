@@ -18,7 +18,7 @@
 // rounding whenever U falls within that bound of A. Floating point there
 // only decides events whose outcome it has proven, so the law is exactly
 // the stated one (assuming, as documented there, that math.Log1p errs by
-// less than one ulp and math.Exp by less than 2^12).
+// less than one ulp and math.Exp by less than 2^11).
 //
 // The one exception is the Polya share (polya.go), which draws a Gamma
 // variate in floating point: its law is only approximately the stated
