@@ -201,13 +201,13 @@ func acceptHalf(src rand.Source, m, a uint64, i int64, s uint64, filter bool) bo
 			}
 			// logAccept: ln A to within b.
 			l, b := logAccept(m, a, i, s)
-			e := math.Exp(l - b) // within 2^-41 of exp(l-b), relatively
-			lo = e * (1 - 0x1p-40)
+			el := math.Exp(l - b) // within 2^-41 of exp(l-b), relatively
+			lo = el * (1 - 0x1p-40)
 			var hi float64
 			if b <= 0x1p-10 {
-				// exp(l+b) = exp(l-b) exp(2b) <= e (1+2^-40)(1+4b); 2^-50
+				// exp(l+b) = exp(l-b) exp(2b) <= el (1+2^-40)(1+4b); 2^-50
 				// covers the two roundings.
-				hi = e * (1 + 0x1p-40) * (1 + 4*b) * (1 + 0x1p-50)
+				hi = el * (1 + 0x1p-40) * (1 + 4*b) * (1 + 0x1p-50)
 			} else {
 				hi = math.Exp(l+b) * (1 + 0x1p-40)
 			}
