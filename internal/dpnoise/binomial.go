@@ -47,7 +47,7 @@ const (
 	// popcountMax is the size from which rejection is cheaper than
 	// counting bits (BenchmarkBinomialHalfSmall); it must be at least
 	// rejectMin.
-	popcountMax = 3072
+	popcountMax = 2048
 	// rejectMin and rejectMax bound the sizes binomialReject accepts:
 	// m >= 64 keeps the Stirling series' remainder negligible, n <= 2^52
 	// keeps every integer of logAccept exact in a float64.
