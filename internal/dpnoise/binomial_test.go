@@ -64,12 +64,13 @@ func cumulants(n, p float64) [7]float64 {
 // Mutation controls (run 2026-11-27, each injected alone and reverted):
 //   - offset off by one (t = s w + U + 1 on the positive side of
 //     binomialReject): chi-square fails from n = 128 to 1e5 (n = 128:
-//     7618 > 103.7; n = 1000: 2697 > 203.3; n = 3072 through BinomialHalf:
-//     1688 > 307.4; n = 1e5: 1217 > 1185) and the variance (z = 15.9 at
+//     7618 > 103.7; n = 1000: 2697 > 203.3; n = 2048 through BinomialHalf:
+//     1952 > 262.4; n = 1e5: 1217 > 1185) and the variance (z = 15.9 at
 //     n = 128); at 1e6 the shift (a fraction of a unit against a standard
 //     deviation of 500) is beyond 1e5 draws;
-//   - the 2^s factor dropped from the acceptance (A = r(i)): chi-square
-//     6300 > 307.4 at n = 3072, variance z = -66 to -69 at n = 3072 to 1e6;
+//   - the 2^s factor dropped from the acceptance (A = r(i), in the squeeze,
+//     logAccept and acceptExact): chi-square 6123 > 262.4 at n = 2048,
+//     variance z = -65 to -69 at n = 2048 to 1e6;
 //   - block width w/2 (envelope violated): the envelope check panics at
 //     once, and with the check removed as well the chi-square fails at
 //     every size (n = 1000: 2815 > 203.3; n = 1e6: 6354 > 3000);
