@@ -1,16 +1,28 @@
 // Package dpnoise holds exact samplers for discrete privacy noise: every
-// draw uses integer arithmetic only (uniform integers from a seeded
-// math/rand/v2 source and comparisons of exact rationals), so the law of
-// every sample is exactly the stated one and no floating-point rounding can
-// leave holes in its support (Mironov 2012).
+// draw is decided exactly (uniform integers from a seeded math/rand/v2
+// source, comparisons of exact rationals, and for the binomial
+// floating-point comparisons with proven error bounds), so the law of
+// every sample is exactly the stated one and no floating-point rounding
+// can leave holes in its support (Mironov 2012).
 //
 // The samplers follow Canonne, Kamath and Steinke, "The Discrete Gaussian
 // for Differential Privacy" (NeurIPS 2020, arXiv 2004.00010), Algorithms
 // 1-3: Bernoulli(exp(-x)) for rational x, the discrete Laplace and the
 // discrete Gaussian; Poisson and Skellam are built on the same rational
-// Bernoulli trials. The one exception is the Polya share (polya.go), which
-// draws a Gamma variate in floating point: its law is only approximately
-// the stated one, and its doc says so.
+// Bernoulli trials.
+//
+// The binomial samplers (binomial.go: BinomialHalf, and BinomialQuarter
+// for P_Vec's noise bits) are exact at every uint64 n by another route:
+// rejection whose acceptance test U < A is decided first in float64, with
+// a proven bound on the error of A, and in math/big with directed
+// rounding whenever U falls within that bound of A. Floating point there
+// only decides events whose outcome it has proven, so the law is exactly
+// the stated one (assuming, as documented there, that math.Log1p errs by
+// less than one ulp and math.Exp by less than 2^11).
+//
+// The one exception is the Polya share (polya.go), which draws a Gamma
+// variate in floating point: its law is only approximately the stated
+// one, and its doc says so.
 //
 // Every function takes its own rand.Source (callers give each component
 // its own ChaCha8 stream from internal/rng) and is deterministic given that
