@@ -120,9 +120,10 @@ func (a *Algorithm) Param(key string) (core.Param, bool) {
 var (
 	learnerKeys = []string{"protocol", "lazy", "preset", "alpha", "R", "crs", "gram_noise", "B"}
 	privateKeys = []string{"eps", "delta", "relation"}
-	// gaussianKeys are the keys of an algorithm whose releases carry
-	// Gaussian noise: the sampler (Spec.Noise).
-	gaussianKeys = []string{"noise"}
+	// noiseKeys are the keys of an algorithm with a choice of noise
+	// sampler (Spec.Noise): the Gaussian releases' floating-point or exact
+	// discrete Gaussian, P_TVec's gonum or exact binomial.
+	noiseKeys = []string{"noise"}
 )
 
 func uses(lists ...[]string) []string { return slices.Concat(lists...) }
@@ -142,14 +143,14 @@ var algorithms = []*Algorithm{
 	},
 	{
 		Name: AlgLDP, Display: "LDP-FedLinUCB", Model: accountant.ModelLDP,
-		Trust: core.TrustLocal, Mechanism: "tree-gaussian", Uses: uses(privateKeys, learnerKeys, gaussianKeys),
+		Trust: core.TrustLocal, Mechanism: "tree-gaussian", Uses: uses(privateKeys, learnerKeys, noiseKeys),
 		Summary:   "Private-FedLinUCB under silo-level local DP: each silo privatises its statistics (tree mechanism)",
 		Protocols: []string{ProtocolP, ProtocolPAlt}, Learns: true,
 		newParts: federatedLinUCB,
 	},
 	{
 		Name: AlgSDPAmp, Display: "SDP-FedLinUCB", Model: accountant.ModelSDPAmp,
-		Trust: core.TrustShuffle, Mechanism: "tree-gaussian-shuffled", Uses: uses(privateKeys, learnerKeys, gaussianKeys),
+		Trust: core.TrustShuffle, Mechanism: "tree-gaussian-shuffled", Uses: uses(privateKeys, learnerKeys, noiseKeys),
 		Summary: "Private-FedLinUCB under shuffle DP by amplification: protocol P with a shuffler and smaller noise",
 		// Shuffle amplification is defined for protocol P only.
 		Protocols: []string{ProtocolP}, Learns: true,
@@ -157,7 +158,7 @@ var algorithms = []*Algorithm{
 	},
 	{
 		Name: AlgSDPVec, Display: "SDP-FedLinUCB (vector sum)", Model: accountant.ModelSDPVec,
-		Trust: core.TrustShuffle, Mechanism: "tree-vecsum-binomial", Uses: uses(without(privateKeys, "relation"), learnerKeys),
+		Trust: core.TrustShuffle, Mechanism: "tree-vecsum-binomial", Uses: uses(without(privateKeys, "relation"), learnerKeys, noiseKeys),
 		Summary: "Private-FedLinUCB under shuffle DP through the vector-sum protocol P_TVec: every tree node is P_Vec's binomial-noise sum of its users' encoded summands over all silos",
 		// P_TVec is protocol P's tree with P_Vec nodes; the shuffle
 		// model's neighbouring datasets differ in one user's data.
@@ -175,7 +176,7 @@ var algorithms = []*Algorithm{
 	},
 	{
 		Name: AlgSuperAgent, Display: "Super agent (central JDP)", Model: accountant.ModelCentral,
-		Trust: core.TrustCentral, Mechanism: "tree-gaussian", Uses: uses(privateKeys, without(learnerKeys, "lazy", "B"), gaussianKeys),
+		Trust: core.TrustCentral, Mechanism: "tree-gaussian", Uses: uses(privateKeys, without(learnerKeys, "lazy", "B"), noiseKeys),
 		Summary: "super single agent under central joint DP (Shariff & Sheffet 2018): one trusted learner over all M T users, one tree mechanism, updated every round; the benchmark for the shuffle protocols",
 		// Its curator is central: no silo-level protocol to choose.
 		Protocols: []string{ProtocolP}, Learns: true, EveryRound: true,
@@ -183,7 +184,7 @@ var algorithms = []*Algorithm{
 	},
 	{
 		Name: AlgFedUCB, Display: "FedUCB", Model: accountant.ModelFedUCB,
-		Trust: core.TrustLocal, Mechanism: "tree-gaussian", Uses: uses(privateKeys, learnerKeys, gaussianKeys),
+		Trust: core.TrustLocal, Mechanism: "tree-gaussian", Uses: uses(privateKeys, learnerKeys, noiseKeys),
 		Params: []core.Param{{Key: "sync_threshold", Default: math.NaN(), Min: 0, Max: math.MaxFloat64,
 			Doc: "log-det threshold D: silo i asks for a synchronisation when its log det growth exceeds D/(t - t_last); default T ln(MT)/(dM)"}},
 		paramDefault: func(s Spec, key string) (float64, bool) {
@@ -203,7 +204,7 @@ var algorithms = []*Algorithm{
 	},
 	{
 		Name: AlgLDPLinUCB, Display: "LDP-LinUCB", Model: accountant.ModelUserLDP,
-		Trust: core.TrustLocal, Mechanism: "user-gaussian", Uses: uses(without(privateKeys, "relation"), without(learnerKeys, "lazy"), gaussianKeys),
+		Trust: core.TrustLocal, Mechanism: "user-gaussian", Uses: uses(without(privateKeys, "relation"), without(learnerKeys, "lazy"), noiseKeys),
 		Summary:   "LDP-LinUCB (Zheng et al. 2020): every user noises her own x x^T and x y before the silo sees them (local DP for users); silos share the noisy sums every B rounds; on a logistic-link instance its generalized-linear variant LDP-GLOC",
 		Protocols: []string{ProtocolP}, Learns: true, LocalNoise: true,
 		glmModel: accountant.ModelUserLDPGLM,

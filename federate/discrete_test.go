@@ -244,8 +244,25 @@ func TestDiscreteRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(vr.Privacy.Note, "floating-point Gaussian") {
+	if strings.Contains(vr.Privacy.Note, "floating-point Gaussian") || !strings.Contains(vr.Privacy.Note, "gonum's sampler") {
 		t.Errorf("binomial run's note %q", vr.Privacy.Note)
+	}
+	// noise "discrete" on P_TVec: the exact binomial sampler, the same
+	// calibration (the binomial mechanism's, whichever sampler draws it),
+	// other draws, and a note that the guarantee covers this implementation.
+	v.Noise = NoiseDiscrete
+	ve, err := Run(context.Background(), v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ve.Calibration.Sigma != vr.Calibration.Sigma || ve.Privacy.DeliveredEps != vr.Privacy.DeliveredEps || !ve.Privacy.Certified {
+		t.Errorf("exact sampler's calibration %+v, claim %+v; gonum's %+v", ve.Calibration, ve.Privacy, vr.Calibration)
+	}
+	if !strings.Contains(ve.Privacy.Note, "exact sampler") || strings.Contains(ve.Privacy.Note, "gonum") || ve.Privacy.Mechanism != vr.Privacy.Mechanism {
+		t.Errorf("exact binomial run's claim %+v", ve.Privacy)
+	}
+	if ve.Pseudo == vr.Pseudo {
+		t.Errorf("the exact sampler's run has gonum's regret %v: is its noise drawn by it?", ve.Pseudo)
 	}
 }
 
@@ -274,7 +291,7 @@ func TestDiscreteSpec(t *testing.T) {
 		t.Errorf("discrete canonical as %q", c.Noise)
 	}
 	for alg, used := range map[string]bool{AlgLDP: true, AlgSDPAmp: true, AlgSuperAgent: true, AlgFedUCB: true, AlgLDPLinUCB: true,
-		AlgSDPVec: false, AlgFedLinUCB: false, AlgRandom: false, AlgEpsGreedy: false} {
+		AlgSDPVec: true, AlgFedLinUCB: false, AlgRandom: false, AlgEpsGreedy: false} {
 		a, _ := LookupAlgorithm(alg)
 		if a.UsesKey("noise") != used {
 			t.Errorf("%s uses noise: %v, want %v", alg, a.UsesKey("noise"), used)

@@ -132,17 +132,44 @@ const insecureNote = "floating-point Gaussian sampler: the guarantee covers the 
 // implementation; the floating-point sampler's, that it does not.
 func implementationNote(s Spec, cal *accountant.Calibration) *accountant.Calibration {
 	alg, err := LookupAlgorithm(s.Algorithm)
-	if err != nil || !alg.Private() || !alg.UsesKey("noise") || s.Noise == NoiseDiscrete {
+	if err != nil || !alg.Private() || !alg.UsesKey("noise") {
 		return cal
+	}
+	note := insecureNote
+	switch {
+	case s.model() == accountant.ModelSDPVec && s.Noise == NoiseDiscrete:
+		note = exactBinomialNote
+	case s.model() == accountant.ModelSDPVec:
+		note = gonumBinomialNote
+	case s.Noise == NoiseDiscrete:
+		return cal // the accountant's DiscreteNote says it
 	}
 	c := *cal
 	if c.Note == "" {
-		c.Note = insecureNote
+		c.Note = note
 	} else {
-		c.Note += "; " + insecureNote
+		c.Note += "; " + note
 	}
 	return &c
 }
+
+// RecordedNoise is the sampler (Spec.Noise) a run's calibration note
+// names: NoiseDiscrete where it carries the discrete accountant's note or
+// P_TVec's exact-sampler note, "" (the floating-point default) otherwise.
+// runs.arrow has no column for it; this is how a row's label recovers it.
+func RecordedNoise(note string) string {
+	if strings.Contains(note, accountant.DiscreteNote) || strings.Contains(note, exactBinomialNote) {
+		return NoiseDiscrete
+	}
+	return ""
+}
+
+// What the record of a P_TVec run says of its binomial sampler
+// (docs/privacy.md, "Exact binomial sampler").
+const (
+	gonumBinomialNote = "binomial noise from gonum's sampler, accurate but not exact at large node sizes: the guarantee covers the mechanism in exact arithmetic, not this implementation (noise = \"discrete\": the exact sampler)"
+	exactBinomialNote = "binomial noise from the exact sampler (internal/dpnoise, integer arithmetic): the guarantee covers the mechanism and this implementation's noise"
+)
 
 // calibration returns spec.Calib if set (after checking that it was made
 // for this spec, and with its delivered guarantee recomputed from its own
@@ -258,8 +285,8 @@ func discreteNoise(runKey rng.Key, i int, stream string, std []float64, gamma fl
 // users, each entry at most 1 + gamma/2 in magnitude, plus a noise below
 // tree.MaxNoiseSteps grid steps, below 2^52 grid steps in all.
 func noiseGrid(s Spec, cal *accountant.Calibration) (float64, error) {
-	if s.Noise != NoiseDiscrete || !(cal.Sigma > 0) {
-		return 0, nil
+	if s.Noise != NoiseDiscrete || !(cal.Sigma > 0) || s.model() == accountant.ModelSDPVec {
+		return 0, nil // P_TVec encodes on its own integer lattice
 	}
 	gamma := accountant.Grid(cal.Sigma)
 	users := float64(s.M) * float64(s.T)

@@ -262,8 +262,18 @@ func (s Spec) Request() accountant.Request {
 		Alpha:    s.Alpha,
 		R:        r,
 		Crs:      crs,
-		Noise:    s.Noise,
+		Noise:    s.accountedNoise(),
 	}
+}
+
+// accountedNoise is the sampler the accountant calibrates for: P_TVec's
+// binomial mechanism is the same whichever sampler draws it (noise
+// "discrete" selects the exact one, accounted as the binomial it is).
+func (s Spec) accountedNoise() string {
+	if s.model() == accountant.ModelSDPVec {
+		return ""
+	}
+	return s.Noise
 }
 
 // FieldError is an error of Spec.Validate: the field at fault and why.

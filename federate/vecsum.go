@@ -9,6 +9,7 @@ import (
 
 	"github.com/fedbandit/fedbandit/federate/accountant"
 	"github.com/fedbandit/fedbandit/federate/tree"
+	"github.com/fedbandit/fedbandit/internal/dpnoise"
 	"github.com/fedbandit/fedbandit/internal/mutation"
 	"github.com/fedbandit/fedbandit/internal/rng"
 )
@@ -31,6 +32,7 @@ func vecSumParts(su runSetup) (parts, error) {
 	req := su.cal.Request
 	req.M, req.B, req.D = s.M, s.B, su.d
 	v := newVecSum(req, su.cal.Sigma, s.T/s.B, su.d, rng.Source(su.runKey, "vecsum", "noise"))
+	v.exact = s.Noise == NoiseDiscrete
 	enc := &vecSumEncoder{learner: su.learner(), v: v, r: make([]bitSource, s.M)}
 	for i := range enc.r {
 		enc.r[i].r = rng.Source(su.runKey, "silo", i, "vecsum-rounding")
@@ -58,6 +60,7 @@ type vecSum struct {
 	open    []bool      // per level: the current batch's node at this level will be released
 	node    [][]float64 // per level: the last released node, decoded
 	noise   *rand.ChaCha8
+	exact   bool      // noise bits from dpnoise.BinomialQuarter, not gonum's sampler
 	entries []float64 // one user's summand, packed Gram then bias
 }
 
@@ -74,6 +77,20 @@ func newVecSum(r accountant.Request, sigma float64, batches, d int, noise *rand.
 	}
 	v.plan()
 	return v
+}
+
+// binomial returns the sampler of one node's noise bits, Binomial(n,
+// VecSumP) per entry: the exact sampler under noise "discrete", gonum's
+// (accurate, not exact at billions of bits; the default, whose draws the
+// pinned results were made with) otherwise.
+// BinomialQuarter is Binomial(n, 1/4): VecSumP is 1/4
+// (TestVecSumExactSampler checks it).
+func (v *vecSum) binomial(n uint64) func() float64 {
+	if v.exact {
+		return func() float64 { return float64(dpnoise.BinomialQuarter(v.noise, n)) }
+	}
+	bin := distuv.Binomial{N: float64(n), P: accountant.VecSumP, Src: v.noise}
+	return bin.Rand
 }
 
 // plan marks the levels whose node containing the next batch k+1 is
@@ -185,14 +202,15 @@ func (v *vecSum) publish(batches []*batchStats, wsyn, usyn []float64, send sende
 			send(i, "bias", v.node[j][v.np:])
 		}
 	}
-	bin := distuv.Binomial{N: float64(nd.N) * float64(nd.Draws), P: accountant.VecSumP, Src: v.noise}
+	nbits := uint64(nd.N) * uint64(nd.Draws)
 	shift := accountant.VecSumP * nd.B * float64(nd.N)
 	if mutation.On("M4") { // half the noise bits, decoded consistently
-		bin.N = float64(nd.N) * float64(nd.Draws/2)
+		nbits = uint64(nd.N) * uint64(nd.Draws/2)
 		shift = accountant.VecSumP * float64(nd.Draws/2) * float64(nd.N)
 	}
+	draw := v.binomial(nbits)
 	for e, s := range v.sum[j] {
-		v.node[j][e] = (float64(s)+bin.Rand()-shift)/nd.G - float64(nd.N)
+		v.node[j][e] = (float64(s)+draw()-shift)/nd.G - float64(nd.N)
 	}
 	for l := 0; l <= j; l++ {
 		clear(v.sum[l])

@@ -34,8 +34,15 @@ var vecUsers = func() []vecUser {
 // (vecSum, as a run uses it) with the trial's own streams and returns the
 // decoded Gram and bias entries.
 func vecNode(r accountant.Request, sigma float64, trial int) (gram, bias float64, node accountant.VecSumNode) {
+	return vecNodeWith(r, sigma, trial, false)
+}
+
+// vecNodeWith is vecNode with the noise bits from the exact sampler
+// (noise "discrete") or gonum's.
+func vecNodeWith(r accountant.Request, sigma float64, trial int, exact bool) (gram, bias float64, node accountant.VecSumNode) {
 	key := rng.NewKey("vecsum-test", uint64(trial))
 	v := newVecSum(r, sigma, 1, 1, rng.Source(key, "noise"))
+	v.exact = exact
 	src := bitSource{r: rng.Source(key, "rounding")}
 	for _, u := range vecUsers {
 		v.encode([]float64{u.x}, u.y, &src)
@@ -72,18 +79,26 @@ func vecMoments(vals []float64, nd accountant.VecSumNode) (mean, variance float6
 // protocol: over 10^4 trials of one node (16 users, negative entries,
 // fractional parts near 0 and 1) the decoded entries have the mean and
 // variance of privacy.md 3.6, under exact (integer b) and reference-code
-// (floor(b) drawn, real b decoded: a small bias, included in E). z-tests
-// at |z| < 4.5 (false-alarm rate about 7e-6 each); the variance within 5
-// standard errors.
+// (floor(b) drawn, real b decoded: a small bias, included in E), the
+// noise bits from gonum's sampler and (exact preset) from the exact one
+// of noise "discrete". z-tests at |z| < 4.5 (false-alarm rate about 7e-6
+// each); the variance within 5 standard errors.
 func TestVecSumMoments(t *testing.T) {
 	const trials = 10000
-	for _, preset := range []string{accountant.PresetExact, accountant.PresetReferenceCode} {
-		r := vecRequest(preset)
+	for _, c := range []struct {
+		preset string
+		exact  bool
+	}{{accountant.PresetExact, false}, {accountant.PresetReferenceCode, false}, {accountant.PresetExact, true}} {
+		preset := c.preset
+		if c.exact {
+			preset += " (exact sampler)"
+		}
+		r := vecRequest(c.preset)
 		sigma := 0.7
 		var nd accountant.VecSumNode
 		gs, bs := make([]float64, trials), make([]float64, trials)
 		for k := range gs {
-			gs[k], bs[k], nd = vecNode(r, sigma, k)
+			gs[k], bs[k], nd = vecNodeWith(r, sigma, k, c.exact)
 		}
 		if nd.N != 16 || nd.G != 8 {
 			t.Fatalf("node %+v, want n 16, g 8", nd)
@@ -296,5 +311,14 @@ func TestVecSumRun(t *testing.T) {
 	bad.Relation = accountant.AddRemove
 	if err := bad.Validate(); err == nil {
 		t.Error("add-remove accepted for sdp-vec")
+	}
+}
+
+// TestVecSumExactSampler: the exact sampler vecSum uses under noise
+// "discrete" is dpnoise.BinomialQuarter, which is Binomial(n, 1/4): it is
+// P_Vec's only while VecSumP is 1/4.
+func TestVecSumExactSampler(t *testing.T) {
+	if accountant.VecSumP != 0.25 {
+		t.Fatalf("VecSumP = %v: the exact sampler draws Binomial(n, 1/4)", accountant.VecSumP)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/fedbandit/fedbandit/federate"
-	"github.com/fedbandit/fedbandit/federate/accountant"
 	"github.com/fedbandit/fedbandit/outputs"
 )
 
@@ -51,9 +50,7 @@ func FromRecord(r *outputs.RunRecord) Config {
 		Relation: r.Relation, Protocol: r.Protocol, Preset: r.Preset, GramNoise: r.GramNoise,
 		M: r.M, B: r.B, T: r.T, Every: r.Every, Instance: r.Instance, InstanceDesc: r.InstanceName,
 	}
-	if strings.Contains(r.CalibrationNote, accountant.DiscreteNote) {
-		c.Noise = federate.NoiseDiscrete
-	}
+	c.Noise = federate.RecordedNoise(r.CalibrationNote)
 	return c
 }
 

@@ -24,7 +24,8 @@ func TestNoiseLabel(t *testing.T) {
 	for _, s := range []federate.Spec{
 		{Algorithm: federate.AlgLDP, Eps: 1, Delta: 0.1, M: 2, T: 10, B: 5},
 		{Algorithm: federate.AlgLDP, Eps: 1, Delta: 0.1, M: 2, T: 10, B: 5, Noise: federate.NoiseGaussian},
-		{Algorithm: federate.AlgSDPVec, Eps: 1, Delta: 0.1, M: 2, T: 10, B: 5, Noise: federate.NoiseDiscrete},
+		{Algorithm: federate.AlgSDPVec, Eps: 1, Delta: 0.1, M: 2, T: 10, B: 5},
+		{Algorithm: federate.AlgFedLinUCB, M: 2, T: 10, B: 5, Noise: federate.NoiseDiscrete},
 	} {
 		if l := Label(FromSpec(s, "", "")); strings.Contains(l, "noise") {
 			t.Errorf("%s noise %q: label %q", s.Algorithm, s.Noise, l)
@@ -39,5 +40,23 @@ func TestNoiseLabel(t *testing.T) {
 	}
 	if len(got) != 1 || got[0] != federate.NoiseGaussian {
 		t.Errorf("noise fields %v, want one quiet gaussian", got)
+	}
+}
+
+// TestNoiseLabelVecSum: P_TVec's exact binomial sampler (noise
+// "discrete") shows in its label, from the spec and from its runs.arrow
+// row alike (its calibration note names the sampler).
+func TestNoiseLabelVecSum(t *testing.T) {
+	s := federate.Spec{Algorithm: federate.AlgSDPVec, Eps: 1, Delta: 0.1, M: 2, T: 64, B: 4, Lazy: true, Noise: federate.NoiseDiscrete,
+		Synthetic: federate.SyntheticSpec{D: 4, K: 12, NoiseVar: 0.25, FixedBasis: true, Seed: 3}}
+	res, err := federate.Run(t.Context(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := Label(FromSpec(s, "", ""))
+	rec := Label(FromRecord(&outputs.RunRecord{Algorithm: s.Algorithm, Eps: 1, Delta: 0.1, M: 2, T: 64, B: 4, Lazy: true,
+		CalibrationNote: res.Privacy.Note}))
+	if !strings.Contains(spec, "noise=discrete") || spec != rec {
+		t.Errorf("labels from spec %q and record %q", spec, rec)
 	}
 }
