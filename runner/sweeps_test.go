@@ -126,3 +126,37 @@ func standInMSLR(t *testing.T) BuildLTRFunc {
 		return d, nil
 	}
 }
+
+// TestDocSweeps: the sweep files that docs/ ships beside its write-ups
+// (variants of the shipped sweeps whose commands the docs give) load and
+// plan, with the runs the docs state.
+func TestDocSweeps(t *testing.T) {
+	build := standInMSLR(t)
+	want := map[string]int{
+		"mab-fig1-script.toml":          240, // Figure 1 with the script's noise (reference_code = 1)
+		"mab-fig4-dc2.toml":             380, // Figure J.4 with doubling batches
+		"bco-two-point-smooth-1e7.toml": 40,  // two-point smooth one decade further
+	}
+	files, _ := filepath.Glob(filepath.Join("..", "docs", "*.toml"))
+	if len(files) != len(want) {
+		t.Errorf("doc sweep files %v, want %d", files, len(want))
+	}
+	for _, f := range files {
+		n, ok := want[filepath.Base(f)]
+		if !ok {
+			t.Errorf("%s: no expectation", f)
+			continue
+		}
+		c, err := LoadConfig(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := NewPlan(c, build)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Runs) != n {
+			t.Errorf("%s: %d runs, want %d", f, len(p.Runs), n)
+		}
+	}
+}
