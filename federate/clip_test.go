@@ -6,6 +6,8 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/fedbandit/fedbandit/internal/stattest"
 )
 
 // exactSquaredNorm returns sum_j v_j^2 computed exactly (big.Float with
@@ -106,7 +108,7 @@ func TestClipXNormBound(t *testing.T) {
 		in := exactSquaredNorm(clean)
 		lo := new(big.Float).SetFloat64(1 - 2*float64(d+10)*0x1p-52)
 		if in.Cmp(lo) < 0 {
-			if !sameBits(dst, clean) {
+			if !stattest.SameBits(dst, clean) {
 				t.Fatalf("%s: a vector inside the ball changed: %v -> %v", name, clean, dst)
 			}
 			continue

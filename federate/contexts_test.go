@@ -3,10 +3,10 @@ package federate
 import (
 	"fmt"
 	"math"
-	"sort"
 	"testing"
 
 	"github.com/fedbandit/fedbandit/internal/rng"
+	"github.com/fedbandit/fedbandit/internal/stattest"
 	"github.com/fedbandit/fedbandit/internal/vec"
 	"github.com/fedbandit/fedbandit/internal/ziggurat"
 )
@@ -90,27 +90,10 @@ func checkDirections(u [][]float64) error {
 		u0[a] = v[0]
 	}
 	// P(u_0 <= x) = 1/2 + (35/32)(x - x^3 + 3x^5/5 - x^7/7) on S^8.
-	return checkKS(u0, func(x float64) float64 {
+	return stattest.KS(u0, func(x float64) float64 {
 		x2 := x * x
 		return 0.5 + 35.0/32*x*(1-x2+3*x2*x2/5-x2*x2*x2/7)
 	})
-}
-
-// checkKS is the Kolmogorov-Smirnov test of x against the CDF cdf at
-// alpha = 1e-6 (D <= 2.6905/sqrt(n), large-sample critical value).
-func checkKS(x []float64, cdf func(float64) float64) error {
-	y := append([]float64(nil), x...)
-	sort.Float64s(y)
-	n := float64(len(y))
-	var dmax float64
-	for i, v := range y {
-		c := cdf(v)
-		dmax = max(dmax, math.Abs(c-float64(i)/n), math.Abs(c-float64(i+1)/n))
-	}
-	if crit := 2.6905 / math.Sqrt(n); dmax > crit {
-		return fmt.Errorf("KS distance %.5f > %.5f", dmax, crit)
-	}
-	return nil
 }
 
 // TestSyntheticInstance checks the synthetic instance against its

@@ -182,16 +182,3 @@ func panics(f func()) (panicked bool) {
 	f()
 	return false
 }
-
-// sameBits reports whether a and b hold the same float64s bit for bit.
-func sameBits(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
-			return false
-		}
-	}
-	return true
-}

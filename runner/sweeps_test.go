@@ -57,14 +57,7 @@ func TestShippedSweeps(t *testing.T) {
 			t.Errorf("%s: no expectation", f)
 			continue
 		}
-		c, err := LoadConfig(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := NewPlan(c, build)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := planFile(t, f, build)
 		algs := map[string]int{}
 		for _, r := range p.Runs {
 			if g := r.Generic; g != nil {
@@ -147,16 +140,23 @@ func TestDocSweeps(t *testing.T) {
 			t.Errorf("%s: no expectation", f)
 			continue
 		}
-		c, err := LoadConfig(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := NewPlan(c, build)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := planFile(t, f, build)
 		if len(p.Runs) != n {
 			t.Errorf("%s: %d runs, want %d", f, len(p.Runs), n)
 		}
 	}
+}
+
+// planFile loads sweep file f and plans it against build.
+func planFile(t *testing.T, f string, build BuildLTRFunc) *Plan {
+	t.Helper()
+	c, err := LoadConfig(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPlan(c, build)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -2,7 +2,11 @@
 
 package vec
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/fedbandit/fedbandit/internal/stattest"
+)
 
 // TestLearnerKernelsAsmStayInBounds runs the assembly kernels on slices
 // that end (then start) at an inaccessible page: a read or write outside
@@ -28,8 +32,8 @@ func TestLearnerKernelsAsmStayInBounds(t *testing.T) {
 			learnAsm(w, u, p, th, x, c.y, g)
 			ow, ou := guarded(c.w), guarded(c.u)
 			addObsAsm(ow, ou, x, c.y)
-			if !sameBits(p, wantP) || !sameBits(th, wantTh) || !sameBits(w, wantW) || !sameBits(u, wantU) ||
-				!sameBits(ow, obsW) || !sameBits(ou, obsU) {
+			if !stattest.SameBits(p, wantP) || !stattest.SameBits(th, wantTh) || !stattest.SameBits(w, wantW) || !stattest.SameBits(u, wantU) ||
+				!stattest.SameBits(ow, obsW) || !stattest.SameBits(ou, obsU) {
 				t.Fatalf("%s (guard at end %v): results differ from the Go versions", c.name, atEnd)
 			}
 		}

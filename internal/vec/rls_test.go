@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/fedbandit/fedbandit/internal/stattest"
 )
 
 // rlsCase is one input of the learner kernels: the width form p, theta,
@@ -148,17 +150,17 @@ func checkLearnerKernels(t *testing.T, learn learnFunc, obs addObsFunc) {
 		w2, u2, p2, th2, g2 := clone(c.w), clone(c.u), clone(c.p), clone(c.theta), make([]float64, ScratchLen(d))
 		q1 := learnGo(w1, u1, p1, th1, c.x, c.y, g1)
 		q2 := learn(w2, u2, p2, th2, c.x, c.y, g2)
-		if !sameBits([]float64{q1}, []float64{q2}) {
+		if !stattest.SameBits([]float64{q1}, []float64{q2}) {
 			t.Fatalf("%s: learn returns x^T V^-1 x = %v, learnGo %v", c.name, q2, q1)
 		}
-		if !sameBits(p1, p2) || !sameBits(th1, th2) || !sameBits(g1, g2) || !sameBits(w1, w2) || !sameBits(u1, u2) {
+		if !stattest.SameBits(p1, p2) || !stattest.SameBits(th1, th2) || !stattest.SameBits(g1, g2) || !stattest.SameBits(w1, w2) || !stattest.SameBits(u1, u2) {
 			t.Fatalf("%s: learn differs from learnGo:\np %v\nwant %v\ntheta %v\nwant %v\ng %v\nwant %v\nw %v\nwant %v\nu %v\nwant %v",
 				c.name, p2, p1, th2, th1, g2, g1, w2, w1, u2, u1)
 		}
 		w1, u1, w2, u2 = clone(c.w), clone(c.u), clone(c.w), clone(c.u)
 		addObsGo(w1, u1, c.x, c.y)
 		obs(w2, u2, c.x, c.y)
-		if !sameBits(w1, w2) || !sameBits(u1, u2) {
+		if !stattest.SameBits(w1, w2) || !stattest.SameBits(u1, u2) {
 			t.Fatalf("%s: addObs differs from addObsGo:\nw %v\nwant %v\nu %v\nwant %v", c.name, w2, w1, u2, u1)
 		}
 	}
@@ -240,7 +242,7 @@ func TestRLSUpdateGoOrder(t *testing.T) {
 		p2, th2 := append([]float64(nil), c.p...), append([]float64(nil), c.theta...)
 		q1 := rlsUpdateGo(p1, th1, c.x, c.y, make([]float64, ScratchLen(d)))
 		q2 := rlsUpdateRef(p2, th2, c.x, c.y)
-		if !sameBits(p1, p2) || !sameBits(th1, th2) || !sameBits([]float64{q1}, []float64{q2}) {
+		if !stattest.SameBits(p1, p2) || !stattest.SameBits(th1, th2) || !stattest.SameBits([]float64{q1}, []float64{q2}) {
 			t.Fatalf("%s: rlsUpdateGo differs from its documented order:\np %v\nwant %v\ntheta %v\nwant %v", c.name, p1, p2, th1, th2)
 		}
 	}

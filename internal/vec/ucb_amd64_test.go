@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/cpu"
+
+	"github.com/fedbandit/fedbandit/internal/stattest"
 )
 
 // skipWithoutAVX2 skips a test of the assembly kernel on CPUs that cannot
@@ -28,7 +30,7 @@ func TestUCBScoresAsm(t *testing.T) {
 		got, want := []float64{7, 7, 7, 7, 7, 7, 7, 7, 9}, make([]float64, 8)
 		ucbScoresGo(want, nil, 2, 0, nil, nil, beta)
 		ucbScoresAsm(got, nil, 2, 0, nil, nil, beta)
-		if !sameBits(got[:8], want) || got[8] != 9 {
+		if !stattest.SameBits(got[:8], want) || got[8] != 9 {
 			t.Errorf("d = 0, beta %v: got %v, want %v", beta, got, want)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/fedbandit/fedbandit/internal/stattest"
 )
 
 // ucbKernelFunc is the signature of Kernels.UCBScores.
@@ -218,7 +220,7 @@ func checkUCBKernel(t *testing.T, kernel, want ucbKernelFunc) (nanW, negW int) {
 				t.Fatalf("%s: dst[%d] = %v written past 4nb = %d", c.name, i, dst[i], n)
 			}
 		}
-		if !sameBits(x, x0) || !sameBits(p, p0) || !sameBits(theta, th0) {
+		if !stattest.SameBits(x, x0) || !stattest.SameBits(p, p0) || !stattest.SameBits(theta, th0) {
 			t.Fatalf("%s: kernel modified its inputs", c.name)
 		}
 		nw, ng := wStats(c)
@@ -257,18 +259,6 @@ func wStats(c ucbCase) (nanW, negW int) {
 		}
 	}
 	return nanW, negW
-}
-
-func sameBits(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // TestUCBScoresGoOrder pins ucbScoresGo to the operation order stated on

@@ -7,10 +7,10 @@ import (
 	"go/format"
 	"math"
 	"os"
-	"sort"
 	"testing"
 
 	"github.com/fedbandit/fedbandit/internal/rng"
+	"github.com/fedbandit/fedbandit/internal/stattest"
 )
 
 var updateZiggurat = flag.Bool("update-ziggurat", false, "rewrite tables.go from zigCompute")
@@ -183,24 +183,7 @@ func checkStdNormal(x []float64) error {
 			return fmt.Errorf("P(|X| > %.4g) = %.3g, want %.3g (z = %.2f)", c, cnt/n, p, zz)
 		}
 	}
-	return checkKS(x, func(v float64) float64 { return 0.5 * math.Erfc(-v/math.Sqrt2) })
-}
-
-// checkKS is the Kolmogorov-Smirnov test of x against the CDF cdf at
-// alpha = 1e-6 (D <= 2.6905/sqrt(n), large-sample critical value).
-func checkKS(x []float64, cdf func(float64) float64) error {
-	y := append([]float64(nil), x...)
-	sort.Float64s(y)
-	n := float64(len(y))
-	var dmax float64
-	for i, v := range y {
-		c := cdf(v)
-		dmax = max(dmax, math.Abs(c-float64(i)/n), math.Abs(c-float64(i+1)/n))
-	}
-	if crit := 2.6905 / math.Sqrt(n); dmax > crit {
-		return fmt.Errorf("KS distance %.5f > %.5f", dmax, crit)
-	}
-	return nil
+	return stattest.KS(x, func(v float64) float64 { return 0.5 * math.Erfc(-v/math.Sqrt2) })
 }
 
 // z is the two-sided normal quantile for a false-alarm rate of 1e-5.
@@ -396,10 +379,10 @@ func TestZigSlowPath(t *testing.T) {
 	tailCDF := func(r0 float64) func(float64) float64 {
 		return func(v float64) float64 { return 1 - math.Erfc(v/math.Sqrt2)/math.Erfc(r0/math.Sqrt2) }
 	}
-	if err := checkKS(tails, tailCDF(zigR)); err != nil {
+	if err := stattest.KS(tails, tailCDF(zigR)); err != nil {
 		t.Errorf("tail beyond zigR: %v", err)
 	}
-	if err := checkKS(tails, tailCDF(zigR+0.01)); err == nil {
+	if err := stattest.KS(tails, tailCDF(zigR+0.01)); err == nil {
 		t.Error("mutation control: tail passed as the tail beyond zigR + 0.01")
 	}
 }
