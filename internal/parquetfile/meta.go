@@ -123,6 +123,9 @@ func (h *pageHeader) encode(e *encoder) {
 	e.i32(1, h.typ)
 	e.i32(2, h.uncompressedSize)
 	e.i32(3, h.compressedSize)
+	if h.hasCRC {
+		e.i32(4, h.crc)
+	}
 	switch h.typ {
 	case pageData:
 		e.beginStruct(5)
