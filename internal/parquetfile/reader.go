@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"sync"
 
 	"github.com/klauspost/compress/snappy"
 )
@@ -327,8 +328,14 @@ func (f *File) readFixed(g, col int, k Kind, n, size int, put func(off int, b []
 	})
 }
 
+// chunkBufs are a column chunk's bytes and a decompressed page, reused
+// across reads (Load reads a thousand chunks of half a megabyte).
+type chunkBufs struct{ raw, dec []byte }
+
+var bufPool = sync.Pool{New: func() any { return new(chunkBufs) }}
+
 // pageFunc handles a decompressed page; off is the number of values in
-// earlier data pages.
+// earlier data pages. It must not keep data.
 type pageFunc func(h *pageHeader, data []byte, off int) error
 
 // readChunk reads the pages of column col of row group g, which must hold
@@ -356,13 +363,18 @@ func (f *File) readChunkPages(g, col int, k Kind, n int, page pageFunc) error {
 	}
 	cc := &rg.columns[col]
 	start, end := chunkRange(cc)
-	buf := make([]byte, end-start)
+	bufs := bufPool.Get().(*chunkBufs)
+	defer bufPool.Put(bufs)
+	if int64(cap(bufs.raw)) < end-start {
+		bufs.raw = make([]byte, end-start)
+	}
+	buf := bufs.raw[:end-start]
 	if _, err := f.r.ReadAt(buf, start); err != nil {
 		return err
 	}
-	// The values of fixed-width pages are decoded straight from buf when
-	// uncompressed, from dec otherwise.
-	var dec []byte
+	// Pages are decompressed into dec; page functions copy what they keep.
+	dec := bufs.dec
+	defer func() { bufs.dec = dec }()
 	got := 0
 	pos := 0
 	for got < n {
