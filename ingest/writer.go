@@ -103,11 +103,10 @@ type columnWriter struct {
 }
 
 // newColumnWriter starts documents.parquet on w. parts holds the part names
-// that rowGroup.part indexes; it may grow between row groups. rowGroupRows
-// is the row group size the caller uses; the writer writes the row groups
-// it is given.
-func newColumnWriter(w io.Writer, nfeat int, cs *commentSchema, parts *[]string, rowGroupRows int) (*columnWriter, error) {
-	_ = rowGroupRows
+// that rowGroup.part indexes; it may grow between row groups. The row
+// group size (the last argument, in newDocsWriter's signature) is the
+// caller's: the writer writes the row groups it is given.
+func newColumnWriter(w io.Writer, nfeat int, cs *commentSchema, parts *[]string, _ int) (*columnWriter, error) {
 	fw, err := parquetfile.NewWriter(w, documentsColumns(nfeat, cs), writerName)
 	if err != nil {
 		return nil, fmt.Errorf("parquet writer: %w", err)
