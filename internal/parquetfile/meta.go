@@ -351,6 +351,26 @@ func (c *columnChunk) decode(d *decoder) {
 						c.hasStats = true
 						c.stats.decode(d)
 					}
+				case 13:
+					d.list(id, typ, tStruct, func(int) {
+						var s encodingStat
+						d.structFields(func(id int16, typ byte) bool {
+							if id < 1 || id > 3 || !d.want(id, typ, tI32) {
+								return false
+							}
+							v := d.i32()
+							switch id {
+							case 1:
+								s.pageType = v
+							case 2:
+								s.encoding = v
+							case 3:
+								s.count = v
+							}
+							return true
+						})
+						c.encodingStats = append(c.encodingStats, s)
+					})
 				default:
 					return false
 				}
