@@ -694,12 +694,12 @@ func (g *RowGroup) Close() error {
 	if g.next != len(g.w.cols) {
 		return fmt.Errorf("parquetfile: row group closed after %d of %d columns", g.next, len(g.w.cols))
 	}
+	if len(g.w.meta.rowGroups) >= math.MaxInt16 {
+		return errors.New("parquetfile: too many row groups (the ordinal is an i16)")
+	}
 	rg := &g.rg
 	rg.numRows = int64(g.rows)
 	rg.ordinal = int16(len(g.w.meta.rowGroups))
-	if len(g.w.meta.rowGroups) >= math.MaxInt16 {
-		return errors.New("parquetfile: too many row groups")
-	}
 	for i, c := range rg.columns {
 		if i == 0 {
 			rg.fileOffset = c.fileOffset
