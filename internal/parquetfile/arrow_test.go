@@ -321,6 +321,13 @@ func testCases() []testCase {
 	}
 	cases = append(cases, testCase{name: "special-doubles", cols: []Column{{"nan", Double}, {"mixed", Double}, {"zeros", Double}, {"inf", Double}}, groups: []group{{nan, mixed, zeros, inf}}})
 
+	// More row groups than an i16 ordinal holds: it wraps, as arrow-go's.
+	var tiny []group
+	for i := range 32770 {
+		tiny = append(tiny, group{[]int32{int32(i)}})
+	}
+	cases = append(cases, testCase{name: "32770-row-groups", cols: []Column{{"i", Int32}}, groups: tiny})
+
 	return cases
 }
 

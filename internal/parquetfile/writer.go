@@ -20,7 +20,6 @@ package parquetfile
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -694,11 +693,11 @@ func (g *RowGroup) Close() error {
 	if g.next != len(g.w.cols) {
 		return fmt.Errorf("parquetfile: row group closed after %d of %d columns", g.next, len(g.w.cols))
 	}
-	if len(g.w.meta.rowGroups) >= math.MaxInt16 {
-		return errors.New("parquetfile: too many row groups (the ordinal is an i16)")
-	}
 	rg := &g.rg
 	rg.numRows = int64(g.rows)
+	// The ordinal is an i16 in parquet.thrift; arrow-go converts the row
+	// group count to it, wrapping after 32,767 row groups, and so does
+	// this writer (readers use the ordinal only with encryption).
 	rg.ordinal = int16(len(g.w.meta.rowGroups))
 	for i, c := range rg.columns {
 		if i == 0 {
