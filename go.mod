@@ -6,6 +6,7 @@ require (
 	github.com/BurntSushi/toml v1.5.0
 	github.com/alecthomas/kong v1.13.0
 	github.com/apache/arrow-go/v18 v18.8.0
+	github.com/klauspost/compress v1.19.2
 	github.com/parquet-go/parquet-go v0.32.0
 	github.com/sourcegraph/conc v0.3.0
 	github.com/vbauerster/mpb/v8 v8.15.2
@@ -31,7 +32,6 @@ require (
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/google/flatbuffers v25.12.19+incompatible // indirect
 	github.com/google/uuid v1.6.0 // indirect
-	github.com/klauspost/compress v1.19.2 // indirect
 	github.com/klauspost/cpuid/v2 v2.4.0 // indirect
 	github.com/mattn/go-runewidth v0.0.27 // indirect
 	github.com/parquet-go/bitpack v1.0.0 // indirect

@@ -131,7 +131,9 @@ func BenchmarkParse(b *testing.B) {
 }
 
 // BenchmarkWriter compares Parquet writers on the same row groups:
-// arrow-go's parquet/file column writers (kept, "arrow-go-file"; its files
+// internal/parquetfile ("parquetfile", the writer of documents.parquet),
+// arrow-go's parquet/file column writers (its predecessor, kept as the
+// oracle in arrowwriter_test.go, "arrow-go-file"; its files
 // are byte-for-byte those of the pqarrow writer it replaced, whose case was
 // "pqarrow" up to commit 5cab670), the same with other codecs, and
 // parquet-go. parquet-go's Group schema orders the columns by name, so its
@@ -147,23 +149,26 @@ func BenchmarkWriter(b *testing.B) {
 		name string
 		new  func(w io.Writer) (docsWriter, error)
 	}{
-		{"arrow-go-file", func(w io.Writer) (docsWriter, error) {
+		{"parquetfile", func(w io.Writer) (docsWriter, error) {
 			return newColumnWriter(w, 136, &cs, &parts, defaultRowGroupRows)
+		}},
+		{"arrow-go-file", func(w io.Writer) (docsWriter, error) {
+			return newArrowWriter(w, 136, &cs, &parts, defaultRowGroupRows)
 		}},
 		{"arrow-go-file-lz4raw", func(w io.Writer) (docsWriter, error) {
-			documentsCodec = compress.Codecs.Lz4Raw
-			defer func() { documentsCodec = compress.Codecs.Snappy }()
-			return newColumnWriter(w, 136, &cs, &parts, defaultRowGroupRows)
+			arrowCodec = compress.Codecs.Lz4Raw
+			defer func() { arrowCodec = compress.Codecs.Snappy }()
+			return newArrowWriter(w, 136, &cs, &parts, defaultRowGroupRows)
 		}},
 		{"arrow-go-file-zstd", func(w io.Writer) (docsWriter, error) {
-			documentsCodec = compress.Codecs.Zstd
-			defer func() { documentsCodec = compress.Codecs.Snappy }()
-			return newColumnWriter(w, 136, &cs, &parts, defaultRowGroupRows)
+			arrowCodec = compress.Codecs.Zstd
+			defer func() { arrowCodec = compress.Codecs.Snappy }()
+			return newArrowWriter(w, 136, &cs, &parts, defaultRowGroupRows)
 		}},
 		{"arrow-go-file-uncompressed", func(w io.Writer) (docsWriter, error) {
-			documentsCodec = compress.Codecs.Uncompressed
-			defer func() { documentsCodec = compress.Codecs.Snappy }()
-			return newColumnWriter(w, 136, &cs, &parts, defaultRowGroupRows)
+			arrowCodec = compress.Codecs.Uncompressed
+			defer func() { arrowCodec = compress.Codecs.Snappy }()
+			return newArrowWriter(w, 136, &cs, &parts, defaultRowGroupRows)
 		}},
 		{"parquet-go", func(w io.Writer) (docsWriter, error) { return newParquetGoWriter(w, 136, parts), nil }},
 	}

@@ -7,8 +7,7 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/fedbandit/fedbandit/internal/parquetfile"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -38,38 +37,40 @@ func Load(dir string, cols []int) (*Dataset, error) {
 	}
 	cols = append([]int(nil), cols...)
 	path := filepath.Join(dir, DocumentsFile)
-	rdr, err := file.OpenParquetFile(path, false)
+	rdr, err := parquetfile.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("load %s: %w", path, err)
+		return nil, fmt.Errorf("load: %w", err)
 	}
 	defer rdr.Close()
-	n := int(rdr.NumRows())
-	if n != m.Rows {
-		return nil, fmt.Errorf("load %s: %d rows, manifest says %d", path, n, m.Rows)
+	if rdr.NumRows() != int64(m.Rows) {
+		return nil, fmt.Errorf("load %s: %d rows, manifest says %d", path, rdr.NumRows(), m.Rows)
 	}
-	sc := rdr.MetaData().Schema
-	colIndex := func(name string) (int, error) {
-		i := sc.ColumnIndexByName(name)
+	n := m.Rows
+	colIndex := func(name string, kind parquetfile.Kind) (int, error) {
+		i := rdr.ColumnIndex(name)
 		if i < 0 {
 			return 0, fmt.Errorf("load %s: no column %q", path, name)
 		}
+		if k := rdr.Columns()[i].Kind; k != kind {
+			return 0, fmt.Errorf("load %s: column %q is %s, want %s", path, name, k, kind)
+		}
 		return i, nil
 	}
-	qidCol, err := colIndex("qid")
+	qidCol, err := colIndex("qid", parquetfile.Int64)
 	if err != nil {
 		return nil, err
 	}
-	labelCol, err := colIndex("label")
+	labelCol, err := colIndex("label", parquetfile.Int32)
 	if err != nil {
 		return nil, err
 	}
-	partCol, err := colIndex("part")
+	partCol, err := colIndex("part", parquetfile.String)
 	if err != nil {
 		return nil, err
 	}
 	featCols := make([]int, len(cols))
 	for i, c := range cols {
-		if featCols[i], err = colIndex("f" + strconv.Itoa(c)); err != nil {
+		if featCols[i], err = colIndex("f"+strconv.Itoa(c), parquetfile.Double); err != nil {
 			return nil, err
 		}
 	}
@@ -89,7 +90,7 @@ func Load(dir string, cols []int) (*Dataset, error) {
 	var tasks []task
 	off := 0
 	for g := 0; g < rdr.NumRowGroups(); g++ {
-		rows := int(rdr.MetaData().RowGroup(g).NumRows())
+		rows := rdr.RowGroupRows(g)
 		tasks = append(tasks, task{g, off, rows, qidCol, -1}, task{g, off, rows, labelCol, -2}, task{g, off, rows, partCol, -3})
 		for i, fc := range featCols {
 			tasks = append(tasks, task{g, off, rows, fc, i})
@@ -105,43 +106,22 @@ func Load(dir string, cols []int) (*Dataset, error) {
 			defer wg.Done()
 			var buf []float64
 			for t := range taskCh {
-				cr, err := rdr.RowGroup(t.rg).Column(t.col)
-				if err != nil {
-					select {
-					case errs <- fmt.Errorf("load %s: row group %d column %d: %w", path, t.rg, t.col, err):
-					default:
-					}
-					continue
-				}
+				var err error
 				switch t.dst {
 				case -1:
-					err = readAll(cr, t.rows, func(r *file.Int64ColumnChunkReader, lo, hi int) (int64, int, error) {
-						return r.ReadBatch(int64(hi-lo), qids[t.off+lo:t.off+hi], nil, nil)
-					})
+					err = rdr.ReadInt64(t.rg, t.col, qids[t.off:t.off+t.rows])
 				case -2:
-					err = readAll(cr, t.rows, func(r *file.Int32ColumnChunkReader, lo, hi int) (int64, int, error) {
-						return r.ReadBatch(int64(hi-lo), labels[t.off+lo:t.off+hi], nil, nil)
-					})
+					err = rdr.ReadInt32(t.rg, t.col, labels[t.off:t.off+t.rows])
 				case -3:
-					ba := make([]parquet.ByteArray, t.rows)
-					err = readAll(cr, t.rows, func(r *file.ByteArrayColumnChunkReader, lo, hi int) (int64, int, error) {
-						return r.ReadBatch(int64(hi-lo), ba[lo:hi], nil, nil)
-					})
-					last := ""
-					for i, b := range ba {
-						if string(b) != last {
-							last = string(b)
-						}
-						parts[t.off+i] = last
-					}
+					// Dictionary-encoded values share the dictionary's
+					// strings: equal parts are one string.
+					err = rdr.ReadStrings(t.rg, t.col, parts[t.off:t.off+t.rows])
 				default:
 					if cap(buf) < t.rows {
 						buf = make([]float64, t.rows)
 					}
 					buf = buf[:t.rows]
-					err = readAll(cr, t.rows, func(r *file.Float64ColumnChunkReader, lo, hi int) (int64, int, error) {
-						return r.ReadBatch(int64(hi-lo), buf[lo:hi], nil, nil)
-					})
+					err = rdr.ReadDouble(t.rg, t.col, buf)
 					base := t.off*k + t.dst
 					for i, v := range buf {
 						x[base+i*k] = v
@@ -149,7 +129,7 @@ func Load(dir string, cols []int) (*Dataset, error) {
 				}
 				if err != nil {
 					select {
-					case errs <- fmt.Errorf("load %s: row group %d column %d: %w", path, t.rg, t.col, err):
+					case errs <- fmt.Errorf("load: %w", err):
 					default:
 					}
 				}
@@ -188,23 +168,4 @@ func Load(dir string, cols []int) (*Dataset, error) {
 		return nil, fmt.Errorf("load %s: %d queries, manifest says %d", path, len(ds.Queries), m.Queries)
 	}
 	return ds, nil
-}
-
-// readAll reads exactly rows values from a column chunk of reader type R.
-func readAll[R file.ColumnChunkReader](cr file.ColumnChunkReader, rows int, read func(r R, lo, hi int) (int64, int, error)) error {
-	r, ok := cr.(R)
-	if !ok {
-		return fmt.Errorf("unexpected column type %s", cr.Type())
-	}
-	for got := 0; got < rows; {
-		_, nv, err := read(r, got, rows)
-		if err != nil {
-			return err
-		}
-		if nv == 0 {
-			return fmt.Errorf("column ends after %d of %d values", got, rows)
-		}
-		got += nv
-	}
-	return nil
 }
