@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/outputs"
 )
 
@@ -184,5 +185,74 @@ func TestShareUnits(t *testing.T) {
 		if b := int64(len(u.runs)) * RunBytes(u.runs[0]); len(u.runs) < 16 || len(u.runs) > 17 || b > unitBytes {
 			t.Errorf("fig3a unit of %d runs, %d bytes", len(u.runs), b)
 		}
+	}
+}
+
+// TestShareUnitsByteBudget: the bound on a unit's bytes, at its edges. per
+// is the number of runs that fit in unitBytes; each case's streams are
+// one run repeated (shareUnits groups by stream key), sized relative to
+// per. Mutation controls: the budget test's `>` as `>=`, its ceiling
+// `(len(g)+k-1)/k` with any operator changed, and the raised count's
+// ceiling `(len(g)+per-1)/per` as `(len(g)+per+1)/per` each fail a case.
+func TestShareUnitsByteBudget(t *testing.T) {
+	plan := mustPlan(t, sharedTOML)
+	var a, b *Run // one run of each of two streams
+	for i := range plan.Runs {
+		switch r := &plan.Runs[i]; r.Instance.Config.Name {
+		case "published":
+			a = r
+		case "fast":
+			b = r
+		}
+	}
+	ka, _ := federate.SharedContextsKey(a.Spec)
+	kb, _ := federate.SharedContextsKey(b.Spec)
+	if ka == kb || RunBytes(a) != RunBytes(b) {
+		t.Fatalf("want two streams of runs of equal size, got keys %q, %q, %d and %d bytes", ka, kb, RunBytes(a), RunBytes(b))
+	}
+	per := int(unitBytes / RunBytes(a))
+	if per < 2 {
+		t.Fatalf("%d runs per unit: the cases need at least 2", per)
+	}
+	for _, c := range []struct {
+		name            string
+		workers, na, nb int // na, nb: runs of each stream
+		units, unitsOfA int
+	}{
+		// 3 workers, 2 equal streams: each stream gets 2 units of
+		// exactly per runs, within the budget, so not raised to 3.
+		{"two streams exactly at the budget stay at their share", 3, 2 * per, 2 * per, 4, 2},
+		// One run more each: 2 units would hold per+1 runs, so each
+		// stream is raised to ceil((2per+1)/per) = 3 units, a multiple
+		// of the 3 workers.
+		{"two streams one run over the budget are raised", 3, 2*per + 1, 2*per + 1, 6, 3},
+		// One stream of 4 per runs on 2 workers: 2 units would hold 2
+		// per runs each; raised to exactly 4 units of per, not 5 (then
+		// 6 for 2 workers).
+		{"a stream of a multiple of the budget is cut into exactly full units", 2, 4 * per, 0, 4, 4},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var pending []*Run
+			for range c.na {
+				pending = append(pending, a)
+			}
+			for range c.nb {
+				pending = append(pending, b)
+			}
+			us := shareUnits(pending, c.workers, true)
+			n, ofA := 0, 0
+			for _, u := range us {
+				n += len(u.runs)
+				if u.runs[0] == a {
+					ofA++
+				}
+				if len(u.runs) > per {
+					t.Errorf("a unit of %d runs, over the budget of %d", len(u.runs), per)
+				}
+			}
+			if len(us) != c.units || ofA != c.unitsOfA || n != len(pending) {
+				t.Errorf("%d units (%d of the first stream) of %d runs, want %d (%d) of %d", len(us), ofA, n, c.units, c.unitsOfA, len(pending))
+			}
+		})
 	}
 }
