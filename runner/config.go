@@ -53,26 +53,34 @@ type Config struct {
 // isSet reports whether the sweep file sets the key at path, e.g.
 // ("instance", 0, "d") or ("advanced", "crs").
 func (c *Config) isSet(path ...any) bool {
+	_, ok := c.lookup(path...)
+	return ok
+}
+
+// lookup returns the sweep file's value at path (see isSet) and whether
+// the file sets it: a string steps into a table, an int into an array of
+// tables.
+func (c *Config) lookup(path ...any) (any, bool) {
 	var cur any = c.tree
 	for _, p := range path {
 		switch k := p.(type) {
 		case string:
 			m, ok := cur.(map[string]any)
 			if !ok {
-				return false
+				return nil, false
 			}
 			if cur, ok = m[k]; !ok {
-				return false
+				return nil, false
 			}
 		case int:
 			l, ok := cur.([]map[string]any)
 			if !ok || k >= len(l) {
-				return false
+				return nil, false
 			}
 			cur = l[k]
 		}
 	}
-	return true
+	return cur, true
 }
 
 // InstanceConfig is one [[instance]] table: its name and kind, decoded

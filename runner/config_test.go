@@ -219,3 +219,41 @@ func TestLogisticLinkKey(t *testing.T) {
 		t.Errorf("link on ltr: %v", err)
 	}
 }
+
+// TestIsSetPaths: isSet and isList walk the sweep file's tree by key and
+// by index; a path past the end of an array of tables (the index equal to
+// its length, or beyond), through a value that is not a table, or to an
+// absent key is not set, and is never an index out of range. Mutation
+// control: the index bound `k >= len(l)` as `k > len(l)` fails (a panic).
+func TestIsSetPaths(t *testing.T) {
+	c, err := ParseConfig([]byte(base+"\n[[algorithm]]\nname = \"fedlinucb\"\n"), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name      string
+		path      []any
+		set, list bool
+	}{
+		{"top-level key", []any{"seeds"}, true, false},
+		{"absent top-level key", []any{"first_seed"}, false, false},
+		{"grid list", []any{"grid", "eps"}, true, true},
+		{"first table of an array", []any{"algorithm", 0, "preset"}, true, false},
+		{"last table of an array", []any{"algorithm", 1, "name"}, true, false},
+		{"absent key of a table", []any{"algorithm", 1, "preset"}, false, false},
+		{"index equal to the array's length", []any{"algorithm", 2, "name"}, false, false},
+		{"index past the array's length", []any{"algorithm", 3}, false, false},
+		{"index into a table", []any{"grid", 0}, false, false},
+		{"key of a value", []any{"seeds", "x"}, false, false},
+		{"absent table", []any{"advanced", "crs"}, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := c.isSet(tc.path...); got != tc.set {
+				t.Errorf("isSet%v = %v, want %v", tc.path, got, tc.set)
+			}
+			if got := c.isList(tc.path...); got != tc.list {
+				t.Errorf("isList%v = %v, want %v", tc.path, got, tc.list)
+			}
+		})
+	}
+}

@@ -211,24 +211,8 @@ func (c *Config) paramCombos(ai int, ac AlgorithmConfig) ([]map[string]float64, 
 
 // isList reports whether the sweep file gives the key at path as a list.
 func (c *Config) isList(path ...any) bool {
-	var cur any = c.tree
-	for _, p := range path {
-		switch k := p.(type) {
-		case string:
-			m, ok := cur.(map[string]any)
-			if !ok {
-				return false
-			}
-			cur = m[k]
-		case int:
-			l, ok := cur.([]map[string]any)
-			if !ok || k >= len(l) {
-				return false
-			}
-			cur = l[k]
-		}
-	}
-	_, ok := cur.([]any)
+	v, _ := c.lookup(path...)
+	_, ok := v.([]any)
 	return ok
 }
 
