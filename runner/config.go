@@ -257,12 +257,10 @@ func (c *Config) tables(name string) []map[string]any {
 
 // decodeTables has every [[instance]] table decoded by its kind and reads
 // every [[algorithm]] table's own parameters: a key the algorithm does
-// not declare is an error naming it.
+// not declare is an error naming it. The tree and the struct are decoded
+// from the same bytes: table i is c.Instances[i] (c.Algorithms[i]).
 func (c *Config) decodeTables() error {
 	for i, t := range c.tables("instance") {
-		if i >= len(c.Instances) {
-			break
-		}
 		key := fmt.Sprintf("instance[%d]", i)
 		in, err := registry.DecodeInstance(t, c.dir)
 		if err != nil {
@@ -279,9 +277,6 @@ func (c *Config) decodeTables() error {
 	}
 	fixed := map[string]bool{"name": true, "preset": true, "protocol": true, "lazy": true, "eps": true, "delta": true}
 	for i, t := range c.tables("algorithm") {
-		if i >= len(c.Algorithms) {
-			break
-		}
 		a := &c.Algorithms[i]
 		alg, err := registry.Lookup(a.Name)
 		if err != nil {

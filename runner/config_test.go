@@ -89,6 +89,11 @@ features = "all"`, 1)
 		{"ltr with theta", ltrBase, `features = "all"`, "features = \"all\"\ntheta = [1, 2]", "instance[0].theta"},
 		{"noise var", base, `noise_var = 0.25`, `noise_var = -1`, "instance[0].noise_var"},
 		{"reward", base, `T = [100]`, "T = [100]\n[advanced]\nreward = [1, 0]", "advanced.reward"},
+		{"reward of three values", base, `T = [100]`, "T = [100]\n[advanced]\nreward = [0, 0.5, 1]", "advanced.reward"},
+		{"missing M for a linear algorithm", base, `M = [5]`, ``, "grid.M"},
+		{"missing B for a linear algorithm", base, `B = [10]`, ``, "grid.B"},
+		{"missing delta for a private linear algorithm", base, `delta = [0.1]`, ``, "grid.delta"},
+		{"mab algorithm on a synthetic instance", base, "name = \"ldp\"\npreset = \"reference-code\"", `name = "dp-se"`, "algorithm[0].name"},
 		{"noise", base, `T = [100]`, "T = [100]\nnoise = [\"gaussian\", \"secure\"]", "grid.noise[1]"},
 		{"gram noise", base, `T = [100]`, "T = [100]\n[advanced]\ngram_noise = \"full\"", "advanced.gram_noise"},
 		{"missing dataset dir", ltrBase, ltrDir, ltrDir + "/nope", "instance[0].dataset"},
@@ -253,6 +258,84 @@ func TestIsSetPaths(t *testing.T) {
 			}
 			if got := c.isList(tc.path...); got != tc.list {
 				t.Errorf("isList%v = %v, want %v", tc.path, got, tc.list)
+			}
+		})
+	}
+}
+
+// TestConfigAccepts: valid sweep files that use an optional key, or leave
+// out one an algorithm does not need, are accepted and planned as given.
+// An unnamed instance is named by its index. Mutation controls: the
+// default name given to named instances instead (`Name == ""` negated),
+// the length check of advanced.reward negated (every
+// [lo, hi] refused), and delta required of every private algorithm of
+// another family than the linear one (the `== registry.FamilyLinear`
+// negated), each fail a case.
+func TestConfigAccepts(t *testing.T) {
+	for _, tc := range []struct {
+		name, cfg string
+		check     func(t *testing.T, p *Plan)
+	}{
+		{"reward interval", strings.Replace(base, `T = [100]`, "T = [100]\n[advanced]\nreward = [-1, 1]", 1), func(t *testing.T, p *Plan) {
+			for _, r := range p.Runs {
+				if r.Spec.RewardLo != -1 || r.Spec.RewardHi != 1 {
+					t.Fatalf("run %s: reward [%v, %v], want [-1, 1]", r.ID, r.Spec.RewardLo, r.Spec.RewardHi)
+				}
+				if r.Instance.Config.Name != "syn" {
+					t.Fatalf("instance named %q, want its own name syn", r.Instance.Config.Name)
+				}
+			}
+		}},
+		{"pure-DP mab algorithm without delta", `
+name = "mab"
+seeds = 1
+[[instance]]
+kind = "mab"
+gap = 0.5
+[[algorithm]]
+name = "dp-se"
+[grid]
+eps = [1]
+T = [3000]
+`, func(t *testing.T, p *Plan) {
+			if n := p.Runs[0].Instance.Config.Name; n != "instance0" {
+				t.Errorf("unnamed instance named %q, want instance0", n)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := ParseConfig([]byte(tc.cfg), t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := NewPlan(c, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Runs) == 0 {
+				t.Fatal("no runs planned")
+			}
+			if tc.check != nil {
+				tc.check(t, p)
+			}
+		})
+	}
+}
+
+// TestUnknownAlgorithmKeyMessage: a key an algorithm does not declare is
+// an error that lists the algorithm's parameters, or says it has none.
+// Mutation control: the `len(alg.Params) > 0` test as `>=` or `==` fails.
+func TestUnknownAlgorithmKeyMessage(t *testing.T) {
+	for _, tc := range []struct{ name, cfg, alg, want string }{
+		{"algorithm without parameters", base, "ldp", "unknown key: ldp has no parameters of its own"},
+		{"algorithm with parameters", genericMAB, "dist-rdp-se", "unknown key: dist-rdp-se has parameters conf, crs, growth, S, per_user"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := strings.Replace(tc.cfg, "name = \""+tc.alg+"\"\n", "name = \""+tc.alg+"\"\nzeta = [1]\n", 1)
+			_, err := ParseConfig([]byte(cfg), t.TempDir())
+			var ke *KeyError
+			if !errors.As(err, &ke) || !strings.HasSuffix(ke.Key, ".zeta") || !strings.Contains(ke.Msg, tc.want) {
+				t.Fatalf("error %v, want a KeyError on .zeta saying %q", err, tc.want)
 			}
 		})
 	}
