@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fedbandit/fedbandit/core"
 	"github.com/fedbandit/fedbandit/outputs"
 )
 
@@ -285,5 +287,78 @@ func TestCollectLockedAndNonEmpty(t *testing.T) {
 	sum, err := Collect(dir)
 	if err != nil || sum.Runs != tinyRuns {
 		t.Errorf("collect after the sweep: %+v, %v", sum, err)
+	}
+}
+
+// TestCheckCurveRounds: a curve's checkpoints are strictly increasing
+// rounds in 1..T ending at T. Mutation control: `c.Round <= prev` as
+// `c.Round < prev` (a repeated round, or a round 0, accepted) fails.
+func TestCheckCurveRounds(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		rounds []int
+		T      int
+		ok     bool
+	}{
+		{"every round", []int{1, 2, 3}, 3, true},
+		{"only the last round", []int{5}, 5, true},
+		{"round 0", []int{0, 5}, 5, false},
+		{"a repeated round", []int{2, 2, 5}, 5, false},
+		{"a repeated last round", []int{2, 5, 5}, 5, false},
+		{"out of order", []int{3, 2, 5}, 5, false},
+		{"past T", []int{2, 6}, 5, false},
+		{"not ending at T", []int{2, 4}, 5, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			curve := make([]core.Checkpoint, len(c.rounds))
+			for i, r := range c.rounds {
+				curve[i] = core.Checkpoint{Round: r}
+			}
+			pts, err := checkCurve(curve, c.T)
+			if (err == nil) != c.ok {
+				t.Fatalf("checkCurve(%v, %d) = %v, want ok %v", c.rounds, c.T, err, c.ok)
+			}
+			if c.ok && len(pts) != len(c.rounds) {
+				t.Errorf("%d points, want %d", len(pts), len(c.rounds))
+			}
+		})
+	}
+}
+
+// TestWriteManifestCounts: manifest.json counts the done and failed runs
+// and lists the entries sorted by id. Mutation controls: either count's
+// ++ as --, the Done/Failed test negated, and the sort's `<` as `>=`
+// each fail.
+func TestWriteManifestCounts(t *testing.T) {
+	dir := t.TempDir()
+	entries := map[string]manifestEntry{}
+	for _, e := range []manifestEntry{
+		{ID: "c3", Status: outputs.StatusDone, Group: "g"},
+		{ID: "a1", Status: outputs.StatusFailed, Group: "g", Error: "boom"},
+		{ID: "d4", Status: outputs.StatusDone, Group: "g"},
+		{ID: "b2", Status: outputs.StatusDone, Group: "g"},
+	} {
+		entries[e.ID] = e
+	}
+	if err := writeManifest(dir, entries); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Runs != 4 || m.Done != 3 || m.Failed != 1 {
+		t.Errorf("runs %d, done %d, failed %d; want 4, 3, 1", m.Runs, m.Done, m.Failed)
+	}
+	var ids []string
+	for _, e := range m.Entries {
+		ids = append(ids, e.ID)
+	}
+	if got := strings.Join(ids, " "); got != "a1 b2 c3 d4" {
+		t.Errorf("entries in order %s, want a1 b2 c3 d4", got)
 	}
 }

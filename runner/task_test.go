@@ -120,3 +120,32 @@ func TestTasksTogetherEqualASweep(t *testing.T) {
 		t.Errorf("tasks + collect differ from a sweep:\n%s", d)
 	}
 }
+
+// TestTaskValidateBounds: a task count of 1 and of MaxTasks, and the
+// first and last index, are valid; one beyond each end is not. Mutation
+// controls: `t.Of < 1` as `<= 1` and `t.Of > MaxTasks` as `>= MaxTasks`
+// each fail a case.
+func TestTaskValidateBounds(t *testing.T) {
+	for _, c := range []struct {
+		name         string
+		index, of, n int
+		ok           bool
+	}{
+		{"no tasks", 0, 0, 10, false},
+		{"one task", 0, 1, 10, true},
+		{"one task of an empty plan", 0, 1, 0, true},
+		{"MaxTasks tasks", 0, MaxTasks, MaxTasks, true},
+		{"MaxTasks+1 tasks", 0, MaxTasks + 1, MaxTasks + 1, false},
+		{"one task per run", 9, 10, 10, true},
+		{"more tasks than runs", 0, 11, 10, false},
+		{"last index", 2, 3, 10, true},
+		{"index equal to the count", 3, 3, 10, false},
+		{"negative index", -1, 3, 10, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if err := (Task{c.index, c.of}).Validate(c.n); (err == nil) != c.ok {
+				t.Errorf("Task{%d, %d}.Validate(%d) = %v, want ok %v", c.index, c.of, c.n, err, c.ok)
+			}
+		})
+	}
+}
