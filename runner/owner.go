@@ -96,11 +96,9 @@ func CheckOwned(dir string) error {
 		}
 		return nil
 	}
-	what := "it is not empty"
+	what := fmt.Sprintf("it is not empty (e.g. %s)", names[0]) // the entry listed above
 	if _, err := os.Stat(filepath.Join(dir, "manifest.json")); err == nil {
 		what = "it holds a manifest.json that run did not write (a prepared dataset? a project folder?)"
-	} else if len(names) > 0 {
-		what = fmt.Sprintf("it is not empty (e.g. %s)", names[0])
 	}
 	return fmt.Errorf("refusing to write into %s: %w: %s and has no %s marker. "+
 		"Give --out a new or empty directory. If it is a results directory made by an older fedbandit, mark it with `touch %s`",

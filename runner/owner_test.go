@@ -107,3 +107,25 @@ func TestLegacyResultsAdopted(t *testing.T) {
 		})
 	}
 }
+
+// TestNotOwnedSaysWhy: the refusal of a directory without the marker says
+// what it holds: a manifest.json that run did not write, or else one of
+// its entries. Mutation control: the manifest.json test negated (each
+// directory described as the other) fails.
+func TestNotOwnedSaysWhy(t *testing.T) {
+	for _, c := range []struct{ name, file, content, want string }{
+		{"foreign manifest", "manifest.json", `{"mine":1}`, "it holds a manifest.json that run did not write"},
+		{"other file", "notes.txt", "x", "it is not empty (e.g. notes.txt)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, c.file), []byte(c.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			err := CheckOwned(dir)
+			if !errors.Is(err, ErrNotOwned) || !strings.Contains(err.Error(), ": "+c.want) {
+				t.Errorf("err = %v, want ErrNotOwned saying %q", err, c.want)
+			}
+		})
+	}
+}
