@@ -179,7 +179,7 @@ func NewPlan(c *Config, build BuildLTRFunc) (*Plan, error) {
 			// execution.
 			if !calibrated[r.GroupID] {
 				if _, err := accountant.Calibrate(r.Spec.Request()); err != nil {
-					return &KeyError{File: c.path, Key: fmt.Sprintf("algorithm[%d]", pt.alg),
+					return &KeyError{Key: fmt.Sprintf("algorithm[%d]", pt.alg),
 						Msg: fmt.Sprintf("%s cannot be calibrated at eps = %g, delta = %g, M = %d, B = %d, T = %d (instance %s): %v",
 							spec.Algorithm, spec.Eps, spec.Delta, spec.M, spec.B, spec.T, ic.Name, err)}
 				}
@@ -215,6 +215,7 @@ func NewPlan(c *Config, build BuildLTRFunc) (*Plan, error) {
 	}
 	if err != nil {
 		var ke *KeyError
+		// A KeyError of the plan names the sweep file, as ParseConfig's do.
 		if errors.As(err, &ke) && ke.File == "" {
 			ke.File = c.path
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -100,7 +101,8 @@ func TestResumeAfterCrash(t *testing.T) {
 
 // TestFailedRunsRecorded: an error, a panic and NaN regret each fail their
 // own runs; the others complete; the sweep reports ErrRunsFailed; a rerun
-// retries only the failed runs and ends with the same bytes.
+// retries only the failed runs and ends with the same bytes. The report
+// lists the failed runs by id (mutation control: its sort's `<` as `>=`).
 func TestFailedRunsRecorded(t *testing.T) {
 	plan := mustPlan(t, tinyTOML)
 	dir := t.TempDir()
@@ -111,6 +113,9 @@ func TestFailedRunsRecorded(t *testing.T) {
 	}
 	if len(rep.Failed) != tinyRuns || rep.Done != 0 {
 		t.Fatalf("failed %d done %d", len(rep.Failed), rep.Done)
+	}
+	if !sort.SliceIsSorted(rep.Failed, func(i, j int) bool { return rep.Failed[i].ID < rep.Failed[j].ID }) {
+		t.Error("the report's failed runs are not sorted by id")
 	}
 	sim = fakeSim{failSeed: 1, panicSeed: 2}
 	dir = t.TempDir()
