@@ -267,7 +267,8 @@ func TestIsSetPaths(t *testing.T) {
 // out one an algorithm does not need, are accepted and planned as given.
 // An unnamed instance is named by its index. Mutation controls: the
 // default name given to named instances instead (`Name == ""` negated),
-// the length check of advanced.reward negated (every
+// checkpoint_every's `< 1` as `<= 1` (every round refused), the length
+// check of advanced.reward negated (every
 // [lo, hi] refused), and delta required of every private algorithm of
 // another family than the linear one (the `== registry.FamilyLinear`
 // negated), each fail a case.
@@ -284,6 +285,11 @@ func TestConfigAccepts(t *testing.T) {
 				if r.Instance.Config.Name != "syn" {
 					t.Fatalf("instance named %q, want its own name syn", r.Instance.Config.Name)
 				}
+			}
+		}},
+		{"checkpoint every round, another family", strings.Replace(genericBCO, "checkpoint_every = 100", "checkpoint_every = 1", 1), func(t *testing.T, p *Plan) {
+			if e := p.Runs[0].Generic.Every; e != 1 {
+				t.Errorf("checkpoint spacing %d, want 1", e)
 			}
 		}},
 		{"pure-DP mab algorithm without delta", `

@@ -215,3 +215,43 @@ func TestGenericFailures(t *testing.T) {
 		t.Errorf("%+v", rec)
 	}
 }
+
+// TestFillPrivacyNote: a run's recorded calibration note is its
+// mechanism, then the claim's note, prefixed "not certified: " when the
+// claim does not hold; a non-private run records none. Mutation control:
+// the `p.Mechanism != ""` test negated (the mechanism dropped, or an
+// empty one leaving a leading "; ") fails.
+func TestFillPrivacyNote(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		p    core.Privacy
+		want string
+	}{
+		{"mechanism and note", core.Privacy{Trust: core.TrustCentral, Mechanism: "polya-secagg", Certified: true, Note: "Theorem 1"}, "polya-secagg; Theorem 1"},
+		{"mechanism alone", core.Privacy{Trust: core.TrustCentral, Mechanism: "polya-secagg", Certified: true}, "polya-secagg"},
+		{"note alone", core.Privacy{Trust: core.TrustLocal, Certified: true, Note: "Theorem 1"}, "Theorem 1"},
+		{"not certified", core.Privacy{Trust: core.TrustLocal, Mechanism: "laplace", Note: "beyond the theorem"}, "not certified: laplace; beyond the theorem"},
+		{"not private", core.Privacy{Trust: core.TrustNone, Mechanism: "none", Note: "x"}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var rec outputs.RunRecord
+			fillPrivacy(&rec, c.p)
+			if rec.CalibrationNote != c.want {
+				t.Errorf("note %q, want %q", rec.CalibrationNote, c.want)
+			}
+		})
+	}
+}
+
+// TestGenericInterrupted: a run of another family whose context is
+// cancelled is interrupted (not recorded), not a failed run. Mutation
+// control: `err != nil && ctx.Err() != nil` with the first test negated
+// fails.
+func TestGenericInterrupted(t *testing.T) {
+	r := mustPlan(t, genericBCO).Runs[0]
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if rec, _, ok := executeGeneric(ctx, &r, "x", quietLog()); ok {
+		t.Errorf("cancelled run recorded: %+v", rec)
+	}
+}
