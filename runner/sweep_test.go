@@ -367,3 +367,21 @@ func TestWriteManifestCounts(t *testing.T) {
 		t.Errorf("entries in order %s, want a1 b2 c3 d4", got)
 	}
 }
+
+// TestWorkersDefault: Workers 0 (or negative) means one worker per CPU,
+// not none. Mutation control: `workers <= 0` as `< 0` (a pool of no
+// workers) fails.
+func TestWorkersDefault(t *testing.T) {
+	plan := mustPlan(t, tinyTOML)
+	for _, c := range []struct {
+		name    string
+		workers int
+	}{{"zero", 0}, {"negative", -1}} {
+		t.Run(c.name, func(t *testing.T) {
+			rep, err := sweepInto(t, plan, t.TempDir(), c.workers, fakeSim{}, nil)
+			if err != nil || rep.Executed != len(plan.Runs) {
+				t.Errorf("executed %v, err %v; want all %d runs", rep, err, len(plan.Runs))
+			}
+		})
+	}
+}

@@ -2,10 +2,14 @@ package runner
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/fedbandit/fedbandit/outputs"
 )
 
 // TestTasksPartitionThePlan: for every task count, the tasks' runs are
@@ -147,5 +151,33 @@ func TestTaskValidateBounds(t *testing.T) {
 				t.Errorf("Task{%d, %d}.Validate(%d) = %v, want ok %v", c.index, c.of, c.n, err, c.ok)
 			}
 		})
+	}
+}
+
+// TestTaskRedoesOnlyItsOwnInvalidFiles: a task sets aside and redoes the
+// unreadable run files of its own runs and leaves another task's where
+// they are (theirs to deal with). Mutation control: the `s.Task != nil`
+// test negated (a task taking every unreadable file) fails.
+func TestTaskRedoesOnlyItsOwnInvalidFiles(t *testing.T) {
+	plan := mustPlan(t, tinyTOML)
+	dir := t.TempDir()
+	if _, err := sweepInto(t, plan, dir, 1, fakeSim{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	mine, theirs := plan.TaskRuns(Task{0, 2})[0].ID, plan.TaskRuns(Task{1, 2})[0].ID
+	for _, id := range []string{mine, theirs} {
+		if err := os.WriteFile(filepath.Join(dir, outputs.RunsDir, id+".arrow"), []byte("truncated"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := (&Sweep{Plan: plan, Out: dir, Workers: 1, Simulate: fakeSim{}.run, Log: quietLog(), LogEvery: time.Hour, Task: &Task{0, 2}}).Execute(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Redone) != 1 || !strings.Contains(rep.Redone[0].Path, mine) || rep.Executed != 1 {
+		t.Errorf("redone %v, executed %d: want task 0's run alone", rep.Redone, rep.Executed)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, outputs.RunsDir, theirs+".arrow")); err != nil || string(b) != "truncated" {
+		t.Errorf("task 1's file touched by task 0: %q, %v", b, err)
 	}
 }
