@@ -302,7 +302,7 @@ func (s *Sweep) Execute(ctx context.Context) (*Report, error) {
 		}
 		entries[r.ID] = manifestEntry{r.ID, rec.Status, r.Group, rec.Error}
 		prog.finished(rec.Status == outputs.StatusDone)
-		if s.Task == nil && time.Since(lastMan) > 5*time.Second {
+		if time.Since(lastMan) > 5*time.Second { // a task's writeManifest writes none
 			lastMan = time.Now()
 			if err := s.writeManifest(entries); err != nil {
 				log.Warn("manifest not updated", "err", err)

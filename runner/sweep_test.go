@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
@@ -383,5 +384,20 @@ func TestWorkersDefault(t *testing.T) {
 				t.Errorf("executed %v, err %v; want all %d runs", rep, err, len(plan.Runs))
 			}
 		})
+	}
+}
+
+// TestNilLogUsesDefault: a Sweep without a Log logs to slog.Default.
+// Mutation control: the `log == nil` test negated (a nil logger) fails.
+func TestNilLogUsesDefault(t *testing.T) {
+	var buf strings.Builder
+	defer slog.SetDefault(slog.Default())
+	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, nil)))
+	s := &Sweep{Plan: mustPlan(t, tinyTOML), Out: t.TempDir(), Workers: 1, Simulate: fakeSim{}.run, LogEvery: time.Hour}
+	if _, err := s.Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if buf.Len() == 0 {
+		t.Error("nothing logged to slog.Default")
 	}
 }
