@@ -151,7 +151,8 @@ func TestTaskValidateBounds(t *testing.T) {
 				t.Errorf("Task{%d, %d}.Validate(%d) = %v, want ok %v", c.index, c.of, c.n, err, c.ok)
 			}
 		})
-	} // The index's range in its error (mutation control: `t.Of-1` as
+	}
+	// The index's range in its error (mutation control: `t.Of-1` as
 	// `t.Of+1`).
 	if err := (Task{3, 3}).Validate(10); err == nil || !strings.HasSuffix(err.Error(), "want 0..2") {
 		t.Errorf("index error %v, want it to end \"want 0..2\"", err)
