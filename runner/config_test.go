@@ -264,14 +264,13 @@ func TestIsSetPaths(t *testing.T) {
 }
 
 // TestConfigAccepts: valid sweep files that use an optional key, or leave
-// out one an algorithm does not need, are accepted and planned as given.
-// An unnamed instance is named by its index. Mutation controls: the
+// out one an algorithm does not need, are accepted and planned as given;
+// an unnamed instance is named by its index. Mutation controls: the
 // default name given to named instances instead (`Name == ""` negated),
 // checkpoint_every's `< 1` as `<= 1` (every round refused), the length
-// check of advanced.reward negated (every
-// [lo, hi] refused), and delta required of every private algorithm of
-// another family than the linear one (the `== registry.FamilyLinear`
-// negated), each fail a case.
+// check of advanced.reward negated (every [lo, hi] refused), and delta
+// required of every private algorithm of another family than the linear
+// one (`== registry.FamilyLinear` negated) each fail a case.
 func TestConfigAccepts(t *testing.T) {
 	for _, tc := range []struct {
 		name, cfg string
