@@ -61,7 +61,8 @@ type cdResult struct {
 // (positive: 0 when the argument is negative). After a sweep whose largest
 // update is below tol times the largest |w_j| (or when w = 0, or at the last
 // iteration) the duality gap is computed; the solve stops when it is below
-// tol * y^T y.
+// tol * y^T y. It needs maxIter >= 1 (Options.defaults checks it): the
+// last sweep always computes the gap.
 func (g *gram) solve(alpha float64, positive bool, tol float64, maxIter int, w0 []float64) cdResult {
 	d := g.d
 	w := make([]float64, d)
@@ -82,7 +83,7 @@ func (g *gram) solve(alpha float64, positive bool, tol float64, maxIter int, w0 
 		}
 	}
 	recomputeH()
-	res := cdResult{tolScaled: tolS, gap: tol + 1}
+	res := cdResult{tolScaled: tolS}
 	for it := 0; it < maxIter; it++ {
 		var wMax, dwMax float64
 		for ii := 0; ii < d; ii++ {
@@ -109,16 +110,15 @@ func (g *gram) solve(alpha float64, positive bool, tol float64, maxIter int, w0 
 			dwMax = math.Max(dwMax, math.Abs(nw-wii))
 			wMax = math.Max(wMax, math.Abs(nw))
 		}
+		res.iters = it + 1
 		if wMax == 0 || dwMax/wMax < tol || it == maxIter-1 {
 			recomputeH()
 			res.gap = g.dualGap(w, H, l1, positive)
-			res.iters = it + 1
 			if res.gap < tolS {
 				res.converged = true
 				break
 			}
 		}
-		res.iters = it + 1
 	}
 	res.w = w
 	return res

@@ -1,0 +1,86 @@
+package lasso
+
+import (
+	"context"
+	"math"
+	"testing"
+)
+
+// testGram returns the lasso problem of randomMatrix(32, 60, 5) with or
+// without a fitted intercept.
+func testGram(t *testing.T, fitIntercept bool) *gram {
+	t.Helper()
+	ms, err := ComputeMoments(context.Background(), randomMatrix(32, 60, 5), nil, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newGram(ms[0], fitIntercept)
+}
+
+// TestSolveWarmStart: a solve started at the solution of the same problem
+// starts from it (it stops after one sweep, within the tolerance of where
+// it started) and leaves the caller's starting point unchanged. A solver
+// that ignores w0, or keeps H = Q w out of step with it, takes more sweeps
+// and, in cross-validation, gives a path that depends on how it was
+// reached.
+func TestSolveWarmStart(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		fitIntercept bool
+		positive     bool
+		alphaDiv     float64 // alpha = alpha_max / alphaDiv
+	}{
+		{"raw", false, false, 1e4},
+		{"intercept", true, false, 1e3},
+		{"positive", false, true, 1e3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := testGram(t, tc.fitIntercept)
+			alpha := g.alphaMax(tc.positive) / tc.alphaDiv
+			cold := g.solve(alpha, tc.positive, DefaultTol, DefaultMaxIter, nil)
+			if !cold.converged || cold.iters < 3 {
+				t.Fatalf("cold solve: converged %v after %d sweeps (want a solve of several sweeps)", cold.converged, cold.iters)
+			}
+			w0 := append([]float64(nil), cold.w...)
+			warm := g.solve(alpha, tc.positive, DefaultTol, DefaultMaxIter, w0)
+			if !warm.converged || warm.iters != 1 {
+				t.Errorf("warm start at the solution: converged %v after %d sweeps, want 1", warm.converged, warm.iters)
+			}
+			var dw, wmax float64
+			for j := range w0 {
+				if w0[j] != cold.w[j] {
+					t.Fatalf("solve changed its starting point: w0[%d] = %v, was %v", j, w0[j], cold.w[j])
+				}
+				dw = math.Max(dw, math.Abs(warm.w[j]-cold.w[j]))
+				wmax = math.Max(wmax, math.Abs(cold.w[j]))
+			}
+			if dw > DefaultTol*wmax {
+				t.Errorf("warm start moved the solution by %v (max |w| %v)", dw, wmax)
+			}
+		})
+	}
+}
+
+// TestSolveMaxIter: a solve stopped by max_iter has run exactly max_iter
+// sweeps, is not converged, and reports the duality gap of the coefficients
+// it returns (scikit-learn's n_iter_ and dual_gap_ of an unconverged fit).
+func TestSolveMaxIter(t *testing.T) {
+	g := testGram(t, false)
+	alpha := g.alphaMax(false) / 1e4 // 4 active coefficients, 13 sweeps at tol 1e-4
+	for _, maxIter := range []int{1, 2, 3} {
+		r := g.solve(alpha, false, 1e-12, maxIter, nil)
+		if r.converged || r.iters != maxIter {
+			t.Errorf("max_iter %d: converged %v after %d sweeps", maxIter, r.converged, r.iters)
+		}
+		H := make([]float64, g.d)
+		for i := range H {
+			for j, w := range r.w {
+				H[i] += g.Q[i*g.d+j] * w
+			}
+		}
+		want := g.dualGap(r.w, H, alpha*g.n, false)
+		if math.Abs(r.gap-want) > 1e-9*math.Abs(want) || !(r.gap > r.tolScaled) {
+			t.Errorf("max_iter %d: gap %v, the gap at the returned coefficients is %v (threshold %v)", maxIter, r.gap, want, r.tolScaled)
+		}
+	}
+}
