@@ -84,3 +84,45 @@ func TestSolveMaxIter(t *testing.T) {
 		}
 	}
 }
+
+// diagGram returns a problem with n rows, Q = diag(qq) and X^T y = q.
+func diagGram(n float64, qq, q []float64) *gram {
+	d := len(q)
+	g := &gram{d: d, n: n, Q: make([]float64, d*d), q: q}
+	for j, v := range qq {
+		g.Q[j*d+j] = v
+	}
+	return g
+}
+
+// TestAlphaRange: alpha_max is the largest |X_j^T y| / n (positive: the
+// largest X_j^T y / n); alpha_min, the low end of the default CV grid, is
+// the smallest |X_j^T y| / n over the features the solver can move: those
+// with X_j^T y != 0, a non-zero squared norm (a column whose squares
+// underflow has X_j^T X_j = 0 and is never updated) and, positive, a
+// positive correlation. It is 0 when no feature can enter.
+func TestAlphaRange(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		g                *gram
+		positive         bool
+		wantMax, wantMin float64
+	}{
+		{"signs", diagGram(4, []float64{1, 1, 1}, []float64{-8, 2, 12}), false, 3, 0.5},
+		{"positive", diagGram(4, []float64{1, 1, 1}, []float64{-20, 2, 12}), true, 3, 0.5},
+		{"zero correlation", diagGram(2, []float64{1, 1}, []float64{0, 6}), false, 3, 3},
+		{"zero norm", diagGram(2, []float64{1, 0, 1}, []float64{6, 1e-170, 4}), false, 3, 2},
+		{"zero norm last", diagGram(2, []float64{1, 1, 0}, []float64{6, 4, 1e-170}), false, 3, 2},
+		{"no feature", diagGram(2, []float64{1, 1}, []float64{0, 0}), false, 0, 0},
+		{"positive, none positive", diagGram(2, []float64{1, 1}, []float64{-1, -3}), true, 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.g.alphaMax(tc.positive); got != tc.wantMax {
+				t.Errorf("alphaMax = %v, want %v", got, tc.wantMax)
+			}
+			if got := tc.g.alphaMin(tc.positive); got != tc.wantMin {
+				t.Errorf("alphaMin = %v, want %v", got, tc.wantMin)
+			}
+		})
+	}
+}
