@@ -152,3 +152,26 @@ func TestThetaContentHash(t *testing.T) {
 		t.Errorf("edited theta: err %v", err)
 	}
 }
+
+// TestWellSpecifiedInterceptScaled: with a fitted intercept, the
+// well-specified model scales the intercept by the same factor as the
+// coefficients (mean reward = x . Theta + Intercept is the scaled fit).
+func TestWellSpecifiedInterceptScaled(t *testing.T) {
+	dir := mq2008Dataset(t)
+	th, err := FitDataset(context.Background(), dir, FitOptions{Log: Quiet, Features: "1-10,40-46", Model: ModelWellSpecified,
+		Lasso: Options{Alpha: 1e-5, FitIntercept: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(th.Scale < 1) || th.Fit.Intercept == 0 {
+		t.Fatalf("scale %v, intercept %v: the test needs ||coef|| > 1 and an intercept", th.Scale, th.Fit.Intercept)
+	}
+	for i, w := range th.Fit.Coef {
+		if th.Theta[i] != w*th.Scale {
+			t.Errorf("theta[%d] = %v, want %v * %v", i, th.Theta[i], w, th.Scale)
+		}
+	}
+	if th.Intercept != th.Fit.Intercept*th.Scale {
+		t.Errorf("intercept %v, want %v * %v", th.Intercept, th.Fit.Intercept, th.Scale)
+	}
+}
