@@ -5,10 +5,12 @@ package lasso_test
 // package; export_test.go lends them the internal helpers.
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
@@ -173,5 +175,39 @@ func TestWellSpecifiedInterceptScaled(t *testing.T) {
 	}
 	if th.Intercept != th.Fit.Intercept*th.Scale {
 		t.Errorf("intercept %v, want %v * %v", th.Intercept, th.Fit.Intercept, th.Scale)
+	}
+}
+
+// TestFitDatasetLog: without FitOptions.Log the fit logs to slog.Default;
+// it warns that the optimum may lie below the grid exactly when
+// cross-validation chose the smallest of two or more alphas.
+func TestFitDatasetLog(t *testing.T) {
+	dir := mq2008Dataset(t)
+	saved := slog.Default()
+	defer slog.SetDefault(saved)
+	const warning = "chose the smallest alpha of the grid"
+	for _, tc := range []struct {
+		name   string
+		alphas []float64
+		warn   bool
+	}{
+		{"smallest chosen", []float64{1, 1e-3}, true},
+		{"one alpha", []float64{1e-3}, false},
+		{"tie: the largest chosen", []float64{1e-3, 1e-3 * (1 - 1e-9)}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			slog.SetDefault(slog.New(slog.NewTextHandler(&buf, nil)))
+			th, err := FitDataset(context.Background(), dir, FitOptions{Features: "all", Lasso: Options{CV: &CVOptions{Folds: 3, Alphas: tc.alphas}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(buf.String(), "msg=\"wrote theta\"") {
+				t.Errorf("nothing logged to slog.Default:\n%s", buf.String())
+			}
+			if got := strings.Contains(buf.String(), warning); got != tc.warn {
+				t.Errorf("chose alpha %v of %v: warned %v, want %v", th.Settings.Alpha, tc.alphas, got, tc.warn)
+			}
+		})
 	}
 }
