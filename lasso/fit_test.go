@@ -3,7 +3,10 @@ package lasso
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -97,5 +100,32 @@ func TestFitDiagnostics(t *testing.T) {
 				t.Errorf("result does not encode: %v", err)
 			}
 		})
+	}
+}
+
+// TestDegenerateSuggestsAlpha: the error of an all-zero fit names
+// alpha_max and suggests an alpha below it that gives a non-degenerate fit.
+func TestDegenerateSuggestsAlpha(t *testing.T) {
+	ms, err := ComputeMoments(context.Background(), randomMatrix(53, 40, 4), nil, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	amax := newGram(ms[0], false).alphaMax(false)
+	_, err = FitMoments(ms[0], Options{Alpha: 2 * amax})
+	if !errors.Is(err, ErrDegenerate) {
+		t.Fatalf("alpha = 2 alpha_max: err %v, want ErrDegenerate", err)
+	}
+	msg := err.Error()
+	var suggested float64
+	if i := strings.Index(msg, "(e.g. "); i < 0 {
+		t.Fatalf("no suggested alpha in %q", msg)
+	} else if _, err := fmt.Sscanf(msg[i:], "(e.g. %g)", &suggested); err != nil {
+		t.Fatalf("suggested alpha in %q: %v", msg, err)
+	}
+	if !strings.Contains(msg, fmt.Sprintf("alpha_max = %.6g", amax)) || !(suggested < amax) {
+		t.Errorf("alpha_max %v, suggested %v: %q", amax, suggested, msg)
+	}
+	if r, err := FitMoments(ms[0], Options{Alpha: suggested}); err != nil || r.NonZero == 0 {
+		t.Errorf("the suggested alpha %v: %v", suggested, err)
 	}
 }
