@@ -10,10 +10,11 @@ import (
 	"testing"
 )
 
-// TestFitDiagnostics: a fit's MSE, R^2, intercept and non-zero count are
-// those of its coefficients on the training rows, recomputed here straight
-// from the rows (residuals y - x.w - b); R^2 is 0, not NaN or -Inf, when
-// the target is constant (TSS = 0), so the result still encodes as JSON.
+// TestFitDiagnostics: a fit's MSE, R^2, intercept, gap threshold and
+// non-zero count are those of its coefficients on the training rows,
+// recomputed here straight from the rows (residuals y - x.w - b); R^2 is
+// 0, not NaN or -Inf, when the target is constant (TSS = 0), so the result
+// still encodes as JSON.
 func TestFitDiagnostics(t *testing.T) {
 	constant := randomMatrix(52, 40, 4)
 	for _, y := range constant.Y {
@@ -66,6 +67,20 @@ func TestFitDiagnostics(t *testing.T) {
 				for _, y := range tc.m.Y[q] {
 					tss += (y - sy/float64(n)) * (y - sy/float64(n))
 				}
+			}
+			// The gap threshold: tol times y^T y (y centered with an
+			// intercept) over n, on the scale of the (1/(2n)) objective.
+			yy := tss
+			if !tc.fitIntercept {
+				yy = 0
+				for q := range tc.m.Y {
+					for _, y := range tc.m.Y[q] {
+						yy += y * y
+					}
+				}
+			}
+			if want := DefaultTol * yy / float64(n); math.Abs(r.Tol-want) > 1e-9*want || !r.Converged || !(r.Gap < r.Tol) {
+				t.Errorf("gap %v, threshold %v (want %v), converged %v", r.Gap, r.Tol, want, r.Converged)
 			}
 			wantR2 := 0.0
 			if tss > 0 {
