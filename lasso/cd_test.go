@@ -126,3 +126,21 @@ func TestAlphaRange(t *testing.T) {
 		})
 	}
 }
+
+// TestFsign: the sign of the soft-threshold is +1, -1 or 0, and 0 for both
+// zeros, so that a coordinate whose argument cancels exactly to zero is set
+// to +0, never to -0 (which a theta artifact would record as "-0").
+func TestFsign(t *testing.T) {
+	for _, tc := range []struct {
+		x, want float64
+	}{
+		{3, 1}, {5e-324, 1}, {-2, -1}, {-5e-324, -1}, {0, 0}, {math.Copysign(0, -1), 0},
+	} {
+		if got := fsign(tc.x); got != tc.want {
+			t.Errorf("fsign(%v) = %v, want %v", tc.x, got, tc.want)
+		}
+		if got := fsign(tc.x) * 0.5; math.Signbit(got) != math.Signbit(tc.want) {
+			t.Errorf("fsign(%v) * 0.5 = %v, want the sign of %v", tc.x, got, tc.want)
+		}
+	}
+}
