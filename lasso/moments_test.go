@@ -264,6 +264,7 @@ func TestChooseAlpha(t *testing.T) {
 		{[]float64{3, 1 + 1e-7, 1, 1 - 1e-9}, 1}, // rounding-level differences are ties
 		{[]float64{3, 1 + 1e-5, 1}, 2},           // a real improvement is not
 		{[]float64{5, 4, 3}, 2},
+		{[]float64{3, 0, 0}, 1}, // an exact fit: ties at zero error too
 	}
 	for _, tc := range tests {
 		curve := make([]CVPoint, len(tc.mse))
