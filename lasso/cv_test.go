@@ -3,6 +3,7 @@ package lasso
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -28,18 +29,22 @@ func cvFolds(t *testing.T, seed uint64, k int) []*Moments {
 }
 
 // TestCVPointStatistics: each point of the CV curve holds, per fold, the
-// held-out MSE of a fit on the other folds, their mean and the standard
-// error of that mean (sample standard deviation over folds / sqrt(K)),
-// recomputed here from the folds' moments. MSE and SE are compared bit for
-// bit (they are written into the theta artifact, whose bytes name the
-// instance).
+// held-out MSE of a fit on the other folds (with its intercept when one is
+// fitted), their mean and the standard error of that mean (sample
+// standard deviation over folds / sqrt(K)), recomputed here from the
+// folds' moments. MSE and SE are compared bit for bit (they are written
+// into the theta artifact, whose bytes name the instance).
 func TestCVPointStatistics(t *testing.T) {
-	for _, k := range []int{2, 3} {
+	for _, tc := range []struct {
+		k            int
+		fitIntercept bool
+	}{{2, false}, {3, false}, {3, true}} {
+		k := tc.k
 		folds := cvFolds(t, 41, k)
 		all := MergeAll(folds, -1)
-		amax := newGram(all, false).alphaMax(false)
+		amax := newGram(all, tc.fitIntercept).alphaMax(false)
 		alphas := []float64{amax / 3, amax / 100, amax / 1e4}
-		r, err := CrossValidate(context.Background(), folds, Options{CV: &CVOptions{Alphas: alphas}})
+		r, err := CrossValidate(context.Background(), folds, Options{FitIntercept: tc.fitIntercept, CV: &CVOptions{Alphas: alphas}})
 		if err != nil {
 			t.Fatalf("%d folds: %v", k, err)
 		}
@@ -54,11 +59,11 @@ func TestCVPointStatistics(t *testing.T) {
 			for f, e := range p.FoldMSE {
 				// A cold fit on the training folds reaches the same
 				// optimum as the warm-started path, within the tolerance.
-				fit, err := FitMoments(MergeAll(folds, f), Options{Alpha: p.Alpha})
+				fit, err := FitMoments(MergeAll(folds, f), Options{Alpha: p.Alpha, FitIntercept: tc.fitIntercept})
 				if err != nil {
 					t.Fatal(err)
 				}
-				if want := heldOutMSE(folds[f], fit.Coef, 0); math.Abs(e-want) > 1e-3*want {
+				if want := heldOutMSE(folds[f], fit.Coef, fit.Intercept); math.Abs(e-want) > 1e-3*want {
 					t.Errorf("%d folds: alpha %v: fold %d held-out MSE %v, a fit on the other folds gives %v", k, p.Alpha, f, e, want)
 				}
 				mean += e
@@ -119,5 +124,37 @@ func TestCVTwoFolds(t *testing.T) {
 	}
 	if _, err := FitSource(context.Background(), m, Options{CV: &CVOptions{Folds: 1}}, 1); err == nil {
 		t.Error("1 fold accepted")
+	}
+}
+
+// TestCVGridExtensionCapped: when the CV error keeps falling down the
+// default grid, the grid is extended maxGridExtensions times and no more
+// (NAlphas points each), and the smallest alpha is chosen. One feature
+// with a strong signal: less shrinkage is always better.
+func TestCVGridExtensionCapped(t *testing.T) {
+	r := rand.New(rand.NewPCG(45, 1))
+	m := &Matrix{D: 1}
+	for q := 0; q < 30; q++ {
+		x, y := make([]float64, 5), make([]float64, 5)
+		for i := range x {
+			x[i] = r.NormFloat64()
+			y[i] = x[i] + 0.1*r.NormFloat64()
+		}
+		m.X, m.Y = append(m.X, x), append(m.Y, y)
+	}
+	res, err := FitSource(context.Background(), m, Options{FitIntercept: true, CV: &CVOptions{Folds: 3, NAlphas: 2, Eps: 0.9}}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 2 * (1 + maxGridExtensions); len(res.CV) != want {
+		t.Fatalf("curve has %d points, want %d", len(res.CV), want)
+	}
+	for i := 1; i < len(res.CV); i++ {
+		if !(res.CV[i].MSE < res.CV[i-1].MSE*(1-cvTieRel)) {
+			t.Fatalf("CV error not falling at point %d: %v then %v (the test needs it to)", i, res.CV[i-1].MSE, res.CV[i].MSE)
+		}
+	}
+	if last := res.CV[len(res.CV)-1].Alpha; res.Alpha != last {
+		t.Errorf("chose alpha %v, want the smallest %v", res.Alpha, last)
 	}
 }
