@@ -167,11 +167,7 @@ func finish(m *Moments, g *gram, res cdResult, o Options) *Result {
 	r.Gap = res.gap / n
 	r.Tol = res.tolScaled / n
 	if o.FitIntercept {
-		b := m.Mean[d]
-		for j, w := range res.w {
-			b -= m.Mean[j] * w
-		}
-		r.Intercept = b
+		r.Intercept = intercept(m, res.w)
 	}
 	rss := g.rss(res.w)
 	if rss < 0 {
@@ -188,6 +184,16 @@ func finish(m *Moments, g *gram, res cdResult, o Options) *Result {
 		}
 	}
 	return r
+}
+
+// intercept is the fitted intercept b = mean(y) - mean(x) . w of
+// coefficients w fitted on the centered statistics of m.
+func intercept(m *Moments, w []float64) float64 {
+	b := m.Mean[len(w)]
+	for j, v := range w {
+		b -= m.Mean[j] * v
+	}
+	return b
 }
 
 // heldOutMSE is the mean squared error of y - x.w - b over the rows of m.
@@ -367,10 +373,7 @@ func CrossValidate(ctx context.Context, folds []*Moments, o Options) (*Result, e
 					st.w = res.w
 					var b float64
 					if o.FitIntercept {
-						b = st.train.Mean[st.g.d]
-						for j, v := range st.w {
-							b -= st.train.Mean[j] * v
-						}
+						b = intercept(st.train, st.w)
 					}
 					st.mse = append(st.mse, heldOutMSE(folds[f], st.w, b))
 				}
