@@ -203,3 +203,16 @@ func TestTileCasesDetectMutations(t *testing.T) {
 		}
 	}
 }
+
+// TestPaddedCols: the Gram scratch is padded to the next multiple of
+// panelWidth and no further (any larger padding gives the same moments but
+// clears and carries up to panelWidth^2 times the memory).
+func TestPaddedCols(t *testing.T) {
+	for _, tc := range []struct{ p, want int }{
+		{1, 8}, {7, 8}, {8, 8}, {9, 16}, {16, 16}, {47, 48}, {137, 144},
+	} {
+		if got := paddedCols(tc.p); got != tc.want {
+			t.Errorf("paddedCols(%d) = %d, want %d", tc.p, got, tc.want)
+		}
+	}
+}
