@@ -216,3 +216,47 @@ func TestPaddedCols(t *testing.T) {
 		}
 	}
 }
+
+// TestGramTileBounds: gramTile checks the bounds the assembly kernel
+// relies on (the tile of c, and rows packed rows of a and b): one element
+// short in any of them panics before the kernel runs, and exact lengths
+// pass; zero rows touch nothing (nil a and b).
+func TestGramTileBounds(t *testing.T) {
+	forEachKernel(t, func(t *testing.T) {
+		const ldc, rows = panelWidth + 3, 5
+		nc := (tileHeight-1)*ldc + panelWidth
+		na := (rows-1)*panelWidth + tileHeight
+		nb := rows * panelWidth
+		for _, tc := range []struct {
+			name       string
+			nc, na, nb int
+			panics     bool
+		}{
+			{"exact", nc, na, nb, false},
+			{"c short", nc - 1, na, nb, true},
+			{"a short", nc, na - 1, nb, true},
+			{"b short", nc, na, nb - 1, true},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				// Slices of larger arrays: a kernel reading past the
+				// length stays in memory and would not fault.
+				c := make([]float64, nc+64)[:tc.nc]
+				a := make([]float64, na+64)[:tc.na]
+				b := make([]float64, nb+64)[:tc.nb]
+				panicked := func() (p bool) {
+					defer func() { p = recover() != nil }()
+					gramTile(c, ldc, a, b, rows)
+					return false
+				}()
+				if panicked != tc.panics {
+					t.Errorf("panicked %v, want %v", panicked, tc.panics)
+				}
+			})
+		}
+		c := []float64{1, 2, 3}
+		gramTile(c, ldc, nil, nil, 0)
+		if c[0] != 1 || c[1] != 2 || c[2] != 3 {
+			t.Errorf("zero rows changed c: %v", c)
+		}
+	})
+}
