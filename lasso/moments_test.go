@@ -276,3 +276,76 @@ func TestChooseAlpha(t *testing.T) {
 		}
 	}
 }
+
+// TestColumnExtremes: the running minimum and maximum keep the first of
+// equal values (so +0 then -0 stays +0, as in referenceMoments) and ignore
+// NaN, in the four-row steps and in the tail alike.
+func TestColumnExtremes(t *testing.T) {
+	negZero := math.Copysign(0, -1)
+	for _, tc := range []struct {
+		name           string
+		col            []float64
+		wantLo, wantHi float64
+	}{
+		{"+0 first, four-row step", []float64{0, negZero, 0, negZero}, 0, 0},
+		{"-0 first, four-row step", []float64{negZero, 0, negZero, 0}, negZero, negZero},
+		{"+0 first, tail", []float64{1, 2, 3, 4, 0, negZero}, 0, 4},
+		{"-0 first, tail", []float64{-1, -2, -3, -4, negZero, 0}, -4, negZero},
+		{"NaN ignored", []float64{math.NaN(), 2, math.NaN(), 1, math.NaN()}, 1, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sum := []float64{0}
+			lo, hi := []float64{math.Inf(1)}, []float64{math.Inf(-1)}
+			columnStats(tc.col, 1, sum, lo, hi)
+			if math.Float64bits(lo[0]) != math.Float64bits(tc.wantLo) || math.Float64bits(hi[0]) != math.Float64bits(tc.wantHi) {
+				t.Errorf("min, max = %v (sign %v), %v (sign %v); want %v (sign %v), %v (sign %v)",
+					lo[0], math.Signbit(lo[0]), hi[0], math.Signbit(hi[0]), tc.wantLo, math.Signbit(tc.wantLo), tc.wantHi, math.Signbit(tc.wantHi))
+			}
+		})
+	}
+}
+
+// TestChunkBoundary: ComputeMoments cuts the data into chunks of whole
+// queries of at most chunkRows rows (a query that fills a chunk exactly
+// stays in it) and merges them in order; its moments equal, bit for bit,
+// those built here chunk by chunk. The chunking fixes the bits of every
+// fit, so of the theta artifacts and the instance hashes named by them.
+func TestChunkBoundary(t *testing.T) {
+	r := rand.New(rand.NewPCG(61, 1))
+	const d = 3
+	p := d + 1
+	m := &Matrix{D: d}
+	for _, n := range []int{chunkRows / 2, chunkRows / 2, 10, chunkRows - 10, 2} {
+		x, y := make([]float64, n*d), make([]float64, n)
+		for i := range x {
+			x[i] = r.NormFloat64() * 100
+		}
+		for i := range y {
+			y[i] = r.NormFloat64() + 3
+		}
+		m.X, m.Y = append(m.X, x), append(m.Y, y)
+	}
+	// Chunks: queries {0, 1} and {2, 3} (exactly chunkRows rows each), {4}.
+	want := NewMoments(p)
+	var s gramScratch
+	for _, qs := range [][]int{{0, 1}, {2, 3}, {4}} {
+		var z []float64
+		for _, q := range qs {
+			zq := make([]float64, m.Rows(q)*p)
+			m.Fill(q, zq)
+			z = append(z, zq...)
+		}
+		c := NewMoments(p)
+		c.addBlock(z, len(z)/p, &s)
+		want.Merge(c)
+	}
+	for _, workers := range []int{1, 2} {
+		ms, err := ComputeMoments(context.Background(), m, nil, 1, workers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sameMoments(ms[0], want); err != nil {
+			t.Errorf("workers %d: %v", workers, err)
+		}
+	}
+}
