@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -347,5 +348,28 @@ func TestChunkBoundary(t *testing.T) {
 		if err := sameMoments(ms[0], want); err != nil {
 			t.Errorf("workers %d: %v", workers, err)
 		}
+	}
+}
+
+// TestMatrixValidate: a Matrix whose feature blocks do not match its
+// targets, in number or in a query's length, is refused naming the query.
+func TestMatrixValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		m    Matrix
+		err  string // "" for valid
+	}{
+		{"valid", Matrix{D: 2, X: [][]float64{{1, 2, 3, 4}, {5, 6}}, Y: [][]float64{{1, 2}, {3}}}, ""},
+		{"empty", Matrix{D: 2}, ""},
+		{"a block missing", Matrix{D: 2, X: [][]float64{{1, 2}}, Y: [][]float64{{1}, {2}}}, "1 feature blocks for 2 target blocks"},
+		{"a row short", Matrix{D: 2, X: [][]float64{{1, 2}, {5, 6, 7}}, Y: [][]float64{{1}, {3, 4}}}, "query 1: 3 feature values for 2 rows of 2 features"},
+		{"a row long", Matrix{D: 2, X: [][]float64{{1, 2, 3}}, Y: [][]float64{{1}}}, "query 0: 3 feature values"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.m.Validate()
+			if (err == nil) != (tc.err == "") || err != nil && !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("err = %v, want %q", err, tc.err)
+			}
+		})
 	}
 }
