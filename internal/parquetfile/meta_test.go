@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -137,6 +138,44 @@ func TestMetadataFieldsRoundTrip(t *testing.T) {
 			}
 			if got != c.s {
 				t.Fatalf("decoded %+v\nwant    %+v", got, c.s)
+			}
+		})
+	}
+}
+
+// TestDecodeRejects: metadata the decoder must refuse. Mutation controls,
+// each of which made its case decode without error: the check for a page
+// header's type with d.err != nil for d.err == nil ("page-header-no-type");
+// the same for a footer's version ("footer-no-version").
+func TestDecodeRejects(t *testing.T) {
+	cases := []struct {
+		name   string
+		build  func(e *encoder)
+		decode func(d *decoder)
+		want   string
+	}{
+		{"page-header-no-type", func(e *encoder) {
+			e.begin()
+			e.i32(2, 5)
+			e.i32(3, 5)
+			e.end()
+		}, func(d *decoder) { var h pageHeader; h.decode(d) }, "page header without a type"},
+		{"footer-no-version", func(e *encoder) {
+			e.begin()
+			e.list(2, tStruct, 0)
+			e.i64(3, 0)
+			e.list(4, tStruct, 0)
+			e.end()
+		}, func(d *decoder) { var m fileMetaData; m.decode(d) }, "file metadata without a version"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var e encoder
+			c.build(&e)
+			d := &decoder{buf: e.buf}
+			c.decode(d)
+			if d.err == nil || !strings.Contains(d.err.Error(), c.want) {
+				t.Fatalf("error %v, want %q", d.err, c.want)
 			}
 		})
 	}

@@ -5,7 +5,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"io/fs"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -361,4 +365,66 @@ func FuzzReader(f *testing.F) {
 		}
 		readAll(b)
 	})
+}
+
+// TestOpen: Open reads a file from disk and Close closes it (a second
+// Close fails); a missing file and a file that is not Parquet fail with
+// the error of each; Close of a File made by NewFile does nothing.
+// Mutation controls, each of which made it fail: each of Open's three
+// error checks negated; Close's f.f != nil negated.
+func TestOpen(t *testing.T) {
+	good, groups := smallFile(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "good.parquet")
+	if err := os.WriteFile(path, good, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := make([]int64, f.RowGroupRows(0))
+	if err := f.ReadInt64(0, 0, v); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(v, groups[0][0].([]int64)) {
+		t.Fatalf("read %v, want %v", v, groups[0][0])
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); !errors.Is(err, os.ErrClosed) {
+		t.Fatalf("second Close: %v, want %v", err, os.ErrClosed)
+	}
+	if _, err := Open(filepath.Join(dir, "missing.parquet")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("missing file: %v", err)
+	}
+	bad := filepath.Join(dir, "bad.parquet")
+	if err := os.WriteFile(bad, good[:len(good)-1], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(bad); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), bad) {
+		t.Fatalf("truncated file: %v", err)
+	}
+	nf, err := NewFile(bytes.NewReader(good), int64(len(good)), "mem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := nf.Close(); err != nil {
+		t.Fatalf("Close of a NewFile: %v", err)
+	}
+}
+
+// TestNoRowGroups: a file without row groups, whose footer fills all but
+// the 12 bytes of magic and length, reads as zero rows. Mutation control:
+// NewFile's footer bound n > size-12 as n >= size-12 made it fail.
+func TestNoRowGroups(t *testing.T) {
+	b := ourWrite(t, []Column{{"a", Int64}, {"s", String}}, nil)
+	f, err := NewFile(bytes.NewReader(b), int64(len(b)), "empty")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.NumRows() != 0 || f.NumRowGroups() != 0 || len(f.Columns()) != 2 {
+		t.Fatalf("%d rows in %d row groups, %d columns", f.NumRows(), f.NumRowGroups(), len(f.Columns()))
+	}
 }
