@@ -205,7 +205,10 @@ func compressed(h pageHeader, data []byte) (pageHeader, []byte) {
 // each of which made its case read the file without error: no CRC check
 // ("crc"), no check of the Snappy length against the page header
 // ("snappy-length"), no check for bytes left in the column chunk
-// ("chunk-trailing").
+// ("chunk-trailing"); the decoder taking another logical type (kind -1)
+// for STRING (kind 1) ("logical-json"). Without the check of converted and
+// logical types, "unsigned", "narrow", "converted-date",
+// "converted-on-double" and "logical-json" read the file.
 func TestReadRejects(t *testing.T) {
 	good, groups := smallFile(t)
 	if got, err := readAll(good); err != nil {
@@ -249,6 +252,31 @@ func TestReadRejects(t *testing.T) {
 		{"optional", func() []byte {
 			return withFooter(t, good, func(m *fileMetaData) { m.schema[2].repetition = 1 })
 		}, `column "label": not a required column`},
+		{"unsigned", func() []byte {
+			return withFooter(t, good, func(m *fileMetaData) { m.schema[2].logical.signed = false })
+		}, `column "label": logical type`},
+		{"narrow", func() []byte {
+			return withFooter(t, good, func(m *fileMetaData) { m.schema[1].logical.bitWidth = 32 })
+		}, `column "qid": logical type`},
+		{"converted-date", func() []byte {
+			return withFooter(t, good, func(m *fileMetaData) { m.schema[2].logical.kind, m.schema[2].converted = 0, 6 })
+		}, `column "label": converted type 6 is not supported for INT32`},
+		{"converted-on-double", func() []byte {
+			return withFooter(t, good, func(m *fileMetaData) { m.schema[4].hasConv, m.schema[4].converted = true, convertedInt64 })
+		}, `column "f1": converted type 18 is not supported for DOUBLE`},
+		{"logical-json", func() []byte {
+			// The STRING logical type of part (union field 1) made JSON
+			// (field 12), which the decoder reads as another logical type.
+			b := bytes.Clone(good)
+			n := int(binary.LittleEndian.Uint32(b[len(b)-8:]))
+			footer := b[len(b)-8-n : len(b)-8]
+			i := bytes.Index(footer, []byte("part\x25\x00\x4c\x1c\x00\x00"))
+			if i < 0 || bytes.LastIndex(footer, []byte("part\x25")) != i {
+				t.Fatal("no unique STRING logical type of part in the footer")
+			}
+			footer[i+7] = 0xcc
+			return b
+		}, `column "part": logical type`},
 		{"rows", func() []byte {
 			return withFooter(t, good, func(m *fileMetaData) { m.numRows++ })
 		}, "row groups hold 4 rows, the footer says 5"},
