@@ -243,6 +243,18 @@ func TestReadRejects(t *testing.T) {
 		{"chunk-outside", func() []byte {
 			return withFooter(t, good, func(m *fileMetaData) { m.rowGroups[1].columns[3].dataPageOffset = 1 << 40 })
 		}, "row group 1, column f1: column chunk at bytes"},
+		{"chunk-into-footer", func() []byte {
+			return withFooter(t, good, func(m *fileMetaData) { m.rowGroups[1].columns[3].totalCompressedSize += 8 })
+		}, "row group 1, column f1: column chunk at bytes"},
+		{"path", func() []byte {
+			return withFooter(t, good, func(m *fileMetaData) { m.rowGroups[0].columns[2].path = []string{"other"} })
+		}, `row group 0, column part: path ["other"] in the metadata`},
+		{"path-nested", func() []byte {
+			return withFooter(t, good, func(m *fileMetaData) { m.rowGroups[1].columns[2].path = []string{"part", "x"} })
+		}, `row group 1, column part: path ["part" "x"] in the metadata`},
+		{"chunk-type", func() []byte {
+			return withFooter(t, good, func(m *fileMetaData) { m.rowGroups[0].columns[0].typ = typeInt32 })
+		}, "row group 0, column qid: type 1 in the metadata, 2 in the schema"},
 		{"codec", func() []byte {
 			return withFooter(t, good, func(m *fileMetaData) { m.rowGroups[0].columns[0].codec = 2 })
 		}, "row group 0, column qid: compression codec 2 is not supported"},
