@@ -246,6 +246,12 @@ func TestReadRejects(t *testing.T) {
 		{"chunk-into-footer", func() []byte {
 			return withFooter(t, good, func(m *fileMetaData) { m.rowGroups[1].columns[3].totalCompressedSize += 8 })
 		}, "row group 1, column f1: column chunk at bytes"},
+		{"chunk-empty", func() []byte {
+			return withFooter(t, good, func(m *fileMetaData) { m.rowGroups[0].columns[1].totalCompressedSize = 0 })
+		}, "row group 0, column label: not a supported Parquet file: column chunk ends after 0 of 3 values"},
+		{"chunk-negative-size", func() []byte {
+			return withFooter(t, good, func(m *fileMetaData) { m.rowGroups[0].columns[0].totalCompressedSize = -1 })
+		}, "row group 0, column qid: column chunk at bytes 4..-1 outside the data"},
 		{"path", func() []byte {
 			return withFooter(t, good, func(m *fileMetaData) { m.rowGroups[0].columns[2].path = []string{"other"} })
 		}, `row group 0, column part: path ["other"] in the metadata`},
@@ -466,5 +472,27 @@ func TestNoRowGroups(t *testing.T) {
 	}
 	if f.NumRows() != 0 || f.NumRowGroups() != 0 || len(f.Columns()) != 2 {
 		t.Fatalf("%d rows in %d row groups, %d columns", f.NumRows(), f.NumRowGroups(), len(f.Columns()))
+	}
+}
+
+// TestColumnIndex: ColumnIndex finds each column by name, and -1 for a
+// name that is not a column. Mutation controls, each of which made it
+// fail: c.Name == name negated; -1 returned as 1.
+func TestColumnIndex(t *testing.T) {
+	good, _ := smallFile(t)
+	f, err := NewFile(bytes.NewReader(good), int64(len(good)), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		want int
+	}{{"qid", 0}, {"label", 1}, {"part", 2}, {"f1", 3}, {"schema", -1}, {"", -1}, {"F1", -1}} {
+		if got := f.ColumnIndex(c.name); got != c.want {
+			t.Errorf("ColumnIndex(%q) = %d, want %d", c.name, got, c.want)
+		}
+	}
+	if got := f.CreatedBy(); got != testCreatedBy {
+		t.Errorf("CreatedBy() = %q, want %q", got, testCreatedBy)
 	}
 }
