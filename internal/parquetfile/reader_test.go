@@ -150,6 +150,12 @@ func buildFile(data []byte, m *fileMetaData) []byte {
 // replaced by edit's header and page bytes, moving the later offsets.
 func withPage(t *testing.T, b []byte, col int, edit func(h *pageHeader, data []byte) (hdr pageHeader, body []byte)) []byte {
 	t.Helper()
+	return withPageN(t, b, col, 0, edit)
+}
+
+// withPageN is withPage for the page after the first skip pages.
+func withPageN(t *testing.T, b []byte, col, skip int, edit func(h *pageHeader, data []byte) (hdr pageHeader, body []byte)) []byte {
+	t.Helper()
 	f, err := NewFile(bytes.NewReader(b), int64(len(b)), "x")
 	if err != nil {
 		t.Fatal(err)
@@ -159,6 +165,12 @@ func withPage(t *testing.T, b []byte, col int, edit func(h *pageHeader, data []b
 	d := &decoder{buf: b[start:end]}
 	var h pageHeader
 	h.decode(d)
+	for range skip {
+		start += int64(d.pos) + int64(h.compressedSize)
+		d = &decoder{buf: b[start:end]}
+		h = pageHeader{}
+		h.decode(d)
+	}
 	body := b[start+int64(d.pos) : start+int64(d.pos)+int64(h.compressedSize)]
 	data, err := snappy.Decode(nil, body)
 	if err != nil {
@@ -355,6 +367,40 @@ func TestReadRejects(t *testing.T) {
 				return nh, body
 			})
 		}, "dictionary index 1 out of range 0..0"},
+		{"dict-data-plain-dictionary", func() []byte {
+			// PLAIN_DICTIONARY, the v1 name of RLE_DICTIONARY, on a data page.
+			return withPageN(t, good, 2, 1, func(h *pageHeader, data []byte) (pageHeader, []byte) {
+				h.encoding = encPlainDictV1
+				return compressed(*h, data)
+			})
+		}, "-"},
+		{"string-encoding", func() []byte {
+			return withPageN(t, good, 2, 1, func(h *pageHeader, data []byte) (pageHeader, []byte) {
+				h.encoding = 9 // BYTE_STREAM_SPLIT
+				return compressed(*h, data)
+			})
+		}, "row group 0, column part: not a supported Parquet file: page at byte 217: encoding 9 is not supported"},
+		{"dict-count", func() []byte {
+			// 3 entries cannot fit in 9 bytes: refused before allocating.
+			return withPage(t, good, 2, func(h *pageHeader, data []byte) (pageHeader, []byte) {
+				return compressed(pageHeader{typ: pageDict, numValues: 3, hasDictHeader: true}, []byte("\x05\x00\x00\x00train"))
+			})
+		}, "dictionary page: 3 values in 9 bytes"},
+		{"dict-short", func() []byte {
+			return withPage(t, good, 2, func(h *pageHeader, data []byte) (pageHeader, []byte) {
+				return compressed(pageHeader{typ: pageDict, numValues: 2, hasDictHeader: true}, []byte("\x05\x00\x00\x00train"))
+			})
+		}, "dictionary page: value 1 of 2: data ends"},
+		{"dict-length", func() []byte {
+			return withPage(t, good, 2, func(h *pageHeader, data []byte) (pageHeader, []byte) {
+				return compressed(pageHeader{typ: pageDict, numValues: 2, hasDictHeader: true}, []byte("\x05\x00\x00\x00train\x09\x00\x00\x00abc"))
+			})
+		}, "dictionary page: value 1 of 2: length 9 past the end of the page"},
+		{"dict-trailing", func() []byte {
+			return withPage(t, good, 2, func(h *pageHeader, data []byte) (pageHeader, []byte) {
+				return compressed(pageHeader{typ: pageDict, numValues: 2, hasDictHeader: true}, []byte("\x05\x00\x00\x00train\x04\x00\x00\x00testxy"))
+			})
+		}, "dictionary page: 2 bytes after the page's 2 values"},
 		{"page-type", func() []byte {
 			return withPage(t, good, 0, func(h *pageHeader, data []byte) (pageHeader, []byte) {
 				h.typ = 3 // DATA_PAGE_V2
@@ -494,5 +540,28 @@ func TestColumnIndex(t *testing.T) {
 	}
 	if got := f.CreatedBy(); got != testCreatedBy {
 		t.Errorf("CreatedBy() = %q, want %q", got, testCreatedBy)
+	}
+}
+
+// TestReadOutOfRange: reading a row group or column past the last, or
+// before the first, is an error, not a panic. Mutation controls, each of
+// which made it panic: g >= len(row groups) as g > len, col >= len(cols)
+// as col > len.
+func TestReadOutOfRange(t *testing.T) {
+	good, _ := smallFile(t)
+	f, err := NewFile(bytes.NewReader(good), int64(len(good)), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		g, col int
+	}{{"group-past", 2, 0}, {"group-negative", -1, 0}, {"column-past", 0, 4}, {"column-negative", 0, -1}} {
+		t.Run(c.name, func(t *testing.T) {
+			err := f.ReadInt64(c.g, c.col, make([]int64, 3))
+			if err == nil || !strings.Contains(err.Error(), "no row group") {
+				t.Fatalf("error %v, want no row group", err)
+			}
+		})
 	}
 }
