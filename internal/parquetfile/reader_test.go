@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"io/fs"
 	"math"
@@ -204,6 +205,29 @@ func withPageN(t *testing.T, b []byte, col, skip int, edit func(h *pageHeader, d
 	return buildFile(out, &m)
 }
 
+// pageAt returns where the header of the page after the first skip pages
+// of row group 0's column col starts, the header, and its length.
+func pageAt(t *testing.T, b []byte, col, skip int) (off int64, h pageHeader, n int) {
+	t.Helper()
+	f, err := NewFile(bytes.NewReader(b), int64(len(b)), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, end := chunkRange(&f.meta.rowGroups[0].columns[col])
+	for i := 0; ; i++ {
+		d := &decoder{buf: b[off:end]}
+		h = pageHeader{}
+		h.decode(d)
+		if d.err != nil {
+			t.Fatal(d.err)
+		}
+		if i == skip {
+			return off, h, d.pos
+		}
+		off += int64(d.pos) + int64(h.compressedSize)
+	}
+}
+
 // compressed returns a header for data compressed with Snappy.
 func compressed(h pageHeader, data []byte) (pageHeader, []byte) {
 	c := snappy.Encode(nil, data)
@@ -229,6 +253,17 @@ func TestReadRejects(t *testing.T) {
 		sameGroups(t, got, groups)
 	}
 	fix := func(b []byte) []byte { return b }
+	// The first data page of part in row group 0 (after its dictionary
+	// page): a corrupt header, and a compressed size past the chunk's end.
+	partOff, _, _ := pageAt(t, good, 2, 1)
+	headerCorrupt := bytes.Clone(good)
+	headerCorrupt[partOff] = 0x0f // a field of type 15
+	pastChunk := withPageN(t, good, 2, 1, func(h *pageHeader, data []byte) (pageHeader, []byte) {
+		nh, body := compressed(*h, data)
+		nh.compressedSize += 5
+		return nh, body
+	})
+	pastOff, pastH, pastLen := pageAt(t, pastChunk, 2, 1)
 	cases := []struct {
 		name string
 		file func() []byte
@@ -401,6 +436,11 @@ func TestReadRejects(t *testing.T) {
 				return compressed(pageHeader{typ: pageDict, numValues: 2, hasDictHeader: true}, []byte("\x05\x00\x00\x00train\x04\x00\x00\x00testxy"))
 			})
 		}, "dictionary page: 2 bytes after the page's 2 values"},
+		{"page-header-corrupt", func() []byte { return headerCorrupt },
+			fmt.Sprintf("row group 0, column part: not a supported Parquet file: page header at byte %d: bad thrift", partOff)},
+		{"page-past-chunk", func() []byte { return pastChunk },
+			fmt.Sprintf("row group 0, column part: not a supported Parquet file: page at byte %d: compressed size %d, uncompressed size %d, %d values, %d bytes left in the column chunk",
+				pastOff+int64(pastLen), pastH.compressedSize, pastH.uncompressedSize, pastH.numValues, pastH.compressedSize-5)},
 		{"page-type", func() []byte {
 			return withPage(t, good, 0, func(h *pageHeader, data []byte) (pageHeader, []byte) {
 				h.typ = 3 // DATA_PAGE_V2
