@@ -605,3 +605,90 @@ func TestReadOutOfRange(t *testing.T) {
 		})
 	}
 }
+
+// TestPageRejects: pages with unsupported or corrupt contents fail with an
+// error naming the column and the byte where the page's body starts (%d
+// in want), and pages of supported variants read back. Mutation controls,
+// each of which made its case fail: the offset start+pos-len(raw) of each
+// message computed with + for - or - for + ("crc", "snappy-length",
+// "snappy-garbage", "encoding"); the dictionary page encoding check with
+// == encPlainDictV1 ("dict-page-encoding", "dict-page-plain-dictionary");
+// the level encoding checks with == 4 ("def-levels-bit-packed",
+// "rep-levels-bit-packed", "level-encoding"); the values left n-got as
+// n+got ("second-page-values").
+func TestPageRejects(t *testing.T) {
+	good, groups := smallFile(t)
+	// Two data pages of int64s: 131,072 values (1 MiB) and 8,928.
+	long := make([]int64, 140000)
+	for i := range long {
+		long[i] = int64(i) * 7
+	}
+	twoPages := ourWrite(t, []Column{{"v", Int64}}, []group{{long}})
+	edit := func(f func(h *pageHeader)) func(h *pageHeader, data []byte) (pageHeader, []byte) {
+		return func(h *pageHeader, data []byte) (pageHeader, []byte) {
+			f(h)
+			return compressed(*h, data)
+		}
+	}
+	cases := []struct {
+		name      string
+		file      []byte
+		col, skip int
+		edit      func(h *pageHeader, data []byte) (pageHeader, []byte)
+		want      string // with %d for the page body's offset; "" for none
+	}{
+		{"crc", good, 0, 0, func(h *pageHeader, data []byte) (pageHeader, []byte) {
+			nh, body := compressed(*h, data)
+			nh.hasCRC, nh.crc = true, int32(crc32.ChecksumIEEE(body))+1
+			return nh, body
+		}, "row group 0, column qid: not a supported Parquet file: page at byte %d: CRC mismatch"},
+		{"snappy-length", good, 1, 0, func(h *pageHeader, data []byte) (pageHeader, []byte) {
+			nh, body := compressed(*h, data)
+			nh.uncompressedSize++
+			return nh, body
+		}, "row group 0, column label: not a supported Parquet file: page at byte %d: bad Snappy data (12 bytes, header says 13 uncompressed)"},
+		{"snappy-garbage", good, 3, 0, func(h *pageHeader, data []byte) (pageHeader, []byte) {
+			nh, body := compressed(*h, data)
+			// The decoded length kept, the rest garbage.
+			body = append(body[:1], 0xfe, 0xff, 0xff, 0xff)
+			nh.compressedSize = int32(len(body))
+			return nh, body
+		}, "row group 0, column f1: not a supported Parquet file: page at byte %d: bad Snappy data"},
+		{"encoding", good, 3, 0, edit(func(h *pageHeader) { h.encoding = 9 }),
+			"row group 0, column f1: not a supported Parquet file: page at byte %d: encoding 9 is not supported (only PLAIN)"},
+		{"dict-page-encoding", good, 2, 0, edit(func(h *pageHeader) { h.encoding = encRLEDict }),
+			"row group 0, column part: not a supported Parquet file: dictionary page encoding 8 is not supported"},
+		{"dict-page-plain-dictionary", good, 2, 0, edit(func(h *pageHeader) { h.encoding = encPlainDictV1 }), ""},
+		{"def-levels-bit-packed", good, 0, 0, edit(func(h *pageHeader) { h.defEncoding = 4 }), ""},
+		{"rep-levels-bit-packed", good, 1, 0, edit(func(h *pageHeader) { h.repEncoding = 4 }), ""},
+		{"level-encoding", good, 1, 0, edit(func(h *pageHeader) { h.repEncoding = encPlainDictV1 }),
+			"row group 0, column label: not a supported Parquet file: level encodings 3, 2 are not supported"},
+		{"def-level-encoding", good, 1, 0, edit(func(h *pageHeader) { h.defEncoding = 0 }),
+			"row group 0, column label: not a supported Parquet file: level encodings 0, 3 are not supported"},
+		{"second-page-values", twoPages, 0, 1, edit(func(h *pageHeader) { h.numValues++ }),
+			"row group 0, column v: not a supported Parquet file: data page of 8929 values after 131072 of 140000"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := withPageN(t, c.file, c.col, c.skip, c.edit)
+			got, err := readAll(b)
+			if c.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if bytes.Equal(c.file, good) {
+					sameGroups(t, got, groups)
+				}
+				return
+			}
+			off, _, n := pageAt(t, b, c.col, c.skip)
+			want := c.want
+			if strings.Contains(want, "%d") {
+				want = fmt.Sprintf(want, off+int64(n))
+			}
+			if err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, ErrFormat) {
+				t.Fatalf("error %v, want %q", err, want)
+			}
+		})
+	}
+}
