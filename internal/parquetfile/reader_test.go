@@ -177,11 +177,11 @@ func withPageN(t *testing.T, b []byte, col, skip int, edit func(h *pageHeader, d
 	if err != nil {
 		t.Fatal(err)
 	}
+	oldLen := int64(d.pos) + int64(h.compressedSize) // before edit changes h
 	nh, nbody := edit(&h, data)
 	var e encoder
 	nh.encode(&e)
 	page := append(e.buf, nbody...)
-	oldLen := int64(d.pos) + int64(h.compressedSize)
 	delta := int64(len(page)) - oldLen
 	out := append(append(append([]byte(nil), b[:start]...), page...), b[start+oldLen:f.dataEnd]...)
 	m := f.meta
@@ -615,7 +615,8 @@ func TestReadOutOfRange(t *testing.T) {
 // == encPlainDictV1 ("dict-page-encoding", "dict-page-plain-dictionary");
 // the level encoding checks with == 4 ("def-levels-bit-packed",
 // "rep-levels-bit-packed", "level-encoding"); the values left n-got as
-// n+got ("second-page-values").
+// n+got ("second-page-values"); the size check of an UNCOMPRESSED page
+// negated (the first two checks).
 func TestPageRejects(t *testing.T) {
 	good, groups := smallFile(t)
 	// Two data pages of int64s: 131,072 values (1 MiB) and 8,928.
@@ -629,6 +630,22 @@ func TestPageRejects(t *testing.T) {
 			f(h)
 			return compressed(*h, data)
 		}
+	}
+	// qid in row group 0 stored UNCOMPRESSED.
+	plain := func(delta int32) []byte {
+		b := withPage(t, good, 0, func(h *pageHeader, data []byte) (pageHeader, []byte) {
+			h.uncompressedSize, h.compressedSize = int32(len(data))+delta, int32(len(data))
+			return *h, data
+		})
+		return withFooter(t, b, func(m *fileMetaData) { m.rowGroups[0].columns[0].codec = 0 })
+	}
+	if got, err := readAll(plain(0)); err != nil {
+		t.Fatalf("uncompressed: %v", err)
+	} else {
+		sameGroups(t, got, groups)
+	}
+	if _, err := readAll(plain(1)); err == nil || !strings.Contains(err.Error(), "row group 0, column qid: not a supported Parquet file: uncompressed page of 24 bytes, header says 25") {
+		t.Fatalf("uncompressed page of a wrong size: %v", err)
 	}
 	cases := []struct {
 		name      string
