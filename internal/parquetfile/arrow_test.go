@@ -281,6 +281,25 @@ func testCases() []testCase {
 		{seq(5, 2, false), seq(5, 1, false), seq(5, 5, false), seq(5, 3, true), empty[:5]},
 	}})
 
+	// RLE boundaries: a page of exactly 63 literal groups (504 values,
+	// no run of 8), which leaves the encoder empty before its flush; runs
+	// of exactly 8 values aligned to the groups of 8, each then followed by
+	// another value; runs of every length from 1 to 20.
+	lit := seq(504, 200, false)
+	aligned := make([]string, 504)
+	for i := range aligned {
+		aligned[i] = fmt.Sprintf("r%d", (i/8)%5)
+	}
+	var runs []string
+	for k := 0; len(runs) < 504; k++ {
+		for range k%20 + 1 {
+			runs = append(runs, fmt.Sprintf("w%d", k%7))
+		}
+	}
+	cases = append(cases, testCase{name: "rle-boundaries", cols: []Column{{"lit", String}, {"aligned", String}, {"runs", String}}, groups: []group{
+		{lit, aligned, runs[:504]},
+	}})
+
 	// The dictionary outgrows 1 MiB after pages were cut: the dictionary
 	// page, the held dictionary-encoded pages, then PLAIN pages.
 	over := append(words(r, 150000, 20, 1, 8), words(r, 20000, 20000, 60, 120)...)
@@ -337,7 +356,10 @@ func testCases() []testCase {
 // limit of 63 groups raised to 64 (dictionary-widths); the fallback
 // without writing the dictionary page first (dictionary-fallback,
 // all-distinct); maxStatsSize 4097 (long-strings); leakedPrefix returning
-// 0 (long-strings); a zero minimum kept as +0 (special-doubles, pages).
+// 0 (long-strings); a zero minimum kept as +0 (special-doubles, pages);
+// the RLE encoder's final flush taken when it holds nothing, and a repeated
+// run flushed at a change of value only past 8 values (rle-boundaries;
+// the second also fails TestReadBack: the run's 8 values are lost).
 func TestWriterMatchesArrow(t *testing.T) {
 	for _, c := range testCases() {
 		t.Run(c.name, func(t *testing.T) {
