@@ -340,6 +340,22 @@ func testCases() []testCase {
 	}
 	cases = append(cases, testCase{name: "special-doubles", cols: []Column{{"nan", Double}, {"mixed", Double}, {"zeros", Double}, {"inf", Double}}, groups: []group{{nan, mixed, zeros, inf}}})
 
+	// Lists of 15 elements, the first with the long list header: a schema
+	// of the root and 14 columns, 15 row groups.
+	var cols14 []Column
+	for i := range 14 {
+		cols14 = append(cols14, Column{fmt.Sprintf("c%d", i), Int32})
+	}
+	var groups15 []group
+	for i := range 15 {
+		var g group
+		for j := range 14 {
+			g = append(g, []int32{int32(i), int32(j)})
+		}
+		groups15 = append(groups15, g)
+	}
+	cases = append(cases, testCase{name: "lists-of-15", cols: cols14, groups: groups15})
+
 	// More row groups than an i16 ordinal holds: it wraps, as arrow-go's.
 	var tiny []group
 	for i := range 32770 {
@@ -359,7 +375,8 @@ func testCases() []testCase {
 // 0 (long-strings); a zero minimum kept as +0 (special-doubles, pages);
 // the RLE encoder's final flush taken when it holds nothing, and a repeated
 // run flushed at a change of value only past 8 values (rle-boundaries;
-// the second also fails TestReadBack: the run's 8 values are lost).
+// the second also fails TestReadBack: the run's 8 values are lost); the
+// short list header used for 15 elements (lists-of-15).
 func TestWriterMatchesArrow(t *testing.T) {
 	for _, c := range testCases() {
 		t.Run(c.name, func(t *testing.T) {
