@@ -79,7 +79,8 @@ func TestSkipEveryType(t *testing.T) {
 // TestDecoderLimits: values and sizes at the limits of what the decoder
 // accepts. Mutation controls, each of which made its case fail: the i32
 // range checked with <= or >=; a binary or a list that ends the buffer
-// refused (>= for >); nesting checked with >= maxDepth.
+// refused (>= for >); nesting checked with >= maxDepth; a byte read at
+// the end of the buffer (pos > len for pos >= len: a panic).
 func TestDecoderLimits(t *testing.T) {
 	i32 := func(v int64) *decoder {
 		var e encoder
@@ -125,6 +126,7 @@ func TestDecoderLimits(t *testing.T) {
 			d.structFields(func(int16, byte) bool { return false })
 			return d
 		}, "field id out of range"},
+		{"byte-at-end", func() *decoder { d := &decoder{buf: []byte{}}; d.byte(); return d }, "unexpected end"},
 		{"nested-32", func() *decoder { return nested(maxDepth) }, ""},
 		{"nested-33", func() *decoder { return nested(maxDepth + 1) }, "nested too deep"},
 	}
