@@ -145,3 +145,25 @@ func TestDecoderLimits(t *testing.T) {
 		})
 	}
 }
+
+// TestVarint: zigzag varints of the extremes and of small values of both
+// signs decode to what was encoded; a truncated varint is an error.
+// Mutation controls, each of which made it fail: the zigzag sign
+// -int64(u&1) as int64(u&1); a truncated varint (n == 0) accepted (n < 0
+// for n <= 0).
+func TestVarint(t *testing.T) {
+	for _, v := range []int64{0, 1, -1, 63, -64, 64, -65, math.MaxInt32, math.MinInt32, math.MaxInt64, math.MinInt64} {
+		var e encoder
+		e.varint(v)
+		d := &decoder{buf: e.buf}
+		if got := d.varint(); got != v || d.err != nil || d.pos != len(e.buf) {
+			t.Errorf("%d decoded as %d (%d of %d bytes, error %v)", v, got, d.pos, len(e.buf), d.err)
+		}
+	}
+	for _, b := range [][]byte{{}, {0x80}, {0xff, 0xff}} {
+		d := &decoder{buf: b}
+		if d.uvarint(); d.err == nil || !strings.Contains(d.err.Error(), "bad varint") {
+			t.Errorf("% x: error %v, want bad varint", b, d.err)
+		}
+	}
+}
