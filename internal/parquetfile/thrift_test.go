@@ -121,6 +121,16 @@ func TestDecoderLimits(t *testing.T) {
 			d.structFields(func(int16, byte) bool { return false })
 			return d
 		}, ""},
+		{"field-id-min", func() *decoder {
+			d := &decoder{buf: []byte{tI32, 0xff, 0xff, 0x03, 2, 0}}
+			d.structFields(func(int16, byte) bool { return false })
+			return d
+		}, ""},
+		{"field-id-under", func() *decoder {
+			d := &decoder{buf: []byte{tI32, 0x81, 0x80, 0x04, 2, 0}}
+			d.structFields(func(int16, byte) bool { return false })
+			return d
+		}, "field id out of range"},
 		{"field-id-over", func() *decoder {
 			d := &decoder{buf: []byte{tI32, 0x80, 0x80, 0x04, 2, 0}}
 			d.structFields(func(int16, byte) bool { return false })
