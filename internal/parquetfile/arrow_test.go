@@ -340,6 +340,14 @@ func testCases() []testCase {
 	}
 	cases = append(cases, testCase{name: "special-doubles", cols: []Column{{"nan", Double}, {"mixed", Double}, {"zeros", Double}, {"inf", Double}}, groups: []group{{nan, mixed, zeros, inf}}})
 
+	// A string page cut by the last batch: 4 batches of 1,024 values of
+	// 4+252 bytes bring the page to exactly 1 MiB at the chunk's end.
+	exact := make([]string, 4096)
+	for i := range exact {
+		exact[i] = strings.Repeat(string(rune('a'+i%3)), 252)
+	}
+	cases = append(cases, testCase{name: "page-cut-at-end", cols: []Column{{"s", String}}, groups: []group{{exact}}})
+
 	// Lists of 15 elements, the first with the long list header: a schema
 	// of the root and 14 columns, 15 row groups.
 	var cols14 []Column
