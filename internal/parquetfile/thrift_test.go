@@ -80,7 +80,8 @@ func TestSkipEveryType(t *testing.T) {
 // accepts. Mutation controls, each of which made its case fail: the i32
 // range checked with <= or >=; a binary or a list that ends the buffer
 // refused (>= for >); nesting checked with >= maxDepth; a byte read at
-// the end of the buffer (pos > len for pos >= len: a panic).
+// the end of the buffer (pos > len for pos >= len: a panic); a double
+// skipped past the end (len+pos for len-pos); a map's size unchecked.
 func TestDecoderLimits(t *testing.T) {
 	i32 := func(v int64) *decoder {
 		var e encoder
@@ -137,6 +138,8 @@ func TestDecoderLimits(t *testing.T) {
 			return d
 		}, "field id out of range"},
 		{"byte-at-end", func() *decoder { d := &decoder{buf: []byte{}}; d.byte(); return d }, "unexpected end"},
+		{"double-past-end", func() *decoder { d := &decoder{buf: []byte{1, 2, 3}}; d.skip(tDouble); return d }, "unexpected end"},
+		{"map-past-end", func() *decoder { d := &decoder{buf: []byte{16, tI32<<4 | tI32, 2, 4}}; d.skip(tMap); return d }, "map past the end"},
 		{"nested-32", func() *decoder { return nested(maxDepth) }, ""},
 		{"nested-33", func() *decoder { return nested(maxDepth + 1) }, "nested too deep"},
 	}
