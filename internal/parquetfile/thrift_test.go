@@ -140,7 +140,12 @@ func TestDecoderLimits(t *testing.T) {
 		{"byte-at-end", func() *decoder { d := &decoder{buf: []byte{}}; d.byte(); return d }, "unexpected end"},
 		// After a byte read: the checks must count from the position.
 		{"double-past-end", func() *decoder { d := &decoder{buf: []byte{9, 1, 2, 3, 4, 5, 6}}; d.byte(); d.skip(tDouble); return d }, "unexpected end"},
-		{"map-past-end", func() *decoder { d := &decoder{buf: []byte{9, 6, tI32<<4 | tI32, 2, 4}}; d.byte(); d.skip(tMap); return d }, "map past the end"},
+		{"map-past-end", func() *decoder {
+			d := &decoder{buf: []byte{9, 6, tI32<<4 | tI32, 2, 4}}
+			d.byte()
+			d.skip(tMap)
+			return d
+		}, "map past the end"},
 		{"nested-32", func() *decoder { return nested(maxDepth) }, ""},
 		{"nested-33", func() *decoder { return nested(maxDepth + 1) }, "nested too deep"},
 	}
