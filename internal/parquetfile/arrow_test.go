@@ -340,6 +340,9 @@ func testCases() []testCase {
 	}
 	cases = append(cases, testCase{name: "special-doubles", cols: []Column{{"nan", Double}, {"mixed", Double}, {"zeros", Double}, {"inf", Double}}, groups: []group{{nan, mixed, zeros, inf}}})
 
+	// Chunks of exactly two write batches (2,048 rows) of every kind.
+	cases = append(cases, testCase{name: "batch-multiple", cols: docCols[:5], groups: []group{docGroup(2048, 10, 0, 5)[:5]}})
+
 	// A string page cut by the last batch: 4 batches of 1,024 values of
 	// 4+252 bytes bring the page to exactly 1 MiB at the chunk's end.
 	exact := make([]string, 4096)
@@ -384,7 +387,8 @@ func testCases() []testCase {
 // the RLE encoder's final flush taken when it holds nothing, and a repeated
 // run flushed at a change of value only past 8 values (rle-boundaries;
 // the second also fails TestReadBack: the run's 8 values are lost); the
-// short list header used for 15 elements (lists-of-15).
+// short list header used for 15 elements (lists-of-15); writeFixed's
+// batch loop b < n as b <= n (batch-multiple: an empty page, or a panic).
 func TestWriterMatchesArrow(t *testing.T) {
 	for _, c := range testCases() {
 		t.Run(c.name, func(t *testing.T) {
