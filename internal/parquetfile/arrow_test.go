@@ -343,6 +343,14 @@ func testCases() []testCase {
 	// Chunks of exactly two write batches (2,048 rows) of every kind.
 	cases = append(cases, testCase{name: "batch-multiple", cols: docCols[:5], groups: []group{docGroup(2048, 10, 0, 5)[:5]}})
 
+	// A dictionary of exactly 1 MiB after the first batch (1,024 distinct
+	// values of 4+1,020 bytes): it falls back to PLAIN there.
+	exactDict := make([]string, 2048)
+	for i := range exactDict {
+		exactDict[i] = fmt.Sprintf("%04d", i%1024) + strings.Repeat("x", 1016)
+	}
+	cases = append(cases, testCase{name: "dictionary-exactly-1mib", cols: []Column{{"s", String}}, groups: []group{{exactDict}}, mapOrder: true})
+
 	// A string page cut by the last batch: 4 batches of 1,024 values of
 	// 4+252 bytes bring the page to exactly 1 MiB at the chunk's end.
 	exact := make([]string, 4096)
@@ -388,7 +396,8 @@ func testCases() []testCase {
 // run flushed at a change of value only past 8 values (rle-boundaries;
 // the second also fails TestReadBack: the run's 8 values are lost); the
 // short list header used for 15 elements (lists-of-15); writeFixed's
-// batch loop b < n as b <= n (batch-multiple: an empty page, or a panic).
+// batch loop b < n as b <= n (batch-multiple: an empty page, or a panic);
+// the fallback at dictSize > dictPageSizeMax (dictionary-exactly-1mib).
 func TestWriterMatchesArrow(t *testing.T) {
 	for _, c := range testCases() {
 		t.Run(c.name, func(t *testing.T) {
