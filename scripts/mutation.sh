@@ -21,7 +21,7 @@ bin=$(mktemp -d)/gremlins
 out=${OUT:-$(mktemp -d)}
 pkgs=("$@")
 if [ ${#pkgs[@]} -eq 0 ]; then
-  pkgs=(./ingest ./outputs ./partition ./lasso ./runner ./internal/atomicfile ./internal/dirlock)
+  pkgs=(./ingest ./outputs ./partition ./lasso ./runner ./internal/atomicfile ./internal/dirlock ./internal/parquetfile)
 fi
 for p in "${pkgs[@]}"; do
   name=$(echo "${p#./}" | tr / _)

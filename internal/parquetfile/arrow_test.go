@@ -281,6 +281,25 @@ func testCases() []testCase {
 		{seq(5, 2, false), seq(5, 1, false), seq(5, 5, false), seq(5, 3, true), empty[:5]},
 	}})
 
+	// RLE boundaries: a page of exactly 63 literal groups (504 values,
+	// no run of 8), which leaves the encoder empty before its flush; runs
+	// of exactly 8 values aligned to the groups of 8, each then followed by
+	// another value; runs of every length from 1 to 20.
+	lit := seq(504, 200, false)
+	aligned := make([]string, 504)
+	for i := range aligned {
+		aligned[i] = fmt.Sprintf("r%d", (i/8)%5)
+	}
+	var runs []string
+	for k := 0; len(runs) < 504; k++ {
+		for range k%20 + 1 {
+			runs = append(runs, fmt.Sprintf("w%d", k%7))
+		}
+	}
+	cases = append(cases, testCase{name: "rle-boundaries", cols: []Column{{"lit", String}, {"aligned", String}, {"runs", String}}, groups: []group{
+		{lit, aligned, runs[:504]},
+	}})
+
 	// The dictionary outgrows 1 MiB after pages were cut: the dictionary
 	// page, the held dictionary-encoded pages, then PLAIN pages.
 	over := append(words(r, 150000, 20, 1, 8), words(r, 20000, 20000, 60, 120)...)
@@ -321,6 +340,41 @@ func testCases() []testCase {
 	}
 	cases = append(cases, testCase{name: "special-doubles", cols: []Column{{"nan", Double}, {"mixed", Double}, {"zeros", Double}, {"inf", Double}}, groups: []group{{nan, mixed, zeros, inf}}})
 
+	// Chunks of exactly two write batches (2,048 rows) of every kind.
+	cases = append(cases, testCase{name: "batch-multiple", cols: docCols[:5], groups: []group{docGroup(2048, 10, 0, 5)[:5]}})
+
+	// A dictionary of exactly 1 MiB after the first batch (1,024 distinct
+	// values of 4+1,020 bytes): it falls back to PLAIN there.
+	exactDict := make([]string, 2048)
+	for i := range exactDict {
+		exactDict[i] = fmt.Sprintf("%04d", i%1024) + strings.Repeat("x", 1016)
+	}
+	cases = append(cases, testCase{name: "dictionary-exactly-1mib", cols: []Column{{"s", String}}, groups: []group{{exactDict}}, mapOrder: true})
+
+	// A string page cut by the last batch: 4 batches of 1,024 values of
+	// 4+252 bytes bring the page to exactly 1 MiB at the chunk's end.
+	exact := make([]string, 4096)
+	for i := range exact {
+		exact[i] = strings.Repeat(string(rune('a'+i%3)), 252)
+	}
+	cases = append(cases, testCase{name: "page-cut-at-end", cols: []Column{{"s", String}}, groups: []group{{exact}}})
+
+	// Lists of 15 elements, the first with the long list header: a schema
+	// of the root and 14 columns, 15 row groups.
+	var cols14 []Column
+	for i := range 14 {
+		cols14 = append(cols14, Column{fmt.Sprintf("c%d", i), Int32})
+	}
+	var groups15 []group
+	for i := range 15 {
+		var g group
+		for j := range 14 {
+			g = append(g, []int32{int32(i), int32(j)})
+		}
+		groups15 = append(groups15, g)
+	}
+	cases = append(cases, testCase{name: "lists-of-15", cols: cols14, groups: groups15})
+
 	// More row groups than an i16 ordinal holds: it wraps, as arrow-go's.
 	var tiny []group
 	for i := range 32770 {
@@ -337,7 +391,13 @@ func testCases() []testCase {
 // limit of 63 groups raised to 64 (dictionary-widths); the fallback
 // without writing the dictionary page first (dictionary-fallback,
 // all-distinct); maxStatsSize 4097 (long-strings); leakedPrefix returning
-// 0 (long-strings); a zero minimum kept as +0 (special-doubles, pages).
+// 0 (long-strings); a zero minimum kept as +0 (special-doubles, pages);
+// the RLE encoder's final flush taken when it holds nothing, and a repeated
+// run flushed at a change of value only past 8 values (rle-boundaries;
+// the second also fails TestReadBack: the run's 8 values are lost); the
+// short list header used for 15 elements (lists-of-15); writeFixed's
+// batch loop b < n as b <= n (batch-multiple: an empty page, or a panic);
+// the fallback at dictSize > dictPageSizeMax (dictionary-exactly-1mib).
 func TestWriterMatchesArrow(t *testing.T) {
 	for _, c := range testCases() {
 		t.Run(c.name, func(t *testing.T) {

@@ -135,6 +135,16 @@ func (f *File) checkMeta() error {
 		default:
 			return f.errorf("column %q: physical type %d is not supported", el.name, el.typ)
 		}
+		// An annotation other than the kind's (an unsigned or narrower
+		// integer, a date, a decimal, JSON) gives the values another
+		// meaning.
+		want, _ := columnElement(Column{Kind: k})
+		if el.hasConv && (!want.hasConv || el.converted != want.converted) {
+			return f.errorf("column %q: converted type %d is not supported for %s", el.name, el.converted, k)
+		}
+		if el.logical.kind != 0 && el.logical != want.logical {
+			return f.errorf("column %q: logical type %+v is not supported for %s", el.name, el.logical, k)
+		}
 		if seen[el.name] {
 			return f.errorf("duplicate column %q", el.name)
 		}

@@ -4,8 +4,13 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
+	"io/fs"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -146,6 +151,12 @@ func buildFile(data []byte, m *fileMetaData) []byte {
 // replaced by edit's header and page bytes, moving the later offsets.
 func withPage(t *testing.T, b []byte, col int, edit func(h *pageHeader, data []byte) (hdr pageHeader, body []byte)) []byte {
 	t.Helper()
+	return withPageN(t, b, col, 0, edit)
+}
+
+// withPageN is withPage for the page after the first skip pages.
+func withPageN(t *testing.T, b []byte, col, skip int, edit func(h *pageHeader, data []byte) (hdr pageHeader, body []byte)) []byte {
+	t.Helper()
 	f, err := NewFile(bytes.NewReader(b), int64(len(b)), "x")
 	if err != nil {
 		t.Fatal(err)
@@ -155,16 +166,22 @@ func withPage(t *testing.T, b []byte, col int, edit func(h *pageHeader, data []b
 	d := &decoder{buf: b[start:end]}
 	var h pageHeader
 	h.decode(d)
+	for range skip {
+		start += int64(d.pos) + int64(h.compressedSize)
+		d = &decoder{buf: b[start:end]}
+		h = pageHeader{}
+		h.decode(d)
+	}
 	body := b[start+int64(d.pos) : start+int64(d.pos)+int64(h.compressedSize)]
 	data, err := snappy.Decode(nil, body)
 	if err != nil {
 		t.Fatal(err)
 	}
+	oldLen := int64(d.pos) + int64(h.compressedSize) // before edit changes h
 	nh, nbody := edit(&h, data)
 	var e encoder
 	nh.encode(&e)
 	page := append(e.buf, nbody...)
-	oldLen := int64(d.pos) + int64(h.compressedSize)
 	delta := int64(len(page)) - oldLen
 	out := append(append(append([]byte(nil), b[:start]...), page...), b[start+oldLen:f.dataEnd]...)
 	m := f.meta
@@ -188,6 +205,29 @@ func withPage(t *testing.T, b []byte, col int, edit func(h *pageHeader, data []b
 	return buildFile(out, &m)
 }
 
+// pageAt returns where the header of the page after the first skip pages
+// of row group 0's column col starts, the header, and its length.
+func pageAt(t *testing.T, b []byte, col, skip int) (off int64, h pageHeader, n int) {
+	t.Helper()
+	f, err := NewFile(bytes.NewReader(b), int64(len(b)), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, end := chunkRange(&f.meta.rowGroups[0].columns[col])
+	for i := 0; ; i++ {
+		d := &decoder{buf: b[off:end]}
+		h = pageHeader{}
+		h.decode(d)
+		if d.err != nil {
+			t.Fatal(d.err)
+		}
+		if i == skip {
+			return off, h, d.pos
+		}
+		off += int64(d.pos) + int64(h.compressedSize)
+	}
+}
+
 // compressed returns a header for data compressed with Snappy.
 func compressed(h pageHeader, data []byte) (pageHeader, []byte) {
 	c := snappy.Encode(nil, data)
@@ -201,7 +241,10 @@ func compressed(h pageHeader, data []byte) (pageHeader, []byte) {
 // each of which made its case read the file without error: no CRC check
 // ("crc"), no check of the Snappy length against the page header
 // ("snappy-length"), no check for bytes left in the column chunk
-// ("chunk-trailing").
+// ("chunk-trailing"); the decoder taking another logical type (kind -1)
+// for STRING (kind 1) ("logical-json"). Without the check of converted and
+// logical types, "unsigned", "narrow", "converted-date",
+// "converted-on-double" and "logical-json" read the file.
 func TestReadRejects(t *testing.T) {
 	good, groups := smallFile(t)
 	if got, err := readAll(good); err != nil {
@@ -210,6 +253,17 @@ func TestReadRejects(t *testing.T) {
 		sameGroups(t, got, groups)
 	}
 	fix := func(b []byte) []byte { return b }
+	// The first data page of part in row group 0 (after its dictionary
+	// page): a corrupt header, and a compressed size past the chunk's end.
+	partOff, _, _ := pageAt(t, good, 2, 1)
+	headerCorrupt := bytes.Clone(good)
+	headerCorrupt[partOff] = 0x0f // a field of type 15
+	pastChunk := withPageN(t, good, 2, 1, func(h *pageHeader, data []byte) (pageHeader, []byte) {
+		nh, body := compressed(*h, data)
+		nh.compressedSize += 5
+		return nh, body
+	})
+	pastOff, pastH, pastLen := pageAt(t, pastChunk, 2, 1)
 	cases := []struct {
 		name string
 		file func() []byte
@@ -236,6 +290,24 @@ func TestReadRejects(t *testing.T) {
 		{"chunk-outside", func() []byte {
 			return withFooter(t, good, func(m *fileMetaData) { m.rowGroups[1].columns[3].dataPageOffset = 1 << 40 })
 		}, "row group 1, column f1: column chunk at bytes"},
+		{"chunk-into-footer", func() []byte {
+			return withFooter(t, good, func(m *fileMetaData) { m.rowGroups[1].columns[3].totalCompressedSize += 8 })
+		}, "row group 1, column f1: column chunk at bytes"},
+		{"chunk-empty", func() []byte {
+			return withFooter(t, good, func(m *fileMetaData) { m.rowGroups[0].columns[1].totalCompressedSize = 0 })
+		}, "row group 0, column label: not a supported Parquet file: column chunk ends after 0 of 3 values"},
+		{"chunk-negative-size", func() []byte {
+			return withFooter(t, good, func(m *fileMetaData) { m.rowGroups[0].columns[0].totalCompressedSize = -1 })
+		}, "row group 0, column qid: column chunk at bytes 4..-1 outside the data"},
+		{"path", func() []byte {
+			return withFooter(t, good, func(m *fileMetaData) { m.rowGroups[0].columns[2].path = []string{"other"} })
+		}, `row group 0, column part: path ["other"] in the metadata`},
+		{"path-nested", func() []byte {
+			return withFooter(t, good, func(m *fileMetaData) { m.rowGroups[1].columns[2].path = []string{"part", "x"} })
+		}, `row group 1, column part: path ["part" "x"] in the metadata`},
+		{"chunk-type", func() []byte {
+			return withFooter(t, good, func(m *fileMetaData) { m.rowGroups[0].columns[0].typ = typeInt32 })
+		}, "row group 0, column qid: type 1 in the metadata, 2 in the schema"},
 		{"codec", func() []byte {
 			return withFooter(t, good, func(m *fileMetaData) { m.rowGroups[0].columns[0].codec = 2 })
 		}, "row group 0, column qid: compression codec 2 is not supported"},
@@ -245,6 +317,31 @@ func TestReadRejects(t *testing.T) {
 		{"optional", func() []byte {
 			return withFooter(t, good, func(m *fileMetaData) { m.schema[2].repetition = 1 })
 		}, `column "label": not a required column`},
+		{"unsigned", func() []byte {
+			return withFooter(t, good, func(m *fileMetaData) { m.schema[2].logical.signed = false })
+		}, `column "label": logical type`},
+		{"narrow", func() []byte {
+			return withFooter(t, good, func(m *fileMetaData) { m.schema[1].logical.bitWidth = 32 })
+		}, `column "qid": logical type`},
+		{"converted-date", func() []byte {
+			return withFooter(t, good, func(m *fileMetaData) { m.schema[2].logical.kind, m.schema[2].converted = 0, 6 })
+		}, `column "label": converted type 6 is not supported for INT32`},
+		{"converted-on-double", func() []byte {
+			return withFooter(t, good, func(m *fileMetaData) { m.schema[4].hasConv, m.schema[4].converted = true, convertedInt64 })
+		}, `column "f1": converted type 18 is not supported for DOUBLE`},
+		{"logical-json", func() []byte {
+			// The STRING logical type of part (union field 1) made JSON
+			// (field 12), which the decoder reads as another logical type.
+			b := bytes.Clone(good)
+			n := int(binary.LittleEndian.Uint32(b[len(b)-8:]))
+			footer := b[len(b)-8-n : len(b)-8]
+			i := bytes.Index(footer, []byte("part\x25\x00\x4c\x1c\x00\x00"))
+			if i < 0 || bytes.LastIndex(footer, []byte("part\x25")) != i {
+				t.Fatal("no unique STRING logical type of part in the footer")
+			}
+			footer[i+7] = 0xcc
+			return b
+		}, `column "part": logical type`},
 		{"rows", func() []byte {
 			return withFooter(t, good, func(m *fileMetaData) { m.numRows++ })
 		}, "row groups hold 4 rows, the footer says 5"},
@@ -305,6 +402,45 @@ func TestReadRejects(t *testing.T) {
 				return nh, body
 			})
 		}, "dictionary index 1 out of range 0..0"},
+		{"dict-data-plain-dictionary", func() []byte {
+			// PLAIN_DICTIONARY, the v1 name of RLE_DICTIONARY, on a data page.
+			return withPageN(t, good, 2, 1, func(h *pageHeader, data []byte) (pageHeader, []byte) {
+				h.encoding = encPlainDictV1
+				return compressed(*h, data)
+			})
+		}, "-"},
+		{"string-encoding", func() []byte {
+			return withPageN(t, good, 2, 1, func(h *pageHeader, data []byte) (pageHeader, []byte) {
+				h.encoding = 9 // BYTE_STREAM_SPLIT
+				return compressed(*h, data)
+			})
+		}, "row group 0, column part: not a supported Parquet file: page at byte 217: encoding 9 is not supported"},
+		{"dict-count", func() []byte {
+			// 3 entries cannot fit in 9 bytes: refused before allocating.
+			return withPage(t, good, 2, func(h *pageHeader, data []byte) (pageHeader, []byte) {
+				return compressed(pageHeader{typ: pageDict, numValues: 3, hasDictHeader: true}, []byte("\x05\x00\x00\x00train"))
+			})
+		}, "dictionary page: 3 values in 9 bytes"},
+		{"dict-short", func() []byte {
+			return withPage(t, good, 2, func(h *pageHeader, data []byte) (pageHeader, []byte) {
+				return compressed(pageHeader{typ: pageDict, numValues: 2, hasDictHeader: true}, []byte("\x05\x00\x00\x00train"))
+			})
+		}, "dictionary page: value 1 of 2: data ends"},
+		{"dict-length", func() []byte {
+			return withPage(t, good, 2, func(h *pageHeader, data []byte) (pageHeader, []byte) {
+				return compressed(pageHeader{typ: pageDict, numValues: 2, hasDictHeader: true}, []byte("\x05\x00\x00\x00train\x09\x00\x00\x00abc"))
+			})
+		}, "dictionary page: value 1 of 2: length 9 past the end of the page"},
+		{"dict-trailing", func() []byte {
+			return withPage(t, good, 2, func(h *pageHeader, data []byte) (pageHeader, []byte) {
+				return compressed(pageHeader{typ: pageDict, numValues: 2, hasDictHeader: true}, []byte("\x05\x00\x00\x00train\x04\x00\x00\x00testxy"))
+			})
+		}, "dictionary page: 2 bytes after the page's 2 values"},
+		{"page-header-corrupt", func() []byte { return headerCorrupt },
+			fmt.Sprintf("row group 0, column part: not a supported Parquet file: page header at byte %d: bad thrift", partOff)},
+		{"page-past-chunk", func() []byte { return pastChunk },
+			fmt.Sprintf("row group 0, column part: not a supported Parquet file: page at byte %d: compressed size %d, uncompressed size %d, %d values, %d bytes left in the column chunk",
+				pastOff+int64(pastLen), pastH.compressedSize, pastH.uncompressedSize, pastH.numValues, pastH.compressedSize-5)},
 		{"page-type", func() []byte {
 			return withPage(t, good, 0, func(h *pageHeader, data []byte) (pageHeader, []byte) {
 				h.typ = 3 // DATA_PAGE_V2
@@ -361,4 +497,215 @@ func FuzzReader(f *testing.F) {
 		}
 		readAll(b)
 	})
+}
+
+// TestOpen: Open reads a file from disk and Close closes it (a second
+// Close fails); a missing file and a file that is not Parquet fail with
+// the error of each; Close of a File made by NewFile does nothing.
+// Mutation controls, each of which made it fail: each of Open's three
+// error checks negated; Close's f.f != nil negated.
+func TestOpen(t *testing.T) {
+	good, groups := smallFile(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "good.parquet")
+	if err := os.WriteFile(path, good, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := make([]int64, f.RowGroupRows(0))
+	if err := f.ReadInt64(0, 0, v); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(v, groups[0][0].([]int64)) {
+		t.Fatalf("read %v, want %v", v, groups[0][0])
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); !errors.Is(err, os.ErrClosed) {
+		t.Fatalf("second Close: %v, want %v", err, os.ErrClosed)
+	}
+	if _, err := Open(filepath.Join(dir, "missing.parquet")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("missing file: %v", err)
+	}
+	bad := filepath.Join(dir, "bad.parquet")
+	if err := os.WriteFile(bad, good[:len(good)-1], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(bad); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), bad) {
+		t.Fatalf("truncated file: %v", err)
+	}
+	nf, err := NewFile(bytes.NewReader(good), int64(len(good)), "mem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := nf.Close(); err != nil {
+		t.Fatalf("Close of a NewFile: %v", err)
+	}
+}
+
+// TestNoRowGroups: a file without row groups, whose footer fills all but
+// the 12 bytes of magic and length, reads as zero rows. Mutation control:
+// NewFile's footer bound n > size-12 as n >= size-12 made it fail.
+func TestNoRowGroups(t *testing.T) {
+	b := ourWrite(t, []Column{{"a", Int64}, {"s", String}}, nil)
+	f, err := NewFile(bytes.NewReader(b), int64(len(b)), "empty")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.NumRows() != 0 || f.NumRowGroups() != 0 || len(f.Columns()) != 2 {
+		t.Fatalf("%d rows in %d row groups, %d columns", f.NumRows(), f.NumRowGroups(), len(f.Columns()))
+	}
+}
+
+// TestColumnIndex: ColumnIndex finds each column by name, and -1 for a
+// name that is not a column. Mutation controls, each of which made it
+// fail: c.Name == name negated; -1 returned as 1.
+func TestColumnIndex(t *testing.T) {
+	good, _ := smallFile(t)
+	f, err := NewFile(bytes.NewReader(good), int64(len(good)), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		want int
+	}{{"qid", 0}, {"label", 1}, {"part", 2}, {"f1", 3}, {"schema", -1}, {"", -1}, {"F1", -1}} {
+		if got := f.ColumnIndex(c.name); got != c.want {
+			t.Errorf("ColumnIndex(%q) = %d, want %d", c.name, got, c.want)
+		}
+	}
+	if got := f.CreatedBy(); got != testCreatedBy {
+		t.Errorf("CreatedBy() = %q, want %q", got, testCreatedBy)
+	}
+}
+
+// TestReadOutOfRange: reading a row group or column past the last, or
+// before the first, is an error, not a panic. Mutation controls, each of
+// which made it panic: g >= len(row groups) as g > len, col >= len(cols)
+// as col > len.
+func TestReadOutOfRange(t *testing.T) {
+	good, _ := smallFile(t)
+	f, err := NewFile(bytes.NewReader(good), int64(len(good)), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		g, col int
+	}{{"group-past", 2, 0}, {"group-negative", -1, 0}, {"column-past", 0, 4}, {"column-negative", 0, -1}} {
+		t.Run(c.name, func(t *testing.T) {
+			err := f.ReadInt64(c.g, c.col, make([]int64, 3))
+			if err == nil || !strings.Contains(err.Error(), "no row group") {
+				t.Fatalf("error %v, want no row group", err)
+			}
+		})
+	}
+}
+
+// TestPageRejects: pages with unsupported or corrupt contents fail with an
+// error naming the column and the byte where the page's body starts (%d
+// in want), and pages of supported variants read back. Mutation controls,
+// each of which made its case fail: the offset start+pos-len(raw) of each
+// message computed with + for - or - for + ("crc", "snappy-length",
+// "snappy-garbage", "encoding"); the dictionary page encoding check with
+// == encPlainDictV1 ("dict-page-encoding", "dict-page-plain-dictionary");
+// the level encoding checks with == 4 ("def-levels-bit-packed",
+// "rep-levels-bit-packed", "level-encoding"); the values left n-got as
+// n+got ("second-page-values"); the size check of an UNCOMPRESSED page
+// negated (the first two checks).
+func TestPageRejects(t *testing.T) {
+	good, groups := smallFile(t)
+	// Two data pages of int64s: 131,072 values (1 MiB) and 8,928.
+	long := make([]int64, 140000)
+	for i := range long {
+		long[i] = int64(i) * 7
+	}
+	twoPages := ourWrite(t, []Column{{"v", Int64}}, []group{{long}})
+	edit := func(f func(h *pageHeader)) func(h *pageHeader, data []byte) (pageHeader, []byte) {
+		return func(h *pageHeader, data []byte) (pageHeader, []byte) {
+			f(h)
+			return compressed(*h, data)
+		}
+	}
+	// qid in row group 0 stored UNCOMPRESSED.
+	plain := func(delta int32) []byte {
+		b := withPage(t, good, 0, func(h *pageHeader, data []byte) (pageHeader, []byte) {
+			h.uncompressedSize, h.compressedSize = int32(len(data))+delta, int32(len(data))
+			return *h, data
+		})
+		return withFooter(t, b, func(m *fileMetaData) { m.rowGroups[0].columns[0].codec = 0 })
+	}
+	if got, err := readAll(plain(0)); err != nil {
+		t.Fatalf("uncompressed: %v", err)
+	} else {
+		sameGroups(t, got, groups)
+	}
+	if _, err := readAll(plain(1)); err == nil || !strings.Contains(err.Error(), "row group 0, column qid: not a supported Parquet file: uncompressed page of 24 bytes, header says 25") {
+		t.Fatalf("uncompressed page of a wrong size: %v", err)
+	}
+	cases := []struct {
+		name      string
+		file      []byte
+		col, skip int
+		edit      func(h *pageHeader, data []byte) (pageHeader, []byte)
+		want      string // with %d for the page body's offset; "" for none
+	}{
+		{"crc", good, 0, 0, func(h *pageHeader, data []byte) (pageHeader, []byte) {
+			nh, body := compressed(*h, data)
+			nh.hasCRC, nh.crc = true, int32(crc32.ChecksumIEEE(body))+1
+			return nh, body
+		}, "row group 0, column qid: not a supported Parquet file: page at byte %d: CRC mismatch"},
+		{"snappy-length", good, 1, 0, func(h *pageHeader, data []byte) (pageHeader, []byte) {
+			nh, body := compressed(*h, data)
+			nh.uncompressedSize++
+			return nh, body
+		}, "row group 0, column label: not a supported Parquet file: page at byte %d: bad Snappy data (12 bytes, header says 13 uncompressed)"},
+		{"snappy-garbage", good, 3, 0, func(h *pageHeader, data []byte) (pageHeader, []byte) {
+			nh, body := compressed(*h, data)
+			// The decoded length kept, the rest garbage.
+			body = append(body[:1], 0xfe, 0xff, 0xff, 0xff)
+			nh.compressedSize = int32(len(body))
+			return nh, body
+		}, "row group 0, column f1: not a supported Parquet file: page at byte %d: bad Snappy data"},
+		{"encoding", good, 3, 0, edit(func(h *pageHeader) { h.encoding = 9 }),
+			"row group 0, column f1: not a supported Parquet file: page at byte %d: encoding 9 is not supported (only PLAIN)"},
+		{"dict-page-encoding", good, 2, 0, edit(func(h *pageHeader) { h.encoding = encRLEDict }),
+			"row group 0, column part: not a supported Parquet file: dictionary page encoding 8 is not supported"},
+		{"dict-page-plain-dictionary", good, 2, 0, edit(func(h *pageHeader) { h.encoding = encPlainDictV1 }), ""},
+		{"def-levels-bit-packed", good, 0, 0, edit(func(h *pageHeader) { h.defEncoding = 4 }), ""},
+		{"rep-levels-bit-packed", good, 1, 0, edit(func(h *pageHeader) { h.repEncoding = 4 }), ""},
+		{"level-encoding", good, 1, 0, edit(func(h *pageHeader) { h.repEncoding = encPlainDictV1 }),
+			"row group 0, column label: not a supported Parquet file: level encodings 3, 2 are not supported"},
+		{"def-level-encoding", good, 1, 0, edit(func(h *pageHeader) { h.defEncoding = 0 }),
+			"row group 0, column label: not a supported Parquet file: level encodings 0, 3 are not supported"},
+		{"second-page-values", twoPages, 0, 1, edit(func(h *pageHeader) { h.numValues++ }),
+			"row group 0, column v: not a supported Parquet file: data page of 8929 values after 131072 of 140000"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := withPageN(t, c.file, c.col, c.skip, c.edit)
+			got, err := readAll(b)
+			if c.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if bytes.Equal(c.file, good) {
+					sameGroups(t, got, groups)
+				}
+				return
+			}
+			off, _, n := pageAt(t, b, c.col, c.skip)
+			want := c.want
+			if strings.Contains(want, "%d") {
+				want = fmt.Sprintf(want, off+int64(n))
+			}
+			if err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, ErrFormat) {
+				t.Fatalf("error %v, want %q", err, want)
+			}
+		})
+	}
 }

@@ -101,20 +101,8 @@ func NewWriter(w io.Writer, cols []Column, createdBy string) (*Writer, error) {
 			return nil, fmt.Errorf("parquetfile: duplicate column %q", c.Name)
 		}
 		seen[c.Name] = true
-		el := schemaElement{name: c.Name, hasType: true, hasRep: true, repetition: 0}
-		switch c.Kind {
-		case Int64:
-			el.typ, el.hasConv, el.converted = typeInt64, true, convertedInt64
-			el.logical = logicalType{kind: 10, bitWidth: 64, signed: true}
-		case Int32:
-			el.typ, el.hasConv, el.converted = typeInt32, true, convertedInt32
-			el.logical = logicalType{kind: 10, bitWidth: 32, signed: true}
-		case Double:
-			el.typ = typeDouble
-		case String:
-			el.typ, el.hasConv, el.converted = typeByteArray, true, convertedUTF8
-			el.logical = logicalType{kind: 1}
-		default:
+		el, ok := columnElement(c)
+		if !ok {
 			return nil, fmt.Errorf("parquetfile: column %q: unknown kind %d", c.Name, c.Kind)
 		}
 		fw.meta.schema = append(fw.meta.schema, el)
@@ -123,6 +111,29 @@ func NewWriter(w io.Writer, cols []Column, createdBy string) (*Writer, error) {
 		return nil, err
 	}
 	return fw, nil
+}
+
+// columnElement is the schema element of column c: its physical type and
+// the converted and logical types of its kind. The reader accepts these
+// annotations, or none.
+func columnElement(c Column) (schemaElement, bool) {
+	el := schemaElement{name: c.Name, hasType: true, hasRep: true, repetition: 0}
+	switch c.Kind {
+	case Int64:
+		el.typ, el.hasConv, el.converted = typeInt64, true, convertedInt64
+		el.logical = logicalType{kind: 10, bitWidth: 64, signed: true}
+	case Int32:
+		el.typ, el.hasConv, el.converted = typeInt32, true, convertedInt32
+		el.logical = logicalType{kind: 10, bitWidth: 32, signed: true}
+	case Double:
+		el.typ = typeDouble
+	case String:
+		el.typ, el.hasConv, el.converted = typeByteArray, true, convertedUTF8
+		el.logical = logicalType{kind: 1}
+	default:
+		return el, false
+	}
+	return el, true
 }
 
 func (w *Writer) write(b []byte) error {
