@@ -262,11 +262,7 @@ func scaledNoise(seed uint64, scale, gamma float64) noiseFactory {
 	}
 	nf := productionNoise(RunKey(seed), gamma)
 	return func(i int, stream string, std []float64) tree.Noise {
-		scaled := make([]float64, len(std))
-		for e, v := range std {
-			scaled[e] = v * scale
-		}
-		return nf(i, stream, scaled)
+		return nf(i, stream, scaledStd(std, scale))
 	}
 }
 
@@ -326,7 +322,7 @@ func auditTree(ctx context.Context, s Spec, cal *accountant.Calibration, o Audit
 	if err != nil {
 		return nil, err
 	}
-	vec := s.model() == accountant.ModelSDPVec
+	vec := s.binomialNoise()
 	if vec && o.SigmaScale != 1 {
 		return nil, fmt.Errorf("audit: --sigma-scale scales Gaussian noise; %s's is binomial", s.Algorithm)
 	}

@@ -83,7 +83,7 @@ func (l *glocNoise) observe(i int, b *batchStats, x []float64, y float64) float6
 	if l.gamma > 0 {
 		l.bd[i].Fill(l.nu, 0, 0)
 		for e, xe := range x {
-			g[e] += math.RoundToEven(resid*xe/l.gamma)*l.gamma + l.nu[e]
+			g[e] += toGrid(resid*xe, l.gamma) + l.nu[e]
 		}
 		return math.NaN()
 	}

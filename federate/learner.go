@@ -125,10 +125,15 @@ func (g *gridLearner) observe(i int, b *batchStats, x []float64, y float64) floa
 	return q
 }
 
-// onGrid adds src, each entry rounded to the nearest multiple of gamma (a
-// power of two: the scaling is exact), to dst.
+// onGrid adds src, each entry rounded to the grid (toGrid), to dst.
 func onGrid(dst, src []float64, gamma float64) {
 	for e, v := range src {
-		dst[e] += math.RoundToEven(v/gamma) * gamma
+		dst[e] += toGrid(v, gamma)
 	}
+}
+
+// toGrid rounds v to the nearest multiple of gamma, ties to even (gamma a
+// power of two: the scaling is exact).
+func toGrid(v, gamma float64) float64 {
+	return math.RoundToEven(v/gamma) * gamma
 }

@@ -137,9 +137,9 @@ func implementationNote(s Spec, cal *accountant.Calibration) *accountant.Calibra
 	}
 	note := insecureNote
 	switch {
-	case s.model() == accountant.ModelSDPVec && s.Noise == NoiseDiscrete:
+	case s.binomialNoise() && s.Noise == NoiseDiscrete:
 		note = exactBinomialNote
-	case s.model() == accountant.ModelSDPVec:
+	case s.binomialNoise():
 		note = gonumBinomialNote
 	case s.Noise == NoiseDiscrete:
 		return cal // the accountant's DiscreteNote says it
@@ -256,11 +256,7 @@ type hooks struct {
 // own ChaCha8 stream rng.Derive(runKey, "silo", i, stream).
 func gaussianNoise(runKey rng.Key, i int, stream string, std []float64) tree.Noise {
 	if mutation.On("M10") {
-		half := make([]float64, len(std))
-		for e, v := range std {
-			half[e] = v / 2
-		}
-		std = half
+		std = scaledStd(std, 0.5)
 	}
 	return &tree.Gaussian{R: rng.New(runKey, "silo", i, stream), Std: std}
 }
@@ -270,13 +266,19 @@ func gaussianNoise(runKey rng.Key, i int, stream string, std []float64) tree.Noi
 // stream as gaussianNoise's.
 func discreteNoise(runKey rng.Key, i int, stream string, std []float64, gamma float64) tree.Noise {
 	if mutation.On("M16") {
-		half := make([]float64, len(std))
-		for e, v := range std {
-			half[e] = v / 2
-		}
-		std = half
+		std = scaledStd(std, 0.5)
 	}
 	return tree.NewDiscrete(rng.New(runKey, "silo", i, stream), std, gamma)
+}
+
+// scaledStd returns a copy of the standard deviations std multiplied by f
+// (the audit's --sigma-scale and the halved-noise mutations).
+func scaledStd(std []float64, f float64) []float64 {
+	out := make([]float64, len(std))
+	for e, v := range std {
+		out[e] = v * f
+	}
+	return out
 }
 
 // noiseGrid returns the grid of the run's discrete noise (0 for the
@@ -285,7 +287,7 @@ func discreteNoise(runKey rng.Key, i int, stream string, std []float64, gamma fl
 // users, each entry at most 1 + gamma/2 in magnitude, plus a noise below
 // tree.MaxNoiseSteps grid steps, below 2^52 grid steps in all.
 func noiseGrid(s Spec, cal *accountant.Calibration) (float64, error) {
-	if s.Noise != NoiseDiscrete || !(cal.Sigma > 0) || s.model() == accountant.ModelSDPVec {
+	if s.Noise != NoiseDiscrete || !(cal.Sigma > 0) || s.binomialNoise() {
 		return 0, nil // P_TVec encodes on its own integer lattice
 	}
 	gamma := accountant.Grid(cal.Sigma)

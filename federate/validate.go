@@ -270,11 +270,17 @@ func (s Spec) Request() accountant.Request {
 // binomial mechanism is the same whichever sampler draws it (noise
 // "discrete" selects the exact one, accounted as the binomial it is).
 func (s Spec) accountedNoise() string {
-	if s.model() == accountant.ModelSDPVec {
+	if s.binomialNoise() {
 		return ""
 	}
 	return s.Noise
 }
+
+// binomialNoise reports whether the spec's privacy noise is P_TVec's
+// binomial noise bits rather than Gaussian releases: there noise
+// "discrete" selects the exact binomial sampler, with neither a grid nor
+// the discrete Gaussian's accounting.
+func (s Spec) binomialNoise() bool { return s.model() == accountant.ModelSDPVec }
 
 // FieldError is an error of Spec.Validate: the field at fault and why.
 // It wraps ErrInvalidSpec. A caller that builds specs from its own input

@@ -34,8 +34,13 @@ const GridBits = 20
 // discrete Gaussian of scale sigma > 0: chosen from the noise scale only,
 // never from data (Google's granularity principle, privacy.md 2.2).
 func Grid(sigma float64) float64 {
+	return math.Ldexp(1, gridExp(sigma))
+}
+
+// gridExp is the exponent k of Grid(sigma) = 2^k.
+func gridExp(sigma float64) int {
 	_, e := math.Frexp(sigma) // sigma = f 2^e, f in [1/2, 1)
-	return math.Ldexp(1, e-1-GridBits)
+	return e - 1 - GridBits
 }
 
 // DiscreteSensitivities returns the L2 sensitivities of one user's
@@ -184,10 +189,7 @@ const DiscreteNote = "discrete Gaussian noise (exact integer sampler, CKS20)"
 
 // discreteNote states the discrete mechanism's grid and accounting.
 func discreteNote(r Request, sigma, rho float64) string {
-	k := GridBits
-	_, e := math.Frexp(sigma)
-	k = e - 1 - k
-	return fmt.Sprintf(DiscreteNote+" on the grid gamma = 2^%d, every user's contribution rounded to it before summation; accounted as %.6g-zCDP with the rounding-inflated sensitivities, converted by CKS20: certified for the mechanism and this implementation", k, rho)
+	return fmt.Sprintf(DiscreteNote+" on the grid gamma = 2^%d, every user's contribution rounded to it before summation; accounted as %.6g-zCDP with the rounding-inflated sensitivities, converted by CKS20: certified for the mechanism and this implementation", gridExp(sigma), rho)
 }
 
 // exactDiscreteTreeSigma returns the smallest sigma (on the safe side)
@@ -228,14 +230,14 @@ func exactDiscreteTreeSigma(r Request, kappa int) (float64, error) {
 	}
 	sigma := math.Sqrt(unit / rhoMax)
 	for i := 0; i < 200; i++ {
-		if rho, err := DiscreteRho(r, sigma, kappa); err != nil {
+		rho, err := DiscreteRho(r, sigma, kappa)
+		if err != nil {
 			return 0, fmt.Errorf("exact discrete sigma: %w", err)
-		} else if cksDelta(rho, r.Eps) <= r.Delta {
+		}
+		if cksDelta(rho, r.Eps) <= r.Delta {
 			return sigma, nil
 		}
-		rho, _ := DiscreteRho(r, sigma, kappa)
-		next := sigma * math.Sqrt(rho/rhoMax)
-		sigma = math.Max(up(next), up(sigma))
+		sigma = math.Max(up(sigma*math.Sqrt(rho/rhoMax)), up(sigma))
 	}
 	return 0, fmt.Errorf("exact discrete sigma: postcondition failed at sigma = %v (eps %v, delta %v, kappa %d)", sigma, r.Eps, r.Delta, kappa)
 }
