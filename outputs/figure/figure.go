@@ -435,8 +435,8 @@ func saveOverInstances(dir, base string, runs []outputs.RunRecord, curves []outp
 	for _, p := range panels {
 		rows, cols = max(rows, p.Row+1), max(cols, p.Col+1)
 	}
-	if vg.Length(cols)*w > MaxSide || vg.Length(rows)*h > MaxSide {
-		return nil, fmt.Errorf("figure: %d x %d panels of %.3g x %.3g cm exceed %.3g cm: give a smaller panel size", rows, cols, w.Points()/vg.Centimeter.Points(), h.Points()/vg.Centimeter.Points(), MaxSide.Points()/vg.Centimeter.Points())
+	if err := checkGridSize(rows, cols, w, h); err != nil {
+		return nil, err
 	}
 	grid := make([][]*plot.Plot, rows)
 	for i := range grid {
@@ -455,6 +455,15 @@ func saveOverInstances(dir, base string, runs []outputs.RunRecord, curves []outp
 		grid[pn.Row][pn.Col] = p
 	}
 	return saveGrid(grid, o.Title, dir, base, vg.Length(cols)*w, vg.Length(rows)*h)
+}
+
+// checkGridSize refuses a grid of rows x cols panels of w x h with a side
+// longer than MaxSide.
+func checkGridSize(rows, cols int, w, h vg.Length) error {
+	if vg.Length(cols)*w > MaxSide || vg.Length(rows)*h > MaxSide {
+		return fmt.Errorf("figure: %d x %d panels of %.3g x %.3g cm exceed %.3g cm: give a smaller panel size", rows, cols, w.Points()/vg.Centimeter.Points(), h.Points()/vg.Centimeter.Points(), MaxSide.Points()/vg.Centimeter.Points())
+	}
+	return nil
 }
 
 // SavePlot writes p as DIR/BASE.png (at PNGDPI) and DIR/BASE.svg of size
