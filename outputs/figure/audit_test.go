@@ -137,6 +137,17 @@ func TestAuditPanelReward(t *testing.T) {
 			t.Errorf("legend %q missing from %q", want, got)
 		}
 	}
+	// The claim's legend entry is the Gaussian at mu's: one dashed
+	// thumbnail, in colour 1.
+	var thumbs []plottest.Mark
+	for _, s := range d.Strokes {
+		if len(s.Points) == 2 && plottest.SameDashes(s.Dashes, []vg.Length{vg.Points(3), vg.Points(2)}) {
+			thumbs = append(thumbs, s)
+		}
+	}
+	if len(thumbs) != 1 || !plottest.SameColor(thumbs[0].Color, plotutil.Color(1)) {
+		t.Errorf("claim legend thumbnails %+v, want one in colour 1", thumbs)
+	}
 
 	// Releases beyond the claim's range widen the axis.
 	r.Released0 = append(r.Released0, -6)
