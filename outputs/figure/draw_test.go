@@ -256,3 +256,32 @@ func TestLegend(t *testing.T) {
 		}
 	}
 }
+
+// TestDrawLogTicks: log axes label the powers of 10 in full ("10", not
+// "1e+01"); linear axes start at 0.
+func TestDrawLogTicks(t *testing.T) {
+	series := []Series{{Label: "A", N: 1, Rounds: []float64{1, 10, 100}, Mean: []float64{1, 10, 100}, SE: []float64{0, 0, 0}}}
+	for _, c := range []struct {
+		o    Options
+		want map[string]int
+	}{
+		{Options{LogX: true, LogY: true}, map[string]int{"1": 2, "10": 2, "100": 2}},
+		{Options{LogX: true}, map[string]int{"1": 1, "10": 1, "100": 2, "0": 1, "50": 1}},
+		{Options{LogY: true}, map[string]int{"1": 1, "10": 1, "100": 2, "0": 1, "50": 1}},
+	} {
+		p, err := Draw(series, c.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, _, _ := plottest.Draw(p, figW, figH)
+		got := map[string]int{}
+		for _, tx := range d.Texts {
+			got[tx.String]++
+		}
+		for s, n := range c.want {
+			if got[s] != n {
+				t.Errorf("%+v: %d tick labels %q, want %d, in %q", c.o, got[s], s, n, d.TextStrings())
+			}
+		}
+	}
+}

@@ -136,6 +136,15 @@ func TestDrawOver(t *testing.T) {
 			}
 		}
 	}
+	// Log ticks labelled at the powers of 10 in full: 10, 100 and 1000
+	// across, 0.1 to 100 up.
+	ticks := map[string]int{}
+	for _, tx := range d.Texts {
+		ticks[tx.String]++
+	}
+	if ticks["10"] != 2 || ticks["100"] != 2 || ticks["1000"] != 1 || ticks["0.1"] != 1 || ticks["1"] != 1 {
+		t.Errorf("tick labels in %q", d.TextStrings())
+	}
 	want := []string{"A: T^1.00 [0.90, 1.10]", "B", "D: T^0.50 [0.25, 0.75]"}
 	var got []plottest.Text
 	for _, tx := range d.Texts {
