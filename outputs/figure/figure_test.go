@@ -223,9 +223,13 @@ func TestMeanSE(t *testing.T) {
 		{[]float64{1, 3}, 2, 1},
 		{[]float64{1, 2, 6}, 3, math.Sqrt(7.0 / 3)},
 		{[]float64{-2, -4}, -3, 1},
+		// Far from 0 with an inexact mean: the squares of the deviations
+		// (2/3 in all), not a difference of squares, whose rounding is
+		// 2 mean times the mean's error (about 1).
+		{[]float64{1e8, 1e8, 1e8 + 1}, 1e8 + 1.0/3, 1.0 / 3},
 	} {
 		m, se := meanSE(c.v)
-		if math.Abs(m-c.mean) > 1e-15 || math.Abs(se-c.se) > 1e-15 {
+		if math.Abs(m-c.mean) > 1e-15*math.Abs(c.mean) || math.Abs(se-c.se) > 1e-15 {
 			t.Errorf("meanSE(%v) = %v, %v, want %v, %v", c.v, m, se, c.mean, c.se)
 		}
 	}
@@ -249,5 +253,13 @@ func TestLabelsOwnParams(t *testing.T) {
 	})
 	if l["a"] != "SE (growth=4)" || l["b"] != "SE (growth=8)" || l["c"] != "DP-SE" {
 		t.Errorf("growth varying among SE's runs: %q", l)
+	}
+	// A key that is not an algorithm's own (eps) varies across algorithms.
+	l = Labels([]outputs.RunRecord{
+		{GroupID: "a", Algorithm: "dp-se", Eps: 1, Params: map[string]float64{"growth": 2}},
+		{GroupID: "b", Algorithm: "ldp-se", Eps: 2, Params: map[string]float64{"growth": 2}},
+	})
+	if l["a"] != "DP-SE (eps=1)" || l["b"] != "LDP-SE (eps=2)" {
+		t.Errorf("eps varying across two algorithms: %q", l)
 	}
 }
