@@ -170,19 +170,20 @@ func TestSaveDirOverInstances(t *testing.T) {
 
 // TestBuildOrder: series in the registry's order of their algorithms
 // (super-agent before random, though not alphabetically), unregistered
-// algorithms last by name, one algorithm's series in the natural order
+// algorithms last in byte order of their names (alg10 before alg9), one
+// algorithm's series in the natural order
 // of their labels (eps=2 before eps=10), and equal labels by group id;
 // styles follow that order. A done run without a curve is left out.
 func TestBuildOrder(t *testing.T) {
 	var runs []outputs.RunRecord
 	var curves []outputs.CurvePoint
 	for _, r := range []outputs.RunRecord{
-		{GroupID: "zeta", Algorithm: "zeta"},
+		{GroupID: "alg9", Algorithm: "alg9"},
 		{GroupID: "random", Algorithm: "random"},
 		{GroupID: "super", Algorithm: "super-agent", Eps: 1, Delta: 0.1},
 		{GroupID: "collide-2x", Algorithm: "sdp-amp", Eps: 1, Delta: 0.1, R: 2},
 		{GroupID: "ldp10", Algorithm: "ldp", Eps: 10, Delta: 0.1},
-		{GroupID: "alpha", Algorithm: "alpha"},
+		{GroupID: "alg10", Algorithm: "alg10"},
 		{GroupID: "collide-1x", Algorithm: "sdp-amp", Eps: 1, Delta: 0.1},
 		{GroupID: "ldp2", Algorithm: "ldp", Eps: 2, Delta: 0.1},
 	} {
@@ -196,7 +197,7 @@ func TestBuildOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"ldp2", "ldp10", "collide-1x", "collide-2x", "super", "random", "alpha", "zeta"}
+	want := []string{"ldp2", "ldp10", "collide-1x", "collide-2x", "super", "random", "alg10", "alg9"}
 	var got []string
 	for i, s := range series {
 		got = append(got, s.GroupID)

@@ -15,7 +15,8 @@ import (
 //     told apart by their descriptions), FedLinUCB (no eps) and
 //     LDP-FedLinUCB at eps 2 and 10;
 //   - "gap=0.1": instance inst5 (seen first), LDP at eps 10 only;
-//   - "gap=0.9": instance inst7, FedLinUCB only.
+//   - "gap=0.9": instance inst7, FedLinUCB and two algorithms the
+//     registry does not know (alg9 and alg10; they do not use eps).
 //
 // FedLinUCB on gap=0.5 has seeds 1 and 3 on inst10 (regrets 1 and 3) and
 // one run on inst3 (6): instance means 2 and 6, mean 4, SE 2 (sd
@@ -44,6 +45,8 @@ func instanceRuns() ([]outputs.RunRecord, []outputs.CurvePoint) {
 	add("ldp", "inst10", "gap=0.5", "", 1, 2, 5)
 	add("ldp", "inst3", "gap=0.5", "", 1, 2, 5)
 	add("fedlinucb", "inst7", "gap=0.9", "h7", 1, 0, 8)
+	add("alg9", "inst7", "gap=0.9", "h7", 1, 0, 9)
+	add("alg10", "inst7", "gap=0.9", "h7", 1, 0, 9)
 	runs = append(runs,
 		outputs.RunRecord{RunID: "nocurve", GroupID: "g-x", Algorithm: "ldp", Eps: 2, Delta: 0.1, Instance: "inst3",
 			InstanceName: "mab K=10 gap=0.5 seed=3 arms", Status: outputs.StatusDone, M: 1, T: 20},
@@ -56,7 +59,9 @@ func instanceRuns() ([]outputs.RunRecord, []outputs.CurvePoint) {
 // TestBuildOverInstances: one panel per instance class (rows, in the
 // natural order of their smallest instance names: inst3 before inst5
 // before inst7) and eps (columns, in numeric order: 2 before 10; a class
-// without private runs has one panel in column 0); a non-private curve is
+// without private runs has one panel in column 0; unregistered algorithms
+// come last, in byte order of their names: alg10 before alg9); a
+// non-private curve is
 // in every eps panel of its class; panel titles name what differs between
 // classes and the eps; each curve keeps its style in every panel; a
 // curve's mean and SE are over its instances' means over seeds.
@@ -77,7 +82,7 @@ func TestBuildOverInstances(t *testing.T) {
 		{"gap=0.5, eps=2", 0, 0, []string{fed, "LDP-FedLinUCB, 2 instances"}, []int{0, 1}},
 		{"gap=0.5, eps=10", 0, 1, []string{fed, "LDP-FedLinUCB, 2 instances"}, []int{0, 1}},
 		{"gap=0.1, eps=10", 1, 1, []string{"LDP-FedLinUCB, 1 instance"}, []int{1}},
-		{"gap=0.9", 2, 0, []string{"FedLinUCB, 1 instance"}, []int{0}},
+		{"gap=0.9", 2, 0, []string{"FedLinUCB, 1 instance", "alg10, 1 instance", "alg9, 1 instance"}, []int{0, 2, 3}},
 	}
 	if len(panels) != len(wants) {
 		var got []string
