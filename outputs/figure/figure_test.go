@@ -171,9 +171,9 @@ func TestSaveDirOverInstances(t *testing.T) {
 // TestBuildOrder: series in the registry's order of their algorithms
 // (super-agent before random, though not alphabetically), unregistered
 // algorithms last in byte order of their names (alg10 before alg9), one
-// algorithm's series in the natural order
-// of their labels (eps=2 before eps=10), and equal labels by group id;
-// styles follow that order. A done run without a curve is left out.
+// algorithm's series in the natural order of their labels (eps=2 before
+// eps=10), and equal labels by group id; styles follow that order. A done
+// run without a curve is left out.
 func TestBuildOrder(t *testing.T) {
 	var runs []outputs.RunRecord
 	var curves []outputs.CurvePoint
