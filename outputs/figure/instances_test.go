@@ -157,3 +157,31 @@ func TestClassTitles(t *testing.T) {
 		t.Errorf("one class titled %q", got["mab K=10"])
 	}
 }
+
+// TestBuildOverInstancesOrder: the curves of one algorithm in a panel in
+// the natural order of their labels (M=30 before M=100); classes whose
+// smallest instance names tie (runs without instance names) in order of
+// their descriptions.
+func TestBuildOverInstancesOrder(t *testing.T) {
+	var runs []outputs.RunRecord
+	var curves []outputs.CurvePoint
+	for i, r := range []outputs.RunRecord{
+		{Algorithm: "ldp", M: 100, InstanceName: "mab gap=0.5 seed=1"},
+		{Algorithm: "ldp", M: 30, InstanceName: "mab gap=0.5 seed=1"},
+		{Algorithm: "ldp", M: 30, InstanceName: "mab gap=0.1 seed=1"},
+	} {
+		r.RunID, r.GroupID, r.Status, r.Eps, r.Delta, r.T = fmt.Sprint("r", i), fmt.Sprint("g", i), outputs.StatusDone, 1, 0.1, 10
+		runs = append(runs, r)
+		curves = append(curves, outputs.Derive(r.RunID, r.M, outputs.Point{Round: 10, Pseudo: 1}))
+	}
+	panels, err := BuildOverInstances(runs, curves, Pseudo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(panels) != 2 || panels[0].Title != "gap=0.1, eps=1" || panels[1].Title != "gap=0.5, eps=1" || len(panels[1].Series) != 2 {
+		t.Fatalf("panels %+v", panels)
+	}
+	if a, b := panels[1].Series[0], panels[1].Series[1]; a.Label != "LDP-FedLinUCB (M=30)" || b.Label != "LDP-FedLinUCB (M=100)" || a.Style != 0 || b.Style != 1 {
+		t.Errorf("curves %q (style %d), %q (style %d)", a.Label, a.Style, b.Label, b.Style)
+	}
+}
