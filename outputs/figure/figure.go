@@ -5,12 +5,13 @@
 package figure
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"io"
 	"math"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -117,23 +118,25 @@ func Build(runs []outputs.RunRecord, curves []outputs.CurvePoint, metric string)
 		}
 		out = append(out, s)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		ai, aj := groups[out[i].GroupID].rec.Algorithm, groups[out[j].GroupID].rec.Algorithm
-		if oi, oj := registry.Order(ai), registry.Order(aj); oi != oj {
-			return oi < oj
-		}
-		if ai != aj {
-			return ai < aj
-		}
-		if c := naturalCompare(out[i].Label, out[j].Label); c != 0 {
-			return c < 0
-		}
-		return out[i].GroupID < out[j].GroupID
+	slices.SortFunc(out, func(a, b Series) int {
+		return legendOrder(groups[a.GroupID].rec.Algorithm, a.Label, a.GroupID, groups[b.GroupID].rec.Algorithm, b.Label, b.GroupID)
 	})
 	for i := range out {
 		out[i].Style = i
 	}
 	return out, nil
+}
+
+// legendOrder compares two curves for a legend: by the registry's order
+// of their algorithms (unregistered ones last, by name), then by the
+// natural order of their labels, then by their keys.
+func legendOrder(algA, labelA, keyA, algB, labelB, keyB string) int {
+	return cmp.Or(
+		cmp.Compare(registry.Order(algA), registry.Order(algB)),
+		strings.Compare(algA, algB),
+		naturalCompare(labelA, labelB),
+		strings.Compare(keyA, keyB),
+	)
 }
 
 // naturalCompare orders strings with their runs of digits compared as
