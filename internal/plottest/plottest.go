@@ -8,6 +8,7 @@ package plottest
 
 import (
 	"image/color"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -125,15 +126,7 @@ func SameColor(a, b color.Color) bool {
 // SameDashes says whether two dash patterns are the same (nil and empty
 // are both a solid line).
 func SameDashes(a, b []vg.Length) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
+	return slices.Equal(a, b)
 }
 
 // TextStrings returns the strings drawn, in order.
