@@ -305,7 +305,7 @@ const genericPilotRounds = 200_000
 // time and returns the faster's seconds per silo-round: a run's work per
 // silo-round hardly depends on T (one reward or loss per user and round;
 // a mab batch's noise once per batch).
-func measureGeneric(ctx context.Context, r *Run) (float64, error) {
+func (p *Plan) measureGeneric(ctx context.Context, r *Run) (float64, error) {
 	s := *r.Generic
 	s.T = min(s.T, genericPilotRounds)
 	s.Every = s.T
@@ -315,7 +315,7 @@ func measureGeneric(ctx context.Context, r *Run) (float64, error) {
 	}
 	best := 0.0
 	for try := 0; try < 2; try++ {
-		d, err := pilotClock(func() error { _, err := alg.NewRun(ctx, s); return err })
+		d, err := p.pilotClock(func() error { _, err := alg.NewRun(ctx, s); return err })
 		if err != nil {
 			return 0, err
 		}

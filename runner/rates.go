@@ -109,7 +109,7 @@ func (p *Plan) MeasureRates(ctx context.Context, scan *outputs.Scan, cache strin
 	if sim == nil {
 		sim = federate.Run
 	}
-	start := time.Now()
+	start := p.wallNow()
 	rt := &Rates{PerSiloRound: map[string]float64{}, SimPerSiloRound: map[string]float64{}, StreamPerSiloRound: map[string]float64{}, PrepPerSiloRound: map[string]float64{}}
 	stored, err := readRateCache(cache)
 	if err != nil {
@@ -146,7 +146,7 @@ func (p *Plan) MeasureRates(ctx context.Context, scan *outputs.Scan, cache strin
 			if cached {
 				rt.Cached++
 			} else {
-				sp, err := measureShared(ctx, r, sim)
+				sp, err := p.measureShared(ctx, r, sim)
 				if err != nil {
 					return nil, fmt.Errorf("timing pilot of %s: %w", r.Group, err)
 				}
@@ -173,7 +173,7 @@ func (p *Plan) MeasureRates(ctx context.Context, scan *outputs.Scan, cache strin
 			continue
 		}
 		if r.Generic != nil {
-			v, err := measureGeneric(ctx, r)
+			v, err := p.measureGeneric(ctx, r)
 			if err != nil {
 				return nil, fmt.Errorf("timing pilot of %s: %w", r.Group, err)
 			}
@@ -186,7 +186,7 @@ func (p *Plan) MeasureRates(ctx context.Context, scan *outputs.Scan, cache strin
 		s := pilotSpec(r)
 		best := 0.0
 		for try := 0; try < 2; try++ {
-			d, err := pilotClock(func() error { _, err := sim(ctx, s); return err })
+			d, err := p.pilotClock(func() error { _, err := sim(ctx, s); return err })
 			if err != nil {
 				return nil, fmt.Errorf("timing pilot of %s: %w", r.Group, err)
 			}
@@ -205,7 +205,7 @@ func (p *Plan) MeasureRates(ctx context.Context, scan *outputs.Scan, cache strin
 			return nil, err
 		}
 	}
-	rt.Pilot = time.Since(start)
+	rt.Pilot = p.wallNow().Sub(start)
 	return rt, nil
 }
 
