@@ -275,20 +275,26 @@ func fillPrivacy(rec *outputs.RunRecord, p core.Privacy) {
 	rec.CalibrationNote = note
 }
 
-// safeNewRun turns a panic of the run into an error (the stack goes to
-// the log, not into the results).
-func safeNewRun(ctx context.Context, spec registry.RunSpec, log *slog.Logger, id string) (res *core.Result, err error) {
+// safeNewRun runs spec through its algorithm's NewRun (safeRun).
+func safeNewRun(ctx context.Context, spec registry.RunSpec, log *slog.Logger, id string) (*core.Result, error) {
+	alg, err := registry.Lookup(spec.Algorithm)
+	if err != nil {
+		return nil, err
+	}
+	return safeRun(ctx, alg.NewRun, spec, log, id)
+}
+
+// safeRun calls newRun, turning a panic of the run into an error (the
+// stack goes to the log, not into the results) and a missing result
+// into a failure.
+func safeRun(ctx context.Context, newRun func(context.Context, registry.RunSpec) (*core.Result, error), spec registry.RunSpec, log *slog.Logger, id string) (res *core.Result, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			log.Error("run panicked", "id", id, "panic", v, "stack", string(debug.Stack()))
 			err = fmt.Errorf("panic: %v", v)
 		}
 	}()
-	alg, err := registry.Lookup(spec.Algorithm)
-	if err != nil {
-		return nil, err
-	}
-	res, err = alg.NewRun(ctx, spec)
+	res, err = newRun(ctx, spec)
 	if err == nil && res == nil {
 		err = errors.New("simulator returned no result")
 	}

@@ -278,20 +278,29 @@ func cacheKey(machine, class string) string {
 // model, the kernels in use, the OS and architecture, the Go version and
 // the program's revision.
 func machineKey() string {
-	rev := "unknown"
+	var settings []debug.BuildSetting
 	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
-				rev = s.Value
-			}
-		}
+		settings = bi.Settings
 	}
-	return strings.Join([]string{cpuModel(), federate.Kernels(), runtime.GOOS, runtime.GOARCH, runtime.Version(), rev}, "|")
+	return strings.Join([]string{cpuModel("/proc/cpuinfo"), federate.Kernels(), runtime.GOOS, runtime.GOARCH, runtime.Version(), revision(settings)}, "|")
 }
 
-// cpuModel is the "model name" of /proc/cpuinfo (empty elsewhere).
-func cpuModel() string {
-	f, err := os.Open("/proc/cpuinfo")
+// revision is the program's vcs.revision among its build settings
+// ("unknown" without one).
+func revision(settings []debug.BuildSetting) string {
+	rev := "unknown"
+	for _, s := range settings {
+		if s.Key == "vcs.revision" {
+			rev = s.Value
+		}
+	}
+	return rev
+}
+
+// cpuModel is the "model name" of cpuinfo, a file in the format of
+// Linux's /proc/cpuinfo (empty if there is none).
+func cpuModel(cpuinfo string) string {
+	f, err := os.Open(cpuinfo)
 	if err != nil {
 		return ""
 	}
