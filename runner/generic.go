@@ -80,10 +80,10 @@ func (c *Config) genericPoints(f func(p *genericPoint) error) error {
 			}
 			at := func(k string) string { return fmt.Sprintf("algorithm[%d].%s", ai, k) }
 			used := func(key string, v []float64, grid string, absent float64) values {
-				switch {
-				case !alg.UsesKey(key):
+				if !alg.UsesKey(key) {
 					return values{[]float64{0}, func(int) string { return grid }}
-				case len(v) == 0:
+				}
+				if len(v) == 0 {
 					return values{[]float64{absent}, func(int) string { return grid }}
 				}
 				return list(v, grid)
