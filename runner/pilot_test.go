@@ -342,3 +342,26 @@ func TestMachineKeyParts(t *testing.T) {
 		t.Errorf("no cpuinfo: %q", got)
 	}
 }
+
+// TestPilotSharedOwnT: a shared class's pilot runs a T of its own, one
+// batch less than the pilot's (estTOML: 100 rounds, 90), or one more when
+// the pilot is a single batch (T = B = 10: 20 rounds). Mutation controls:
+// streamcost.go's `s.T > s.B` as `>=` (a pilot of 0 rounds) and as `<=`
+// fail.
+func TestPilotSharedOwnT(t *testing.T) {
+	for _, c := range []struct {
+		from, to string
+		want     int
+	}{{"T = [100]", "T = [100]", 90}, {"T = [100]", "T = [10]", 20}} {
+		plan := mustPlan(t, strings.Replace(estTOML, c.from, c.to, 1))
+		plan.cpu = (&scriptClock{}).read
+		var got []int
+		sim := func(ctx context.Context, s federate.Spec) (*federate.Result, error) {
+			got = append(got, s.T)
+			return fakeSim{}.run(ctx, s)
+		}
+		if _, err := plan.MeasureRates(context.Background(), nil, "", false, sim); err != nil || len(got) != 2 || got[0] != c.want || got[1] != c.want {
+			t.Errorf("%s: pilot T %v (%v), want %d twice", c.to, got, err, c.want)
+		}
+	}
+}

@@ -60,7 +60,8 @@ func textLog(buf *bytes.Buffer) *slog.Logger {
 // rate text. Mutation controls: progress.go's perHour (`el <= 0`, both
 // mutants; `/` as `*`), logLine (`r > 0`, both; the ETA's three
 // operators), finished's two `++`, rateText's `failed > 0` (both) and
-// stop's `total > 0` (both) fail.
+// stop's `total > 0` (both), and newProgress's default interval (`every <= 0`,
+// both, and `30*time.Second` as `/`) fail.
 func TestProgressLine(t *testing.T) {
 	var buf bytes.Buffer
 	clk := newFakeWall()
@@ -100,6 +101,13 @@ level=INFO msg=progress done=4 of=12 failed=1 runs_per_hour=2 eta=4h0m0s
 	pr.stop()
 	if buf.Len() != 0 {
 		t.Errorf("an empty sweep logged %q", buf.String())
+	}
+
+	// Interval 0 is the default 30 s (a ticker of 0 would panic).
+	pr = newProgress(nil, textLog(&buf), 0, 1, clk.now)
+	pr.stop()
+	if !strings.Contains(buf.String(), "done=0 of=1") {
+		t.Errorf("default interval: %q", buf.String())
 	}
 }
 
