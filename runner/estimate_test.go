@@ -19,10 +19,10 @@ func near(got, want float64) bool {
 // worked out by hand from the formulas' doc comments (M T K d^2
 // multiply-adds; 8 bytes per float of 3 d^2 + d per silo, kappa tree levels
 // per silo and two more, 4 synchronised d^2 + d, 2 per silo, 32 bytes per
-// curve point and 1 MiB). Mutation controls: each operator of RunMadds and
-// RunBytes changed (estimate.go:58, 71-82, the tree's level count
-// (T+B-1)/B with T = 3B, where the ceiling is 3 and 4 would add a level),
-// fails.
+// curve point and 1 MiB). Mutation controls: each arithmetic operator of
+// RunMadds and RunBytes changed, and the tree's level count (T+B-1)/B
+// changed (T = 3B: the ceiling is 3, and 4 would add a level) or its
+// `n > 1` as `>=`, fail.
 func TestRunMaddsAndBytes(t *testing.T) {
 	for _, c := range []struct {
 		name  string
@@ -106,9 +106,11 @@ T = [100]
 // from the model and from measured rates, against sums worked out here:
 // on 2 workers the 4 runs form 2 units of 2; a unit costs the stream and
 // the instance's preparation, then each run without its stream; the
-// preparation counts once in the CPU time. Mutation controls
-// (estimate.go:137, 143, 151, 152, 182, 192, 196; streamcost.go:44, 54,
-// 58-66) fail.
+// preparation counts once in the CPU time. Mutation controls: in
+// EstimateShared the single-run test `len(u.runs) == 1` negated, `stream +
+// prep`, `own-stream` and the unit's peak `2*len*maxRun + window` with an
+// operator changed, the SimSeconds test negated; in SimSeconds the nil
+// test negated and its product changed; StreamSeconds' operators fail.
 func TestEstimateSharedStream(t *testing.T) {
 	plan := mustPlan(t, estTOML)
 	if len(plan.Runs) != 4 {
@@ -183,7 +185,8 @@ func checkEstimate(t *testing.T, name string, got, want Estimate) {
 // TestEstimateSingleRuns: runs that share nothing each hold one run's
 // state per worker (not a unit's twice over), at most one per pending
 // run; a rate of 0 is the default one, in the plan's estimate and in
-// EstimateRun. Mutation controls: estimate.go:102, 181 (both), 206 fail.
+// EstimateRun. Mutation controls: the peak's `len(u.runs) > 1` as `>=` or
+// `<=` and EstimateRun's `rate <= 0` as `<` fail.
 func TestEstimateSingleRuns(t *testing.T) {
 	plan := mustPlan(t, tinyTOML)
 	maxRun := RunBytes(&plan.Runs[0]) // all 12 runs: d = 4, M = 5, T = 100, B = 10

@@ -69,9 +69,10 @@ T = [100]
 // TestPilotBestOfTwo: a class is timed twice on the pilot's thread clock
 // (two readings a pilot) and keeps the faster, whichever comes first,
 // divided by the pilot's M T (5 x 100 silo-rounds); the figure is cached
-// and read back. Mutation controls: rates.go:193 (either test negated),
-// 197 (both operators), streamcost.go:146 (c1 + c0) fail; `d < best` as
-// `d <= best` is equivalent (it assigns best the value it has).
+// and read back. Mutation controls: MeasureRates' `try == 0 || d < best`
+// with either test negated, `best / (M * T)` with either operator
+// changed, pilotClock's `c1 - c0` as `+` fail; `d < best` as `d <= best`
+// is equivalent (it assigns best the value it has).
 func TestPilotBestOfTwo(t *testing.T) {
 	cache := filepath.Join(t.TempDir(), "rates.json")
 	for _, c := range []struct {
@@ -137,8 +138,9 @@ func TestPilotWallFallback(t *testing.T) {
 
 // TestPilotSpecLengths pins the pilot's length: about pilotMadds of
 // work (4e8 / (M K d^2) rounds), at least two batches and 8 rounds, at
-// most T, cut to a multiple of B when T is one. Mutation controls:
-// rates.go:82, 83, 84 (each operator) fail.
+// most T, cut to a multiple of B when T is one. Mutation controls: the
+// work per round's `/`, the rounds' `/` and the two batches' `2*s.B`
+// changed fail.
 func TestPilotSpecLengths(t *testing.T) {
 	for _, c := range []struct {
 		name       string
@@ -172,8 +174,12 @@ func TestPilotSpecLengths(t *testing.T) {
 // the preparation (2 readings around the feed's construction), then two
 // passes (a reading to check the clock, 2 around the window's advance, 2
 // around the run), keeping the pass of the least total, the first on a
-// tie. Mutation controls: streamcost.go:89 (both), 104 (both), 105
-// (both), 115 (each operator), 119, 120 (each operator) fail.
+// tie. Mutation controls: measureShared's pass loop `try < 2` (both
+// mutants) and `try++`, `try > 0` negated, `try == 0 || st+rn <
+// sp.stream+sp.sim` with any operator changed (the tie kills `<=`), and
+// the divisions by M T changed fail. `try > 0` as `>=` is equivalent
+// (pass 0 then builds its own feed instead of the one whose construction
+// was timed: the same stream, only an untimed construction more).
 func TestPilotShared(t *testing.T) {
 	for _, c := range []struct {
 		name                  string
@@ -222,7 +228,8 @@ func TestPilotShared(t *testing.T) {
 
 // TestPilotSharedCache: the four figures of a shared class go to the
 // cache and come back from it, counted as measured then cached. Mutation
-// controls: rates.go:147, 153, 157 fail.
+// controls: the shared branch's `rt.Cached++` and `rt.Measured++` as `--`
+// and `sp.sim + sp.stream` as `-` fail.
 func TestPilotSharedCache(t *testing.T) {
 	cache := filepath.Join(t.TempDir(), "rates.json")
 	plan := mustPlan(t, estTOML)
@@ -247,8 +254,10 @@ func TestPilotSharedCache(t *testing.T) {
 }
 
 // TestPilotErrors: a failing pilot stops the measure with an error
-// naming its group, for each kind of class. Mutation controls:
-// rates.go:150, 177, streamcost.go:101, 112, generic.go:313, 319 fail.
+// naming its group, for each kind of class. Mutation controls: the error
+// tests of MeasureRates' shared and generic branches, of measureShared's
+// preparation and pass, and of measureGeneric's lookup and pilot negated
+// fail.
 func TestPilotErrors(t *testing.T) {
 	fail := func(context.Context, federate.Spec) (*federate.Result, error) { return nil, errors.New("pilot broke") }
 	if _, err := mustPlan(t, estTOML).MeasureRates(context.Background(), nil, "", false, fail); err == nil || !strings.Contains(err.Error(), "timing pilot of") || !strings.Contains(err.Error(), "pilot broke") {
@@ -272,8 +281,11 @@ func TestPilotErrors(t *testing.T) {
 
 // TestPilotGeneric: another family's class is timed on its own NewRun,
 // over at most genericPilotRounds rounds, twice, the faster kept, per
-// silo-round. Mutation controls: generic.go:317 (each), 322 (each
-// negation), 326 (both operators) fail; 322's `<` as `<=` is equivalent.
+// silo-round, counted as measured. Mutation controls: measureGeneric's
+// `try < 2` (both mutants), `try == 0 || d < best` with either test
+// negated, `best / (max(M, 1) * T)` with either operator changed, and
+// MeasureRates' generic `rt.Measured++` as `--` fail; `d < best` as
+// `d <= best` is equivalent.
 func TestPilotGeneric(t *testing.T) {
 	plan := mustPlan(t, genericBCO)
 	clk := &scriptClock{ticks: []time.Duration{time.Second, 4 * ms, time.Second, 5 * ms}}
@@ -288,14 +300,15 @@ func TestPilotGeneric(t *testing.T) {
 		t.Fatalf("T = %d", g.T)
 	}
 	want := 0.004 / (float64(max(g.M, 1)) * 1000)
-	if got := rt.PerSiloRound[CostClass(&plan.Runs[0])]; got != want || clk.reads != 4 {
-		t.Errorf("%v s per silo-round after %d readings, want %v after 4", got, clk.reads, want)
+	if got := rt.PerSiloRound[CostClass(&plan.Runs[0])]; got != want || clk.reads != 4 || rt.Measured != 1 || rt.Cached != 0 {
+		t.Errorf("%v s per silo-round after %d readings (measured %d, cached %d), want %v after 4 (1, 0)", got, clk.reads, rt.Measured, rt.Cached, want)
 	}
 }
 
 // TestRateCacheFile: the cache keeps positive figures of its own version
 // only, and lives under the user's cache directory (none without one).
-// Mutation controls: rates.go:217, 251 fail.
+// Mutation controls: DefaultRateCache's error test negated and
+// readRateCache's `v > 0` as `>=` fail.
 func TestRateCacheFile(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "rates.json")
