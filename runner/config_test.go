@@ -93,6 +93,7 @@ features = "all"`, 1)
 		{"missing M for a linear algorithm", base, `M = [5]`, ``, "grid.M"},
 		{"missing B for a linear algorithm", base, `B = [10]`, ``, "grid.B"},
 		{"missing delta for a private linear algorithm", base, `delta = [0.1]`, ``, "grid.delta"},
+		{"instance name repeated", base, "[[algorithm]]", "[[instance]]\nname = \"syn\"\nkind = \"synthetic\"\nd = 4\nk = 10\nnoise_var = 0.25\n\n[[algorithm]]", "instance[1].name"},
 		{"mab algorithm on a synthetic instance", base, "name = \"ldp\"\npreset = \"reference-code\"", `name = "dp-se"`, "algorithm[0].name"},
 		{"noise", base, `T = [100]`, "T = [100]\nnoise = [\"gaussian\", \"secure\"]", "grid.noise[1]"},
 		{"gram noise", base, `T = [100]`, "T = [100]\n[advanced]\ngram_noise = \"full\"", "advanced.gram_noise"},
@@ -343,5 +344,20 @@ func TestUnknownAlgorithmKeyMessage(t *testing.T) {
 				t.Fatalf("error %v, want a KeyError on .zeta saying %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestValidateUnknownAlgorithm: Validate, exported, refuses an algorithm
+// name of a Config changed after parsing (ParseConfig refuses it while
+// decoding, before Validate runs).
+func TestValidateUnknownAlgorithm(t *testing.T) {
+	c, err := ParseConfig([]byte(base), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Algorithms[0].Name = "no-such-algorithm"
+	var ke *KeyError
+	if err := c.Validate(); !errors.As(err, &ke) || ke.Key != "algorithm[0].name" {
+		t.Errorf("Validate: %v", err)
 	}
 }

@@ -99,9 +99,6 @@ func (p *Plan) Estimate(scan *outputs.Scan, workers int, rates *Rates, rate floa
 // each run's time without its stream; units go in order, each to the
 // first free worker.
 func (p *Plan) EstimateShared(scan *outputs.Scan, workers int, rates *Rates, rate float64, share bool) Estimate {
-	if rate <= 0 {
-		rate = DefaultMaddsPerSecond
-	}
 	workers = max(workers, 1)
 	status := map[string]string{}
 	if scan != nil {

@@ -80,10 +80,10 @@ func (c *Config) genericPoints(f func(p *genericPoint) error) error {
 			}
 			at := func(k string) string { return fmt.Sprintf("algorithm[%d].%s", ai, k) }
 			used := func(key string, v []float64, grid string, absent float64) values {
-				switch {
-				case !alg.UsesKey(key):
+				if !alg.UsesKey(key) {
 					return values{[]float64{0}, func(int) string { return grid }}
-				case len(v) == 0:
+				}
+				if len(v) == 0 {
 					return values{[]float64{absent}, func(int) string { return grid }}
 				}
 				return list(v, grid)
@@ -275,20 +275,26 @@ func fillPrivacy(rec *outputs.RunRecord, p core.Privacy) {
 	rec.CalibrationNote = note
 }
 
-// safeNewRun turns a panic of the run into an error (the stack goes to
-// the log, not into the results).
-func safeNewRun(ctx context.Context, spec registry.RunSpec, log *slog.Logger, id string) (res *core.Result, err error) {
+// safeNewRun runs spec through its algorithm's NewRun (safeRun).
+func safeNewRun(ctx context.Context, spec registry.RunSpec, log *slog.Logger, id string) (*core.Result, error) {
+	alg, err := registry.Lookup(spec.Algorithm)
+	if err != nil {
+		return nil, err
+	}
+	return safeRun(ctx, alg.NewRun, spec, log, id)
+}
+
+// safeRun calls newRun, turning a panic of the run into an error (the
+// stack goes to the log, not into the results) and a missing result
+// into a failure.
+func safeRun(ctx context.Context, newRun func(context.Context, registry.RunSpec) (*core.Result, error), spec registry.RunSpec, log *slog.Logger, id string) (res *core.Result, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			log.Error("run panicked", "id", id, "panic", v, "stack", string(debug.Stack()))
 			err = fmt.Errorf("panic: %v", v)
 		}
 	}()
-	alg, err := registry.Lookup(spec.Algorithm)
-	if err != nil {
-		return nil, err
-	}
-	res, err = alg.NewRun(ctx, spec)
+	res, err = newRun(ctx, spec)
 	if err == nil && res == nil {
 		err = errors.New("simulator returned no result")
 	}
@@ -305,7 +311,7 @@ const genericPilotRounds = 200_000
 // time and returns the faster's seconds per silo-round: a run's work per
 // silo-round hardly depends on T (one reward or loss per user and round;
 // a mab batch's noise once per batch).
-func measureGeneric(ctx context.Context, r *Run) (float64, error) {
+func (p *Plan) measureGeneric(ctx context.Context, r *Run) (float64, error) {
 	s := *r.Generic
 	s.T = min(s.T, genericPilotRounds)
 	s.Every = s.T
@@ -315,7 +321,7 @@ func measureGeneric(ctx context.Context, r *Run) (float64, error) {
 	}
 	best := 0.0
 	for try := 0; try < 2; try++ {
-		d, err := pilotClock(func() error { _, err := alg.NewRun(ctx, s); return err })
+		d, err := p.pilotClock(func() error { _, err := alg.NewRun(ctx, s); return err })
 		if err != nil {
 			return 0, err
 		}

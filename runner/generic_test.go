@@ -255,3 +255,27 @@ func TestGenericInterrupted(t *testing.T) {
 		t.Errorf("cancelled run recorded: %+v", rec)
 	}
 }
+
+// TestSafeRun: a run of another family that returns neither a result nor
+// an error fails, one that panics fails with the panic, a result passes.
+// Mutation controls: safeRun's `err == nil && res == nil` with either
+// test negated fails.
+func TestSafeRun(t *testing.T) {
+	want := &core.Result{}
+	for _, c := range []struct {
+		name string
+		run  func(context.Context, registry.RunSpec) (*core.Result, error)
+		res  *core.Result
+		err  string
+	}{
+		{"nil result", func(context.Context, registry.RunSpec) (*core.Result, error) { return nil, nil }, nil, "simulator returned no result"},
+		{"error", func(context.Context, registry.RunSpec) (*core.Result, error) { return nil, errors.New("refused") }, nil, "refused"},
+		{"panic", func(context.Context, registry.RunSpec) (*core.Result, error) { panic("boom") }, nil, "panic: boom"},
+		{"result", func(context.Context, registry.RunSpec) (*core.Result, error) { return want, nil }, want, ""},
+	} {
+		res, err := safeRun(context.Background(), c.run, registry.RunSpec{}, quietLog(), "id")
+		if res != c.res || (err == nil) != (c.err == "") || (err != nil && err.Error() != c.err) {
+			t.Errorf("%s: %v, %v; want %v, %q", c.name, res, err, c.res, c.err)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/federate/accountant"
@@ -92,6 +93,29 @@ type Plan struct {
 	Config    *Config
 	Runs      []Run
 	Instances []*Instance
+
+	// cpu and now are the clocks of MeasureRates' pilots: the calling
+	// thread's CPU time (ok false where the platform does not report it)
+	// and the wall clock. nil means threadCPU and time.Now; tests set
+	// them.
+	cpu func() (time.Duration, bool)
+	now func() time.Time
+}
+
+// threadCPU reads the pilots' CPU-time clock (p.cpu, else threadCPU).
+func (p *Plan) threadCPU() (time.Duration, bool) {
+	if p.cpu != nil {
+		return p.cpu()
+	}
+	return threadCPU()
+}
+
+// wallNow reads the pilots' wall clock (p.now, else time.Now).
+func (p *Plan) wallNow() time.Time {
+	if p.now != nil {
+		return p.now()
+	}
+	return time.Now()
 }
 
 // IgnoredKeys returns, per algorithm table of the sweep (algorithm[i]),

@@ -13,6 +13,7 @@ import (
 	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/ltr"
 	"github.com/fedbandit/fedbandit/outputs"
+	"github.com/fedbandit/fedbandit/registry"
 )
 
 // TestRunIDGolden pins run ids: the same spec must keep its id across
@@ -395,5 +396,16 @@ func TestFedUCBSweep(t *testing.T) {
 	res, err := sweepInto(t, plan, t.TempDir(), 2, fakeSim{}, nil)
 	if err != nil || res.Done != len(plan.Runs) {
 		t.Errorf("sweep: %v, %+v", err, res)
+	}
+}
+
+// TestRunSeed: a run's seed is its spec's, of either family. Mutation
+// control: Seed's `r.Generic != nil` negated fails.
+func TestRunSeed(t *testing.T) {
+	if got := (&Run{Spec: federate.Spec{Seed: 7}}).Seed(); got != 7 {
+		t.Errorf("linear run: seed %d", got)
+	}
+	if got := (&Run{Spec: federate.Spec{Seed: 7}, Generic: &registry.RunSpec{Seed: 9}}).Seed(); got != 9 {
+		t.Errorf("generic run: seed %d", got)
 	}
 }

@@ -14,6 +14,7 @@ import (
 // progress reports finished runs: an mpb bar on a terminal, or a log line
 // every interval otherwise.
 type progress struct {
+	now    func() time.Time // the wall clock
 	start  time.Time
 	total  int
 	mu     sync.Mutex
@@ -29,8 +30,8 @@ type progress struct {
 	wg     sync.WaitGroup
 }
 
-func newProgress(w io.Writer, log *slog.Logger, every time.Duration, total int) *progress {
-	pr := &progress{start: time.Now(), total: total, log: log}
+func newProgress(w io.Writer, log *slog.Logger, every time.Duration, total int, now func() time.Time) *progress {
+	pr := &progress{now: now, start: now(), total: total, log: log}
 	if w != nil {
 		pr.p = mpb.New(mpb.WithOutput(w), mpb.WithWidth(32), mpb.WithAutoRefresh())
 		pr.bar = pr.p.AddBar(int64(total),
@@ -78,7 +79,7 @@ func (pr *progress) rateText() string {
 }
 
 func (pr *progress) perHour() float64 {
-	el := time.Since(pr.start).Hours()
+	el := pr.now().Sub(pr.start).Hours()
 	if el <= 0 {
 		return 0
 	}
@@ -109,12 +110,12 @@ func (pr *progress) finished(ok bool) {
 	}
 }
 
-// stop ends the report; aborted leaves the bar incomplete.
-func (pr *progress) stop(aborted bool) {
+// stop ends the report, leaving the bar incomplete when runs are missing
+// (the sweep was aborted or interrupted): Abort does nothing to a
+// completed bar.
+func (pr *progress) stop() {
 	if pr.bar != nil {
-		if aborted || !pr.bar.Completed() {
-			pr.bar.Abort(false)
-		}
+		pr.bar.Abort(false)
 		pr.p.Wait()
 		return
 	}

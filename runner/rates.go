@@ -109,7 +109,7 @@ func (p *Plan) MeasureRates(ctx context.Context, scan *outputs.Scan, cache strin
 	if sim == nil {
 		sim = federate.Run
 	}
-	start := time.Now()
+	start := p.wallNow()
 	rt := &Rates{PerSiloRound: map[string]float64{}, SimPerSiloRound: map[string]float64{}, StreamPerSiloRound: map[string]float64{}, PrepPerSiloRound: map[string]float64{}}
 	stored, err := readRateCache(cache)
 	if err != nil {
@@ -146,7 +146,7 @@ func (p *Plan) MeasureRates(ctx context.Context, scan *outputs.Scan, cache strin
 			if cached {
 				rt.Cached++
 			} else {
-				sp, err := measureShared(ctx, r, sim)
+				sp, err := p.measureShared(ctx, r, sim)
 				if err != nil {
 					return nil, fmt.Errorf("timing pilot of %s: %w", r.Group, err)
 				}
@@ -173,7 +173,7 @@ func (p *Plan) MeasureRates(ctx context.Context, scan *outputs.Scan, cache strin
 			continue
 		}
 		if r.Generic != nil {
-			v, err := measureGeneric(ctx, r)
+			v, err := p.measureGeneric(ctx, r)
 			if err != nil {
 				return nil, fmt.Errorf("timing pilot of %s: %w", r.Group, err)
 			}
@@ -186,7 +186,7 @@ func (p *Plan) MeasureRates(ctx context.Context, scan *outputs.Scan, cache strin
 		s := pilotSpec(r)
 		best := 0.0
 		for try := 0; try < 2; try++ {
-			d, err := pilotClock(func() error { _, err := sim(ctx, s); return err })
+			d, err := p.pilotClock(func() error { _, err := sim(ctx, s); return err })
 			if err != nil {
 				return nil, fmt.Errorf("timing pilot of %s: %w", r.Group, err)
 			}
@@ -205,7 +205,7 @@ func (p *Plan) MeasureRates(ctx context.Context, scan *outputs.Scan, cache strin
 			return nil, err
 		}
 	}
-	rt.Pilot = time.Since(start)
+	rt.Pilot = p.wallNow().Sub(start)
 	return rt, nil
 }
 
@@ -278,20 +278,29 @@ func cacheKey(machine, class string) string {
 // model, the kernels in use, the OS and architecture, the Go version and
 // the program's revision.
 func machineKey() string {
-	rev := "unknown"
+	var settings []debug.BuildSetting
 	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
-				rev = s.Value
-			}
-		}
+		settings = bi.Settings
 	}
-	return strings.Join([]string{cpuModel(), federate.Kernels(), runtime.GOOS, runtime.GOARCH, runtime.Version(), rev}, "|")
+	return strings.Join([]string{cpuModel("/proc/cpuinfo"), federate.Kernels(), runtime.GOOS, runtime.GOARCH, runtime.Version(), revision(settings)}, "|")
 }
 
-// cpuModel is the "model name" of /proc/cpuinfo (empty elsewhere).
-func cpuModel() string {
-	f, err := os.Open("/proc/cpuinfo")
+// revision is the program's vcs.revision among its build settings
+// ("unknown" without one).
+func revision(settings []debug.BuildSetting) string {
+	rev := "unknown"
+	for _, s := range settings {
+		if s.Key == "vcs.revision" {
+			rev = s.Value
+		}
+	}
+	return rev
+}
+
+// cpuModel is the "model name" of cpuinfo, a file in the format of
+// Linux's /proc/cpuinfo (empty if there is none).
+func cpuModel(cpuinfo string) string {
+	f, err := os.Open(cpuinfo)
 	if err != nil {
 		return ""
 	}

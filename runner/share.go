@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/outputs"
@@ -115,7 +116,8 @@ func (s *Sweep) executeUnit(ctx context.Context, sim SimulateFunc, u unit, log *
 			res[k].rec, res[k].pts, res[k].ok = s.execute(ctx, sim, r, log)
 		}
 	}
-	gt := federate.DriveGroup(ctx, feed, fns)
+	start := s.clock()
+	gt := federate.DriveGroupClock(ctx, feed, fns, func() time.Duration { return s.clock().Sub(start) })
 	share := gt.Stream.Seconds() / float64(len(u.runs))
 	for k, r := range u.runs {
 		if res[k].ok && res[k].rec.Status == outputs.StatusDone {

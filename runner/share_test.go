@@ -256,3 +256,75 @@ func TestShareUnitsByteBudget(t *testing.T) {
 		})
 	}
 }
+
+// TestSharedWallSeconds: a run of a unit sharing a stream records as its
+// wall time its own simulation's plus an equal share of the stream's,
+// timed on the sweep's clock; a failed run records none. Here the clock
+// advances 2 s at every reading, so the stream and each run take 2 s and
+// the 4 runs of the unit (one worker) record 2 + 2/4 s. Mutation
+// controls: share.go's feed error test negated (the runs then draw their
+// own streams and keep the simulator's 0.25 s), the share's `/` as `*`,
+// the status test negated and the sum's `+` as `-` fail.
+func TestSharedWallSeconds(t *testing.T) {
+	dir := t.TempDir()
+	clk := newFakeWall()
+	clk.step = 2 * time.Second
+	s := &Sweep{Plan: mustPlan(t, estTOML), Out: dir, Workers: 1, Simulate: fakeSim{failSeed: 2}.run, Log: quietLog(),
+		LogEvery: time.Hour, now: clk.now}
+	if _, err := s.Execute(context.Background()); !errors.Is(err, ErrRunsFailed) {
+		t.Fatal(err)
+	}
+	scan, err := outputs.ScanRuns(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed := 0
+	for _, f := range scan.Runs {
+		want := 2.5
+		if f.Record.Status != outputs.StatusDone {
+			want = 0
+			failed++
+		}
+		if f.Record.WallSeconds != want {
+			t.Errorf("run %s (%s): %v s, want %v", f.Record.RunID, f.Record.Status, f.Record.WallSeconds, want)
+		}
+	}
+	if len(scan.Runs) != 4 || failed != 1 {
+		t.Errorf("%d runs, %d failed; want 4 and 1", len(scan.Runs), failed)
+	}
+}
+
+// TestUnitWithoutFeed: a unit whose feed cannot be made (an invalid
+// spec) executes its runs one by one, each reporting its own result, and
+// stops at a cancelled context. Mutation controls: share.go's feed error
+// test and the loop's `ctx.Err() != nil` negated fail.
+func TestUnitWithoutFeed(t *testing.T) {
+	plan := mustPlan(t, estTOML)
+	u := unit{}
+	for i := range plan.Runs[:2] {
+		r := &plan.Runs[i]
+		r.Spec.Synthetic.NoiseVar = -1
+		u.runs = append(u.runs, r)
+	}
+	if _, err := federate.NewContextFeed(u.runs[0].Spec); err == nil {
+		t.Fatal("the feed accepts the spec")
+	}
+	s := &Sweep{Plan: plan}
+	var got []string
+	publish := func(r *Run, rec outputs.RunRecord, _ []outputs.Point, ok bool) {
+		if ok && rec.Status == outputs.StatusDone {
+			got = append(got, r.ID)
+		}
+	}
+	s.executeUnit(context.Background(), fakeSim{}.run, u, quietLog(), publish)
+	if len(got) != 2 || got[0] != u.runs[0].ID || got[1] != u.runs[1].ID {
+		t.Errorf("published %v", got)
+	}
+	got = nil
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s.executeUnit(ctx, fakeSim{}.run, u, quietLog(), publish)
+	if len(got) != 0 {
+		t.Errorf("cancelled: published %v", got)
+	}
+}

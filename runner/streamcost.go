@@ -82,7 +82,7 @@ type sharedPilot struct {
 // of a T not seen before in this process), then, the faster of two
 // passes, the stream's drawing and the run's simulation apart
 // (federate.DriveGroupClock on the thread's CPU time).
-func measureShared(ctx context.Context, r *Run, sim SimulateFunc) (sharedPilot, error) {
+func (p *Plan) measureShared(ctx context.Context, r *Run, sim SimulateFunc) (sharedPilot, error) {
 	s := pilotSpec(r)
 	// A T of its own (still a multiple of B), so that the preparation is
 	// not cached already.
@@ -94,7 +94,7 @@ func measureShared(ctx context.Context, r *Run, sim SimulateFunc) (sharedPilot, 
 	s.Every = s.T
 	var sp sharedPilot
 	var f *federate.ContextFeed
-	prep, err := pilotClock(func() (err error) {
+	prep, err := p.pilotClock(func() (err error) {
 		f, err = federate.NewContextFeed(s)
 		return err
 	})
@@ -108,7 +108,7 @@ func measureShared(ctx context.Context, r *Run, sim SimulateFunc) (sharedPilot, 
 			}
 		}
 		var runErr error
-		gt := pilotGroup(ctx, f, func(ctx context.Context) { _, runErr = sim(ctx, s) })
+		gt := p.pilotGroup(ctx, f, func(ctx context.Context) { _, runErr = sim(ctx, s) })
 		if runErr != nil {
 			return sp, runErr
 		}
@@ -122,13 +122,13 @@ func measureShared(ctx context.Context, r *Run, sim SimulateFunc) (sharedPilot, 
 
 // pilotGroup drives one run over f on this thread, timed by the thread's
 // CPU time where the platform reports it, else wall time.
-func pilotGroup(ctx context.Context, f *federate.ContextFeed, run func(context.Context)) federate.GroupTimes {
+func (p *Plan) pilotGroup(ctx context.Context, f *federate.ContextFeed, run func(context.Context)) federate.GroupTimes {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	clock := func() time.Duration { d, _ := threadCPU(); return d }
-	if _, ok := threadCPU(); !ok {
-		start := time.Now()
-		clock = func() time.Duration { return time.Since(start) }
+	clock := func() time.Duration { d, _ := p.threadCPU(); return d }
+	if _, ok := p.threadCPU(); !ok {
+		start := p.wallNow()
+		clock = func() time.Duration { return p.wallNow().Sub(start) }
 	}
 	return federate.DriveGroupClock(ctx, f, []func(context.Context){run}, clock)
 }
@@ -136,14 +136,14 @@ func pilotGroup(ctx context.Context, f *federate.ContextFeed, run func(context.C
 // pilotClock times f on one core: the CPU time of the calling thread
 // where the platform reports it (the goroutine locked to its thread;
 // federate.Run and the feed run on the calling goroutine), else wall time.
-func pilotClock(f func() error) (float64, error) {
+func (p *Plan) pilotClock(f func() error) (float64, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	c0, okCPU := threadCPU()
-	t0 := time.Now()
+	c0, okCPU := p.threadCPU()
+	t0 := p.wallNow()
 	err := f()
-	if c1, ok := threadCPU(); ok && okCPU {
+	if c1, ok := p.threadCPU(); ok && okCPU {
 		return (c1 - c0).Seconds(), err
 	}
-	return time.Since(t0).Seconds(), err
+	return p.wallNow().Sub(t0).Seconds(), err
 }

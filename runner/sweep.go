@@ -120,6 +120,19 @@ type Sweep struct {
 	// is started, runs finishing concurrently may still be published
 	// (up to Workers-1), nothing is collected.
 	AfterPublish func(n int, id string) error
+
+	// now is the wall clock of the progress line, the interim manifest's
+	// cadence, the report's Elapsed and the WallSeconds of runs sharing a
+	// stream (nil: time.Now); tests set it.
+	now func() time.Time
+}
+
+// clock reads the sweep's wall clock (s.now, else time.Now).
+func (s *Sweep) clock() time.Time {
+	if s.now != nil {
+		return s.now()
+	}
+	return time.Now()
 }
 
 // FailedRun is a run that failed in this execution.
@@ -172,7 +185,7 @@ var errAborted = errors.New("aborted by hook")
 // It returns an error wrapping ErrRunsFailed if any run failed, or
 // ErrInterrupted if ctx was cancelled.
 func (s *Sweep) Execute(ctx context.Context) (*Report, error) {
-	start := time.Now()
+	start := s.clock()
 	log := s.Log
 	if log == nil {
 		log = slog.Default()
@@ -264,13 +277,13 @@ func (s *Sweep) Execute(ctx context.Context) (*Report, error) {
 	log.Info("sweep", "name", s.Plan.Config.Name, "runs", rep.Runs, "done_before", rep.Skipped,
 		"to_run", len(pending), "workers", workers, "out", s.Out)
 
-	prog := newProgress(s.Progress, log, s.LogEvery, len(pending))
+	prog := newProgress(s.Progress, log, s.LogEvery, len(pending), s.clock)
 	var (
 		mu        sync.Mutex
 		published int
 		abortErr  error
 		aborted   atomic.Bool // abortErr != nil, readable without mu
-		lastMan   = time.Now()
+		lastMan   = s.clock()
 	)
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -302,8 +315,8 @@ func (s *Sweep) Execute(ctx context.Context) (*Report, error) {
 		}
 		entries[r.ID] = manifestEntry{r.ID, rec.Status, r.Group, rec.Error}
 		prog.finished(rec.Status == outputs.StatusDone)
-		if time.Since(lastMan) > 5*time.Second { // a task's writeManifest writes none
-			lastMan = time.Now()
+		if now := s.clock(); now.Sub(lastMan) > 5*time.Second { // a task's writeManifest writes none
+			lastMan = now
 			if err := s.writeManifest(entries); err != nil {
 				log.Warn("manifest not updated", "err", err)
 			}
@@ -329,8 +342,8 @@ func (s *Sweep) Execute(ctx context.Context) (*Report, error) {
 		})
 	}
 	p.Wait()
-	prog.stop(abortErr != nil || ctx.Err() != nil)
-	rep.Elapsed = time.Since(start)
+	prog.stop()
+	rep.Elapsed = s.clock().Sub(start)
 	sort.Slice(rep.Failed, func(i, j int) bool { return rep.Failed[i].ID < rep.Failed[j].ID })
 	if abortErr != nil {
 		return rep, fmt.Errorf("sweep: %w", abortErr)

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -184,5 +185,21 @@ func TestTaskRedoesOnlyItsOwnInvalidFiles(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, outputs.RunsDir, theirs+".arrow")); err != nil || string(b) != "truncated" {
 		t.Errorf("task 1's file touched by task 0: %q, %v", b, err)
+	}
+}
+
+// TestStatusCountsFailed: a task's status counts its failed runs apart
+// from the done and the missing. Mutation control: `st.Failed++` as
+// `--` fails.
+func TestStatusCountsFailed(t *testing.T) {
+	plan := mustPlan(t, tinyTOML)
+	dir := t.TempDir()
+	rep, err := sweepInto(t, plan, dir, 2, fakeSim{failSeed: 2}, nil)
+	if !errors.Is(err, ErrRunsFailed) || len(rep.Failed) == 0 {
+		t.Fatalf("%v: %d failed", err, len(rep.Failed))
+	}
+	st, err := plan.Status(dir, 1)
+	if err != nil || st[0].Runs != 12 || st[0].Failed != len(rep.Failed) || st[0].Done != rep.Done || st[0].Missing != 0 {
+		t.Errorf("status %+v, %v; want %d failed, %d done", st, err, len(rep.Failed), rep.Done)
 	}
 }
