@@ -362,3 +362,34 @@ func TestNoFinalNewline(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyLines: empty lines (a bare "\n", at the start, between rows and
+// at the end) are skipped like other blank lines: the documents are those
+// of the same input without them, and line numbers in errors still count
+// them.
+func TestEmptyLines(t *testing.T) {
+	dir := t.TempDir()
+	// Same file name, so the same part column.
+	plain := writeFile(t, filepath.Join(dir, "plain", "in.txt"), []byte(good))
+	lines := strings.SplitAfter(good, "\n")
+	spaced := "\n" + lines[0] + "\n\n" + lines[1] + lines[2] + "\n"
+	p := writeFile(t, filepath.Join(dir, "spaced", "in.txt"), []byte(spaced))
+	want, err := Run(context.Background(), Options{Inputs: []string{plain}, Out: filepath.Join(dir, "o1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Run(context.Background(), Options{Inputs: []string{p}, Out: filepath.Join(dir, "o2")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.DocumentsHash != want.DocumentsHash || got.Rows != 3 || got.Sources[0].Lines != 7 {
+		t.Errorf("with empty lines: rows %d, lines %d, documents %s; want 3, 7, %s",
+			got.Rows, got.Sources[0].Lines, got.DocumentsHash, want.DocumentsHash)
+	}
+	bad := writeFile(t, filepath.Join(dir, "bad.txt"), []byte(spaced+"\n1 qid:7 1:x\n"))
+	_, err = Run(context.Background(), Options{Inputs: []string{bad}, Out: filepath.Join(dir, "o3")})
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.Line != 9 || !strings.Contains(err.Error(), "bad.txt:9") {
+		t.Errorf("bad line after empty lines: %v, want bad.txt:9", err)
+	}
+}
