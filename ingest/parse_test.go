@@ -3,9 +3,11 @@ package ingest
 import (
 	"archive/zip"
 	"bytes"
+	"compress/flate"
 	"compress/gzip"
 	"context"
 	"errors"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -171,6 +173,12 @@ func TestBadContainers(t *testing.T) {
 		{"truncated zip", func(dir string) string {
 			return writeFile(t, filepath.Join(dir, "MSLR-WEB10K.zip"), zipped[:len(zipped)*2/3])
 		}, []string{"MSLR-WEB10K.zip", "truncated or corrupt"}},
+		{"truncated zip member", func(dir string) string {
+			return writeFile(t, filepath.Join(dir, "MSLR-WEB10K.zip"), rawZip(t, big.String(), 0.5, false))
+		}, []string{"MSLR-WEB10K.zip", "Fold1/train.txt: truncated zip member"}},
+		{"corrupt zip member", func(dir string) string {
+			return writeFile(t, filepath.Join(dir, "MSLR-WEB10K.zip"), rawZip(t, big.String(), 1, true))
+		}, []string{"MSLR-WEB10K.zip", "Fold1/train.txt: corrupt zip member"}},
 		{"zip missing a split", func(dir string) string {
 			b := zipBytes(t, map[string][]byte{"Fold1/train.txt": []byte(good)}, []string{"Fold1/train.txt"})
 			return writeFile(t, filepath.Join(dir, "MSLR-WEB10K.zip"), b)
@@ -221,6 +229,42 @@ func TestBadContainers(t *testing.T) {
 			assertNoTemp(t, dir)
 		})
 	}
+}
+
+// rawZip returns an MSLR-WEB10K zip whose Fold1/train.txt member holds
+// train deflated, with its central directory intact but the member's data
+// cut to the fraction keep of its bytes (and its recorded size with it:
+// the stream ends early), or with bytes flipped in its middle.
+func rawZip(t *testing.T, train string, keep float64, flip bool) []byte {
+	t.Helper()
+	var def bytes.Buffer
+	fw, _ := flate.NewWriter(&def, flate.BestSpeed)
+	fw.Write([]byte(train))
+	if err := fw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data := def.Bytes()[:int(float64(def.Len())*keep)]
+	if flip {
+		for i := len(data) / 2; i < len(data)/2+16; i++ {
+			data[i] ^= 0xa5
+		}
+	}
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, err := zw.CreateRaw(&zip.FileHeader{Name: "Fold1/train.txt", Method: zip.Deflate,
+		CRC32: crc32.ChecksumIEEE([]byte(train)), CompressedSize64: uint64(len(data)), UncompressedSize64: uint64(len(train))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(data)
+	for _, name := range []string{"Fold1/vali.txt", "Fold1/test.txt"} {
+		w, _ := zw.Create(name)
+		w.Write([]byte("1 qid:1000 1:1\n"))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
 
 // TestNormalInput: CRLF, trailing blanks, tabs, blank and comment lines,
@@ -391,5 +435,30 @@ func TestEmptyLines(t *testing.T) {
 	var pe *ParseError
 	if !errors.As(err, &pe) || pe.Line != 9 || !strings.Contains(err.Error(), "bad.txt:9") {
 		t.Errorf("bad line after empty lines: %v, want bad.txt:9", err)
+	}
+}
+
+// TestValidFoldAndPart: the fold and part names of the MSLR-WEB and LETOR
+// 4.0 layouts, and their near misses.
+func TestValidFoldAndPart(t *testing.T) {
+	for _, f := range []string{"Fold1", "Fold2", "Fold3", "Fold4", "Fold5"} {
+		if !ValidFold(f) {
+			t.Errorf("ValidFold(%q) = false", f)
+		}
+	}
+	for _, f := range []string{"", "Fold", "Fold0", "Fold6", "Fold10", "fold1", "Fald1", "Fold/", "Fold:", "1Fold"} {
+		if ValidFold(f) {
+			t.Errorf("ValidFold(%q) = true", f)
+		}
+	}
+	for _, p := range []string{"train", "vali", "test", "S1", "S2", "S3", "S4", "S5"} {
+		if !ValidPart(p) {
+			t.Errorf("ValidPart(%q) = false", p)
+		}
+	}
+	for _, p := range []string{"", "S0", "S6", "valid", "Train", "train.txt"} {
+		if ValidPart(p) {
+			t.Errorf("ValidPart(%q) = true", p)
+		}
 	}
 }
