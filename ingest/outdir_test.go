@@ -73,6 +73,24 @@ func TestForceNeverDeletesInputs(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+	t.Run("output reached through a symbolic link", func(t *testing.T) {
+		// prep ingest raw --out link --force, link -> raw
+		dir := t.TempDir()
+		raw := filepath.Join(dir, "raw")
+		letorDir(t, raw)
+		link := filepath.Join(dir, "link")
+		if err := os.Symlink(raw, link); err != nil {
+			t.Skip("no symbolic links:", err)
+		}
+		before := listTree(t, raw)
+		_, err := Run(ctx, Options{Inputs: []string{raw}, Out: link, Force: true})
+		if err == nil || !strings.Contains(err.Error(), "inside the output directory") {
+			t.Fatalf("err = %v, want an error saying the input lies inside the output", err)
+		}
+		if got := listTree(t, raw); strings.Join(got, ",") != strings.Join(before, ",") {
+			t.Fatalf("files changed: %v -> %v", before, got)
+		}
+	})
 	t.Run("unrelated files in a dataset directory", func(t *testing.T) {
 		dir := t.TempDir()
 		in := writeFile(t, filepath.Join(dir, "good.txt"), []byte(good))
