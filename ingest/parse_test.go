@@ -8,8 +8,10 @@ import (
 	"context"
 	"errors"
 	"hash/crc32"
+	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -92,6 +94,15 @@ func TestBadInput(t *testing.T) {
 		{"Inf value", good + "1 qid:9 3:-Inf\n", 4, "feature 3", "3:-Inf"},
 		{"overflowing value", good + "1 qid:9 3:1e999\n", 4, "feature 3", "3:1e999"},
 		{"qid reappears", good + "1 qid:1 1:1\n", 4, "qid", "qid:1"},
+		{"label written as a number above range", good + "5.0 qid:9 1:1\n", 4, "label", "5.0"},
+		{"label written as a negative number", good + "-1e0 qid:9 1:1\n", 4, "label", "-1e0"},
+		{"label written as NaN", good + "NaN qid:9 1:1\n", 4, "label", "NaN"},
+		{"feature index above 65536", good + "1 qid:9 65537:1\n", 4, "feature", "65537:1"},
+		{"feature index of 20 digits", good + "1 qid:9 99999999999999999999:1\n", 4, "feature", "99999999999999999999:1"},
+		{"first line: malformed qid", "1 qid:x 1:1\n", 1, "qid", "qid:x"},
+		{"first line: feature index zero", "1 qid:1 0:1\n", 1, "feature 0", "0:1"},
+		{"first line: feature index above 65536", "1 qid:1 65537:1\n", 1, "feature", "65537:1"},
+		{"first line: malformed feature", "1 qid:1 1:1 junk\n", 1, "feature", "junk"},
 		{"first line bad", "x qid:1 1:1\n", 1, "label", "x"},
 		{"first line without features", "1 qid:1\n", 1, "feature", "1 qid:1"},
 		{"empty input", "", 0, "file", ""},
@@ -459,6 +470,96 @@ func TestValidFoldAndPart(t *testing.T) {
 	for _, p := range []string{"", "S0", "S6", "valid", "Train", "train.txt"} {
 		if ValidPart(p) {
 			t.Errorf("ValidPart(%q) = true", p)
+		}
+	}
+}
+
+// TestLabelWrittenAsNumber: a label written as a floating-point number
+// with an integral value ("2.0", "1e0", "4.") is that integer, at both ends
+// of the range.
+func TestLabelWrittenAsNumber(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, filepath.Join(dir, "in.txt"), []byte("2.0 qid:1 1:1\n1e0 qid:1 1:2\n4. qid:1 1:3\n-0.0 qid:1 1:4\n"))
+	out := filepath.Join(dir, "out")
+	if _, err := Run(context.Background(), Options{Inputs: []string{in}, Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := Load(out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ds.Queries[0].Labels; !reflect.DeepEqual(got, []float64{2, 1, 4, 0}) {
+		t.Errorf("labels %v, want [2 1 4 0]", got)
+	}
+}
+
+// TestFastPathsTaken: the plain decimal forms take the fast parsers (which
+// FuzzFastFloat checks against strconv), and every other form is left to
+// strconv. A fast path that bailed out too often would give the same
+// values, only slower, so this is what pins it: its limits (15 significant
+// digits, 22 fraction digits, indexes up to 65536) at both sides.
+func TestFastPathsTaken(t *testing.T) {
+	floats := []struct {
+		in string
+		ok bool
+	}{
+		{"0", true}, {"-0", true}, {"+3", true}, {"1.", true}, {".5", true}, {"-18.567793", true},
+		{"123456789012345", true}, {"1234567890123456", false}, // 15 and 16 significant digits
+		{"0000000000000000001", true},                                            // leading zeros are not significant
+		{"0.0000000000000000000001", true}, {"0.00000000000000000000001", false}, // 22 and 23 fraction digits
+		{"", false}, {"-", false}, {".", false}, {"1e5", false}, {"1.2.3", false}, {"0x1", false}, {"inf", false}, {"1 ", false},
+	}
+	for _, c := range floats {
+		v, ok := fastFloat([]byte(c.in))
+		if ok != c.ok {
+			t.Errorf("fastFloat(%q): ok %v, want %v", c.in, ok, c.ok)
+			continue
+		}
+		if w, _ := strconv.ParseFloat(c.in, 64); ok && math.Float64bits(v) != math.Float64bits(w) {
+			t.Errorf("fastFloat(%q) = %v, want %v", c.in, v, w)
+		}
+	}
+	features := []struct {
+		in  string
+		idx int
+		val string // the value's text; "" when the fast path must decline
+		end int
+	}{
+		{"1:0.5", 1, "0.5", 5},
+		{"65536:-2.25 9:1", 65536, "-2.25", 11},
+		{"7:3\tx", 7, "3", 3},
+		{"0:1", 0, "1", 3}, // the index range is the caller's check
+		{"7:123456789012345", 7, "123456789012345", 17},
+		{"7:1234567890123456", 0, "", 0},
+		{"7:0.0000000000000000000001", 7, "0.0000000000000000000001", 26},
+		{"7:0.00000000000000000000001", 0, "", 0},
+		{"65537:1", 0, "", 0},
+		{"99999999999999999999:1", 0, "", 0},
+		{":1", 0, "", 0}, {"7", 0, "", 0}, {"7:", 0, "", 0}, {"7:-", 0, "", 0},
+		{"7:1e3", 0, "", 0}, {"7:1,5", 0, "", 0}, {"7;1", 0, "", 0},
+	}
+	for _, c := range features {
+		idx, v, end, ok := fastFeature([]byte(c.in), 0)
+		if ok != (c.val != "") {
+			t.Errorf("fastFeature(%q): ok %v, want %v", c.in, ok, c.val != "")
+			continue
+		}
+		if !ok {
+			continue
+		}
+		w, _ := strconv.ParseFloat(c.val, 64)
+		if idx != c.idx || math.Float64bits(v) != math.Float64bits(w) || end != c.end {
+			t.Errorf("fastFeature(%q) = %d, %v, end %d; want %d, %v, %d", c.in, idx, v, end, c.idx, w, c.end)
+		}
+	}
+	// parseFeatureIndex, the general path, accepts exactly the same range.
+	for _, c := range []struct {
+		tok string
+		idx int
+	}{{"65536:1", 65536}, {"1:1", 1}, {"007:1", 7}, {"65537:1", -1}, {"1a:1", -1}, {":1", -1}, {"1", -1}} {
+		idx, _, fe := parseFeatureIndex([]byte(c.tok))
+		if (fe == nil) != (c.idx >= 0) || (fe == nil && idx != c.idx) {
+			t.Errorf("parseFeatureIndex(%q) = %d, %v; want %d", c.tok, idx, fe, c.idx)
 		}
 	}
 }
