@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/fedbandit/fedbandit/internal/parquetfile"
 )
 
 func writeFile(t *testing.T, p string, b []byte) string {
@@ -561,5 +563,39 @@ func TestFastPathsTaken(t *testing.T) {
 		if (fe == nil) != (c.idx >= 0) || (fe == nil && idx != c.idx) {
 			t.Errorf("parseFeatureIndex(%q) = %d, %v; want %d", c.tok, idx, fe, c.idx)
 		}
+	}
+}
+
+// TestLineLongerThanChunk: a line longer than the reader's 2 MiB chunks (a
+// 5 MiB comment) is read whole, and the lines after it keep their numbers.
+func TestLineLongerThanChunk(t *testing.T) {
+	dir := t.TempDir()
+	long := "0 qid:1 1:1 2:2 # " + strings.Repeat("x", 5<<20) + "\n"
+	in := writeFile(t, filepath.Join(dir, "in.txt"), []byte(long+"1 qid:1 1:3 2:4 # short\n"+"2 qid:2 1:5 2:6 # short\n"))
+	out := filepath.Join(dir, "out")
+	m, err := Run(context.Background(), Options{Inputs: []string{in}, Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Rows != 3 || m.Sources[0].Lines != 3 || len(m.CommentColumns) != 1 || m.CommentColumns[0].Name != "comment" {
+		t.Errorf("rows %d lines %d comment columns %v", m.Rows, m.Sources[0].Lines, m.CommentColumns)
+	}
+	r, err := parquetfile.Open(filepath.Join(out, DocumentsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	comments := make([]string, 3)
+	if err := r.ReadStrings(0, r.ColumnIndex("comment"), comments); err != nil {
+		t.Fatal(err)
+	}
+	if comments[0] != long[len("0 qid:1 1:1 2:2 # "):len(long)-1] || comments[1] != "short" {
+		t.Errorf("comments: lengths %d, %d", len(comments[0]), len(comments[1]))
+	}
+	bad := writeFile(t, filepath.Join(dir, "bad.txt"), []byte(long+"1 qid:1 1:3 2:4 # short\n"+"1 qid:1 1:x\n"))
+	_, err = Run(context.Background(), Options{Inputs: []string{bad}, Out: filepath.Join(dir, "o2")})
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.Line != 3 {
+		t.Errorf("bad line after the long one: %v, want line 3", err)
 	}
 }
