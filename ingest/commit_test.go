@@ -43,6 +43,58 @@ func (r *recordingDisk) step(s string) error {
 	return nil
 }
 
+// Create records the creation of a file and returns one that records its
+// first write, any write after its fsync, its fsync and its close.
+func (r *recordingDisk) Create(p string) (dataFile, error) {
+	name := filepath.Base(p)
+	if err := r.step("create " + name); err != nil {
+		return nil, err
+	}
+	f, err := osDisk{}.Create(p)
+	if err != nil {
+		return nil, err
+	}
+	return &recordingFile{f: f, r: r, name: name}, nil
+}
+
+type recordingFile struct {
+	f             dataFile
+	r             *recordingDisk
+	name          string
+	wrote, synced bool
+}
+
+func (w *recordingFile) Write(b []byte) (int, error) {
+	switch {
+	case w.synced:
+		if err := w.r.step("write after fsync " + w.name); err != nil {
+			return 0, err
+		}
+	case !w.wrote:
+		w.wrote = true
+		if err := w.r.step("write " + w.name); err != nil {
+			return 0, err
+		}
+	}
+	return w.f.Write(b)
+}
+
+func (w *recordingFile) Sync() error {
+	w.synced = true
+	if err := w.r.step("fsync " + w.name); err != nil {
+		return err
+	}
+	return w.f.Sync()
+}
+
+func (w *recordingFile) Close() error {
+	if err := w.r.step("close " + w.name); err != nil {
+		w.f.Close()
+		return err
+	}
+	return w.f.Close()
+}
+
 func (r *recordingDisk) Rename(o, n string) error {
 	if err := r.step("rename " + r.name(o) + " " + r.name(n)); err != nil {
 		return err
@@ -73,8 +125,10 @@ func withDisk(t *testing.T, r *recordingDisk, f func()) {
 	f()
 }
 
-// TestCommitOrder observes the steps that publish a dataset directory: the
-// temp directory fsynced before it is renamed to out, the parent fsynced
+// TestCommitOrder observes the steps that write documents.parquet and
+// publish a dataset directory: the file written, fsynced and closed (and
+// nothing written after its fsync), the temp directory fsynced before it
+// is renamed to out, the parent fsynced
 // after, and, when --force replaces a dataset, the old one moved aside and
 // deleted only after the parent's fsync has made the swap durable. A step
 // failing leaves the old dataset in place (or the new one complete, when
@@ -104,7 +158,8 @@ func TestCommitOrder(t *testing.T) {
 	if err := ingest(first, false); err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"fsync tmp", "rename tmp out", "fsync parent"}; !reflect.DeepEqual(r.steps, want) {
+	docs := []string{"create documents.parquet", "write documents.parquet", "fsync documents.parquet", "close documents.parquet"}
+	if want := append(docs, "fsync tmp", "rename tmp out", "fsync parent"); !reflect.DeepEqual(r.steps, want) {
 		t.Errorf("new dataset: steps %q, want %q", r.steps, want)
 	}
 	if _, err := os.Stat(filepath.Join(out, ownerFile)); !os.IsNotExist(err) {
@@ -116,7 +171,7 @@ func TestCommitOrder(t *testing.T) {
 	// the rename happened, and the error reported either way.
 	fresh := filepath.Join(dir, "fresh")
 	r.names[fresh] = "fresh"
-	for _, step := range []string{"fsync tmp", "rename tmp fresh", "fsync parent"} {
+	for _, step := range append(docs, "fsync tmp", "rename tmp fresh", "fsync parent") {
 		r.steps, r.failAt = nil, step
 		var err error
 		withDisk(t, r, func() {
@@ -137,7 +192,7 @@ func TestCommitOrder(t *testing.T) {
 	if err := ingest(second, true); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"fsync tmp", "rename out old", "rename tmp out", "fsync parent", "remove old"}
+	want := append(docs, "fsync tmp", "rename out old", "rename tmp out", "fsync parent", "remove old")
 	if !reflect.DeepEqual(r.steps, want) {
 		t.Errorf("replacement: steps %q, want %q", r.steps, want)
 	}
@@ -157,8 +212,19 @@ func TestCommitOrder(t *testing.T) {
 		for i < len(r.steps) && r.steps[i] != step {
 			i++
 		}
-		if i != len(r.steps)-1 && step != "rename tmp out" {
-			t.Errorf("%s failing: steps after it: %q", step, r.steps)
+		// Nothing after a failing step, but the file's close (a write or
+		// fsync failing) or moving the old dataset back (the rename).
+		after := r.steps[min(i+1, len(r.steps)):]
+		switch step {
+		case "write documents.parquet", "fsync documents.parquet":
+			if !reflect.DeepEqual(after, []string{"close documents.parquet"}) {
+				t.Errorf("%s failing: steps after it: %q", step, after)
+			}
+		case "rename tmp out":
+		default:
+			if len(after) > 0 {
+				t.Errorf("%s failing: steps after it: %q", step, after)
+			}
 		}
 		got := manifest()
 		switch step {

@@ -177,18 +177,35 @@ func commitDir(tmp, out string, force bool) error {
 	return disk.SyncDir(parent)
 }
 
-// fileSystem is what commitDir does to the disk: the operating system in
-// production; a test substitutes a recorder to check the order of the
-// steps and what a failing step leaves behind.
+// fileSystem is what Run does to the disk to write documents.parquet and
+// publish the dataset directory: the operating system in production; a
+// test substitutes a recorder to check the order of the steps and what a
+// failing step leaves behind. (manifest.json goes through atomicfile,
+// whose own recorder checks its steps.)
 type fileSystem interface {
+	Create(path string) (dataFile, error) // a new file, never an existing one
 	Rename(oldpath, newpath string) error
 	SyncDir(dir string) error
 	RemoveAll(path string) error
 }
 
+// dataFile is the part of *os.File that writing documents.parquet uses.
+type dataFile interface {
+	io.Writer
+	Sync() error
+	Close() error
+}
+
 // osDisk is the real file system.
 type osDisk struct{}
 
+func (osDisk) Create(path string) (dataFile, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
 func (osDisk) Rename(oldpath, newpath string) error { return os.Rename(oldpath, newpath) }
 func (osDisk) SyncDir(dir string) error             { return atomicfile.SyncDir(dir) }
 func (osDisk) RemoveAll(path string) error          { return os.RemoveAll(path) }
