@@ -106,6 +106,7 @@ func TestBadInput(t *testing.T) {
 		{"first line: feature index above 65536", "1 qid:1 65537:1\n", 1, "feature", "65537:1"},
 		{"first line: malformed feature", "1 qid:1 1:1 junk\n", 1, "feature", "junk"},
 		{"first line bad", "x qid:1 1:1\n", 1, "label", "x"},
+		{"first line bad after blank lines", "\n  \n# header\nx qid:1 1:1\n", 4, "label", "x"},
 		{"first line without features", "1 qid:1\n", 1, "feature", "1 qid:1"},
 		{"empty input", "", 0, "file", ""},
 		{"blank input", "\n  \r\n# only a comment\n", 0, "file", ""},
