@@ -7,6 +7,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"math"
 	"os"
@@ -599,5 +600,43 @@ func TestLineLongerThanChunk(t *testing.T) {
 	var pe *ParseError
 	if !errors.As(err, &pe) || pe.Line != 3 {
 		t.Errorf("bad line after the long one: %v, want line 3", err)
+	}
+}
+
+// TestExamplesCapped: manifest.json counts every skipped line and every
+// ragged row but keeps only the first ten of each as examples, in input
+// order.
+func TestExamplesCapped(t *testing.T) {
+	dir := t.TempDir()
+	var in strings.Builder
+	in.WriteString("1 qid:1 1:1 2:2 3:3\n")
+	for i := 0; i < 12; i++ {
+		fmt.Fprintf(&in, "1 qid:%d 1:x\n", 2+i) // skipped
+	}
+	p := writeFile(t, filepath.Join(dir, "in.txt"), []byte(in.String()))
+	m, err := Run(context.Background(), Options{Inputs: []string{p}, Out: filepath.Join(dir, "o1"), Lenient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Skipped.Count != 12 || len(m.Skipped.Examples) != 10 || !strings.Contains(m.Skipped.Examples[9], "in.txt:11:") {
+		t.Errorf("skipped: count %d, %d examples, the last %q; want 12, 10, line 11", m.Skipped.Count, len(m.Skipped.Examples), m.Skipped.Examples[len(m.Skipped.Examples)-1])
+	}
+	// Ragged rows of an MSLR-format file (136 features), accepted.
+	var buf bytes.Buffer
+	if err := Synth(&buf, SynthOptions{Queries: 2, MeanDocs: 8, MaxDocs: 14}); err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(buf.Bytes(), []byte("\n"))
+	for i := 1; i <= 12; i++ {
+		k := bytes.Index(lines[i], []byte(" 136:"))
+		lines[i] = append(append([]byte{}, lines[i][:k]...), "\r\n"...)
+	}
+	p2 := writeFile(t, filepath.Join(dir, "train.txt"), bytes.Join(lines, nil))
+	m2, err := Run(context.Background(), Options{Inputs: []string{p2}, Out: filepath.Join(dir, "o2"), AllowRagged: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m2.Ragged == nil || m2.Ragged.Count != 12 || len(m2.Ragged.Examples) != 10 || !strings.Contains(m2.Ragged.Examples[9], "train.txt:11:") {
+		t.Errorf("ragged: %+v; want 12 rows, 10 examples, the last at line 11", m2.Ragged)
 	}
 }

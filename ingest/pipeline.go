@@ -385,7 +385,7 @@ type assembler struct {
 	// seen records where each qid started; a qid may not come back after
 	// another query.
 	seen    map[int64]seenAt
-	inQuery bool
+	inQuery bool // a query is open: curQID and curSrc are its qid and source
 	curQID  int64
 	curSrc  int
 	doc     int32 // position of the next document in its query
@@ -429,7 +429,7 @@ func newAssembler(p *pipeline) *assembler {
 	for _, name := range p.partNames {
 		m.Parts = append(m.Parts, PartStats{Name: name})
 	}
-	a := &assembler{p: p, m: m, seen: map[int64]seenAt{}, curSrc: -1, srcStats: make([]Source, len(p.sources))}
+	a := &assembler{p: p, m: m, seen: map[int64]seenAt{}, srcStats: make([]Source, len(p.sources))}
 	for i, s := range p.sources {
 		a.srcStats[i] = Source{Input: s.input, File: s.file, Part: s.part}
 	}
