@@ -24,7 +24,7 @@ import (
 // centred at 0 and at the claimed mu (dashed). A release distribution
 // further from 0 than the claim's is a leak the accountant does not
 // record. For the schedule pair the releases are the rounds of the first
-// synchronisation.
+// synchronisation. A release that is not finite is an error.
 func AuditPlot(c vg.CanvasSizer, rows []outputs.AuditRow) error {
 	if len(rows) == 0 {
 		return fmt.Errorf("figure: no audited configuration")
@@ -86,6 +86,9 @@ func auditPanel(r outputs.AuditRow) (*plot.Plot, error) {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, v := range [][]float64{r.Released0, r.Released1} {
 		for _, x := range v {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return nil, fmt.Errorf("figure: audit of %s: a release is %v", r.Config, x)
+			}
 			lo, hi = math.Min(lo, x), math.Max(hi, x)
 		}
 	}

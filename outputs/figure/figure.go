@@ -5,12 +5,13 @@
 package figure
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"io"
 	"math"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -117,23 +118,25 @@ func Build(runs []outputs.RunRecord, curves []outputs.CurvePoint, metric string)
 		}
 		out = append(out, s)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		ai, aj := groups[out[i].GroupID].rec.Algorithm, groups[out[j].GroupID].rec.Algorithm
-		if oi, oj := registry.Order(ai), registry.Order(aj); oi != oj {
-			return oi < oj
-		}
-		if ai != aj {
-			return ai < aj
-		}
-		if c := naturalCompare(out[i].Label, out[j].Label); c != 0 {
-			return c < 0
-		}
-		return out[i].GroupID < out[j].GroupID
+	slices.SortFunc(out, func(a, b Series) int {
+		return legendOrder(groups[a.GroupID].rec.Algorithm, a.Label, a.GroupID, groups[b.GroupID].rec.Algorithm, b.Label, b.GroupID)
 	})
 	for i := range out {
 		out[i].Style = i
 	}
 	return out, nil
+}
+
+// legendOrder compares two curves for a legend: by the registry's order
+// of their algorithms (unregistered ones last, by name), then by the
+// natural order of their labels, then by their keys.
+func legendOrder(algA, labelA, keyA, algB, labelB, keyB string) int {
+	return cmp.Or(
+		cmp.Compare(registry.Order(algA), registry.Order(algB)),
+		strings.Compare(algA, algB),
+		naturalCompare(labelA, labelB),
+		strings.Compare(keyA, keyB),
+	)
 }
 
 // naturalCompare orders strings with their runs of digits compared as
@@ -435,8 +438,8 @@ func saveOverInstances(dir, base string, runs []outputs.RunRecord, curves []outp
 	for _, p := range panels {
 		rows, cols = max(rows, p.Row+1), max(cols, p.Col+1)
 	}
-	if vg.Length(cols)*w > MaxSide || vg.Length(rows)*h > MaxSide {
-		return nil, fmt.Errorf("figure: %d x %d panels of %.3g x %.3g cm exceed %.3g cm: give a smaller panel size", rows, cols, w.Points()/vg.Centimeter.Points(), h.Points()/vg.Centimeter.Points(), MaxSide.Points()/vg.Centimeter.Points())
+	if err := checkGridSize(rows, cols, w, h); err != nil {
+		return nil, err
 	}
 	grid := make([][]*plot.Plot, rows)
 	for i := range grid {
@@ -455,6 +458,15 @@ func saveOverInstances(dir, base string, runs []outputs.RunRecord, curves []outp
 		grid[pn.Row][pn.Col] = p
 	}
 	return saveGrid(grid, o.Title, dir, base, vg.Length(cols)*w, vg.Length(rows)*h)
+}
+
+// checkGridSize refuses a grid of rows x cols panels of w x h with a side
+// longer than MaxSide.
+func checkGridSize(rows, cols int, w, h vg.Length) error {
+	if vg.Length(cols)*w > MaxSide || vg.Length(rows)*h > MaxSide {
+		return fmt.Errorf("figure: %d x %d panels of %.3g x %.3g cm exceed %.3g cm: give a smaller panel size", rows, cols, w.Points()/vg.Centimeter.Points(), h.Points()/vg.Centimeter.Points(), MaxSide.Points()/vg.Centimeter.Points())
+	}
+	return nil
 }
 
 // SavePlot writes p as DIR/BASE.png (at PNGDPI) and DIR/BASE.svg of size

@@ -128,7 +128,10 @@ func TestNaturalCompare(t *testing.T) {
 		want int // sign
 	}{
 		{"LDP (M=30)", "LDP (M=100)", -1}, {"LDP (M=1000)", "LDP (M=300)", 1}, {"eps=0.2", "eps=1", -1},
-		{"a", "a", 0}, {"a", "ab", -1}, {"x=007", "x=7", 0}, {"B", "A", 1},
+		{"a", "a", 0}, {"a", "ab", -1}, {"x=007", "x=7", 0}, {"B", "A", 1}, {"A", "B", -1},
+		// A digit sorts before a letter (byte order); 9 is a digit; a run
+		// of equal numbers is followed by the rest.
+		{"x", "1", 1}, {"1", "x", -1}, {"M=9", "M=10", -1}, {"M=7a", "M=7b", -1}, {"M=0", "M=00", 0},
 	} {
 		got := naturalCompare(c.a, c.b)
 		if (got < 0) != (c.want < 0) || (got > 0) != (c.want > 0) {
@@ -162,5 +165,102 @@ func TestSaveDirOverInstances(t *testing.T) {
 	}
 	if _, err := SaveDir(dir, Options{Over: OverInstance, Width: MaxSide + 1}); err == nil {
 		t.Error("a figure wider than MaxSide accepted")
+	}
+}
+
+// TestBuildOrder: series in the registry's order of their algorithms
+// (super-agent before random, though not alphabetically), unregistered
+// algorithms last in byte order of their names (alg10 before alg9), one
+// algorithm's series in the natural order of their labels (eps=2 before
+// eps=10), and equal labels by group id; styles follow that order. A done
+// run without a curve is left out.
+func TestBuildOrder(t *testing.T) {
+	var runs []outputs.RunRecord
+	var curves []outputs.CurvePoint
+	for _, r := range []outputs.RunRecord{
+		{GroupID: "alg9", Algorithm: "alg9"},
+		{GroupID: "random", Algorithm: "random"},
+		{GroupID: "super", Algorithm: "super-agent", Eps: 1, Delta: 0.1},
+		{GroupID: "collide-2x", Algorithm: "sdp-amp", Eps: 1, Delta: 0.1, R: 2},
+		{GroupID: "ldp10", Algorithm: "ldp", Eps: 10, Delta: 0.1},
+		{GroupID: "alg10", Algorithm: "alg10"},
+		{GroupID: "collide-1x", Algorithm: "sdp-amp", Eps: 1, Delta: 0.1},
+		{GroupID: "ldp2", Algorithm: "ldp", Eps: 2, Delta: 0.1},
+	} {
+		r.RunID, r.Status, r.M, r.T = "run-"+r.GroupID, outputs.StatusDone, 1, 10
+		runs = append(runs, r)
+		curves = append(curves, outputs.Derive(r.RunID, 1, outputs.Point{Round: 10, Pseudo: 1}))
+	}
+	// Done, but no curve (yet): no series, and no panic.
+	runs = append(runs, outputs.RunRecord{RunID: "run-none", GroupID: "ldp2", Algorithm: "ldp", Eps: 2, Delta: 0.1, Status: outputs.StatusDone, M: 1, T: 10})
+	series, err := Build(runs, curves, Pseudo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"ldp2", "ldp10", "collide-1x", "collide-2x", "super", "random", "alg10", "alg9"}
+	var got []string
+	for i, s := range series {
+		got = append(got, s.GroupID)
+		if s.Style != i || s.N != 1 {
+			t.Errorf("%s: style %d, n=%d, want %d, 1", s.GroupID, s.Style, s.N, i)
+		}
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("order %q, want %q", got, want)
+	}
+	if series[2].Label != series[3].Label {
+		t.Errorf("labels %q and %q: not the tie the test needs", series[2].Label, series[3].Label)
+	}
+}
+
+// TestMeanSE: the mean and the standard error of the mean, sample sd over
+// sqrt(n), from two values on; 0 for one.
+func TestMeanSE(t *testing.T) {
+	for _, c := range []struct {
+		v        []float64
+		mean, se float64
+	}{
+		{[]float64{5}, 5, 0},
+		{[]float64{1, 3}, 2, 1},
+		{[]float64{1, 2, 6}, 3, math.Sqrt(7.0 / 3)},
+		{[]float64{-2, -4}, -3, 1},
+		// Far from 0 with an inexact mean: the squares of the deviations
+		// (2/3 in all), not a difference of squares, whose rounding is
+		// 2 mean times the mean's error (about 1).
+		{[]float64{1e8, 1e8, 1e8 + 1}, 1e8 + 1.0/3, 1.0 / 3},
+	} {
+		m, se := meanSE(c.v)
+		if math.Abs(m-c.mean) > 1e-15*math.Abs(c.mean) || math.Abs(se-c.se) > 1e-15 {
+			t.Errorf("meanSE(%v) = %v, %v, want %v, %v", c.v, m, se, c.mean, c.se)
+		}
+	}
+}
+
+// TestLabelsOwnParams: an algorithm's own parameter shows when it varies
+// among that algorithm's runs, not when two algorithms have different
+// defaults (SE's growth 4, DP-SE's 2).
+func TestLabelsOwnParams(t *testing.T) {
+	l := Labels([]outputs.RunRecord{
+		{GroupID: "a", Algorithm: "se", Params: map[string]float64{"growth": 4}},
+		{GroupID: "b", Algorithm: "dp-se", Eps: 1, Params: map[string]float64{"growth": 2}},
+	})
+	if l["a"] != "SE" || l["b"] != "DP-SE" {
+		t.Errorf("defaults of two algorithms: %q", l)
+	}
+	l = Labels([]outputs.RunRecord{
+		{GroupID: "a", Algorithm: "se", Params: map[string]float64{"growth": 4}},
+		{GroupID: "b", Algorithm: "se", Params: map[string]float64{"growth": 8}},
+		{GroupID: "c", Algorithm: "dp-se", Eps: 1, Params: map[string]float64{"growth": 2}},
+	})
+	if l["a"] != "SE (growth=4)" || l["b"] != "SE (growth=8)" || l["c"] != "DP-SE" {
+		t.Errorf("growth varying among SE's runs: %q", l)
+	}
+	// A key that is not an algorithm's own (eps) varies across algorithms.
+	l = Labels([]outputs.RunRecord{
+		{GroupID: "a", Algorithm: "dp-se", Eps: 1, Params: map[string]float64{"growth": 2}},
+		{GroupID: "b", Algorithm: "ldp-se", Eps: 2, Params: map[string]float64{"growth": 2}},
+	})
+	if l["a"] != "DP-SE (eps=1)" || l["b"] != "LDP-SE (eps=2)" {
+		t.Errorf("eps varying across two algorithms: %q", l)
 	}
 }

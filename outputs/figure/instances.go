@@ -1,8 +1,9 @@
 package figure
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -128,18 +129,8 @@ func BuildOverInstances(runs []outputs.RunRecord, curves []outputs.CurvePoint, m
 		series[k] = s
 	}
 	// The curves in legend order; each keeps its style in every panel.
-	sort.Slice(keys, func(i, j int) bool {
-		ai, aj := byKey[keys[i]].rec.Algorithm, byKey[keys[j]].rec.Algorithm
-		if oi, oj := registry.Order(ai), registry.Order(aj); oi != oj {
-			return oi < oj
-		}
-		if ai != aj {
-			return ai < aj
-		}
-		if c := naturalCompare(labels[keys[i]], labels[keys[j]]); c != 0 {
-			return c < 0
-		}
-		return keys[i] < keys[j]
+	slices.SortFunc(keys, func(a, b string) int {
+		return legendOrder(byKey[a].rec.Algorithm, labels[a], a, byKey[b].rec.Algorithm, labels[b], b)
 	})
 	style := map[string]int{}
 	for _, k := range keys {
@@ -176,16 +167,13 @@ func BuildOverInstances(runs []outputs.RunRecord, curves []outputs.CurvePoint, m
 			firstName[c] = r.Instance
 		}
 	}
-	sort.SliceStable(classes, func(i, j int) bool {
-		if c := naturalCompare(firstName[classes[i]], firstName[classes[j]]); c != 0 {
-			return c < 0
-		}
-		return classes[i] < classes[j]
+	slices.SortFunc(classes, func(a, b string) int {
+		return cmp.Or(naturalCompare(firstName[a], firstName[b]), strings.Compare(a, b))
 	})
-	sort.Slice(allEps, func(i, j int) bool {
-		a, _ := strconv.ParseFloat(allEps[i], 64)
-		b, _ := strconv.ParseFloat(allEps[j], 64)
-		return a < b
+	slices.SortFunc(allEps, func(a, b string) int {
+		x, _ := strconv.ParseFloat(a, 64)
+		y, _ := strconv.ParseFloat(b, 64)
+		return cmp.Compare(x, y)
 	})
 	titles := classTitles(classes)
 	var panels []Panel

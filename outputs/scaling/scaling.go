@@ -10,9 +10,10 @@
 package scaling
 
 import (
+	"cmp"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/gonum/stat"
@@ -140,11 +141,11 @@ func Fits(runs []outputs.RunRecord) ([]Fit, error) {
 			}
 			f.Points = append(f.Points, Point{M: m, X: float64(m), Mean: mean, SE: se, Seeds: len(c)})
 		}
-		sort.Slice(f.Points, func(i, j int) bool { return f.Points[i].M < f.Points[j].M })
+		slices.SortFunc(f.Points, func(a, b Point) int { return cmp.Compare(a.M, b.M) })
 		f.fit()
 		fits = append(fits, f)
 	}
-	sort.Slice(fits, func(i, j int) bool { return fits[i].Label < fits[j].Label })
+	slices.SortFunc(fits, func(a, b Fit) int { return strings.Compare(a.Label, b.Label) })
 	return fits, nil
 }
 
@@ -251,12 +252,12 @@ func fitsOf(vals map[string]map[float64][]float64) []Fit {
 			}
 			f.Points = append(f.Points, Point{X: x, Mean: mean, SE: se, Seeds: len(c)})
 		}
-		sort.Slice(f.Points, func(i, j int) bool { return f.Points[i].X < f.Points[j].X })
+		slices.SortFunc(f.Points, func(a, b Point) int { return cmp.Compare(a.X, b.X) })
 		f.fit()
 		f.Local = Slopes(f.Points)
 		fits = append(fits, f)
 	}
-	sort.Slice(fits, func(i, j int) bool { return fits[i].Label < fits[j].Label })
+	slices.SortFunc(fits, func(a, b Fit) int { return strings.Compare(a.Label, b.Label) })
 	return fits
 }
 

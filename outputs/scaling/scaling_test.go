@@ -39,7 +39,7 @@ func TestFits(t *testing.T) {
 		if !ok {
 			t.Fatalf("label %q", f.Label)
 		}
-		if math.Abs(f.Exponent-w) > 1e-9 || f.Lo > w || f.Hi < w || len(f.Points) != 5 || f.Points[0].Seeds != 4 {
+		if !(math.Abs(f.Exponent-w) <= 1e-9) || f.Lo > w || f.Hi < w || len(f.Points) != 5 || f.Points[0].Seeds != 4 {
 			t.Errorf("%s: exponent %v [%v, %v], points %+v", f.Label, f.Exponent, f.Lo, f.Hi, f.Points)
 		}
 	}
@@ -83,11 +83,11 @@ func TestFitsOver(t *testing.T) {
 		if strings.HasPrefix(f.Label, "Two-point") {
 			w = 0.5
 		}
-		if math.Abs(f.Exponent-w) > 1e-9 || f.Lo > w || f.Hi < w || len(f.Points) != 4 || f.Points[0].Seeds != 3 {
+		if !(math.Abs(f.Exponent-w) <= 1e-9) || f.Lo > w || f.Hi < w || len(f.Points) != 4 || f.Points[0].Seeds != 3 {
 			t.Errorf("%s: exponent %v [%v, %v], points %+v", f.Label, f.Exponent, f.Lo, f.Hi, f.Points)
 		}
 		for _, s := range f.Local {
-			if math.Abs(s.Exponent-w) > 1e-9 || s.Lo > w+1e-9 || s.Hi < w-1e-9 {
+			if !(math.Abs(s.Exponent-w) <= 1e-9) || s.Lo > w+1e-9 || s.Hi < w-1e-9 {
 				t.Errorf("%s: local slope %+v", f.Label, s)
 			}
 		}
@@ -103,7 +103,7 @@ func TestFitsOver(t *testing.T) {
 		t.Fatalf("%d fits over eps", len(fits))
 	}
 	for _, f := range fits {
-		if math.Abs(f.Exponent+1) > 1e-9 || !strings.Contains(f.Label, "T=") || strings.Contains(f.Label, "eps=") {
+		if !(math.Abs(f.Exponent+1) <= 1e-9) || !strings.Contains(f.Label, "T=") || strings.Contains(f.Label, "eps=") {
 			t.Errorf("%s: exponent %v", f.Label, f.Exponent)
 		}
 	}
@@ -174,12 +174,12 @@ func TestCostsOver(t *testing.T) {
 			t.Fatalf("over %s: %d fits", over, len(fits))
 		}
 		for _, f := range fits {
-			if math.Abs(f.Exponent-want) > 1e-9 || len(f.Points) != 3 || f.Points[0].Seeds != 3 ||
+			if !(math.Abs(f.Exponent-want) <= 1e-9) || len(f.Points) != 3 || f.Points[0].Seeds != 3 ||
 				!strings.HasPrefix(f.Label, "LDP one-point") || !strings.HasSuffix(f.Label, " - One-point BCO") {
 				t.Errorf("over %s: %s: exponent %v, points %+v", over, f.Label, f.Exponent, f.Points)
 			}
 			for _, s := range f.Local {
-				if math.Abs(s.Exponent-want) > 1e-9 {
+				if !(math.Abs(s.Exponent-want) <= 1e-9) {
 					t.Errorf("over %s: %s: local %+v", over, f.Label, s)
 				}
 			}
