@@ -210,7 +210,7 @@ func (osDisk) Rename(oldpath, newpath string) error { return os.Rename(oldpath, 
 func (osDisk) SyncDir(dir string) error             { return atomicfile.SyncDir(dir) }
 func (osDisk) RemoveAll(path string) error          { return os.RemoveAll(path) }
 
-// disk is the file system commitDir uses.
+// disk is the file system Run and commitDir use.
 var disk fileSystem = osDisk{}
 
 // writeManifest publishes dir/manifest.json (written, fsynced, renamed).
