@@ -113,8 +113,20 @@ func TestSynthOptionErrors(t *testing.T) {
 }
 
 // TestSynthOptionEdges: the bounds of the options are inclusive: a mean of
-// one document, and a mean equal to the largest query.
+// one document, and a mean equal to the largest query. From two queries
+// on, one query has exactly MaxDocs documents and one exactly 1.
 func TestSynthOptionEdges(t *testing.T) {
+	var two bytes.Buffer
+	if err := Synth(&two, SynthOptions{Queries: 2, MeanDocs: 3, MaxDocs: 7}); err != nil {
+		t.Fatal(err)
+	}
+	perQID := map[string]int{}
+	for _, l := range strings.Split(strings.TrimSpace(two.String()), "\n") {
+		perQID[strings.Fields(l)[1]]++
+	}
+	if len(perQID) != 2 || perQID["qid:1"]+perQID["qid:2"] != 8 || perQID["qid:1"]*perQID["qid:2"] != 7 {
+		t.Errorf("two queries: documents per qid %v, want 7 and 1", perQID)
+	}
 	for _, o := range []SynthOptions{{Queries: 3, MeanDocs: 1, MaxDocs: 1}, {Queries: 3, MeanDocs: 4, MaxDocs: 4}} {
 		var b bytes.Buffer
 		if err := Synth(&b, o); err != nil {
