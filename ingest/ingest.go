@@ -21,6 +21,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+
+	"github.com/fedbandit/fedbandit/internal/atomicfile"
 )
 
 // Options configures Run.
@@ -130,70 +132,95 @@ func Run(ctx context.Context, opts Options) (*Manifest, error) {
 // after checkOutput has accepted it (a dataset directory holding nothing
 // but what the pipeline writes: the theta* and partition artifacts fitted
 // to the old data go with it).
+//
+// The steps are ordered for a crash at any point: the temp directory is
+// fsynced (its files' entries, and the owner file's removal) before it is
+// renamed to out; the parent is fsynced after the rename; a replaced
+// dataset, first moved aside, is deleted only once the swap is durable,
+// so that a crash leaves the old dataset or the new one, whole.
 func commitDir(tmp, out string, force bool) error {
+	if err := disk.SyncDir(tmp); err != nil {
+		return err
+	}
 	if isEmptyDir(out) { // e.g. made by mkdir: taken as missing
 		if err := os.Remove(out); err != nil {
 			return err
 		}
 	}
+	parent := filepath.Dir(out)
 	if _, err := os.Stat(out); err == nil {
 		if !force {
 			return fmt.Errorf("%s already exists (use --force to replace it)", out)
 		}
-		old, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".old-")
+		old, err := os.MkdirTemp(parent, "."+filepath.Base(out)+".old-")
 		if err != nil {
 			return err
 		}
 		if err := os.Remove(old); err != nil {
 			return err
 		}
-		if err := os.Rename(out, old); err != nil {
+		if err := disk.Rename(out, old); err != nil {
 			return fmt.Errorf("move old dataset aside: %w", err)
 		}
-		if err := os.Rename(tmp, out); err != nil {
-			os.Rename(old, out)
+		if err := disk.Rename(tmp, out); err != nil {
+			disk.Rename(old, out)
 			return fmt.Errorf("rename %s to %s: %w", tmp, out, err)
 		}
-		return os.RemoveAll(old)
+		if err := disk.SyncDir(parent); err != nil {
+			return err
+		}
+		return disk.RemoveAll(old)
 	}
-	if err := os.Rename(tmp, out); err != nil {
+	if err := disk.Rename(tmp, out); err != nil {
 		return fmt.Errorf("rename %s to %s: %w", tmp, out, err)
 	}
-	syncDir(filepath.Dir(out))
-	return nil
+	return disk.SyncDir(parent)
 }
 
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
+// fileSystem is what Run does to the disk to write documents.parquet and
+// publish the dataset directory: the operating system in production; a
+// test substitutes a recorder to check the order of the steps and what a
+// failing step leaves behind. (manifest.json goes through atomicfile,
+// whose own recorder checks its steps.)
+type fileSystem interface {
+	Create(path string) (dataFile, error) // a new file, never an existing one
+	Rename(oldpath, newpath string) error
+	SyncDir(dir string) error
+	RemoveAll(path string) error
+}
+
+// dataFile is the part of *os.File that writing documents.parquet uses.
+type dataFile interface {
+	io.Writer
+	Sync() error
+	Close() error
+}
+
+// osDisk is the real file system.
+type osDisk struct{}
+
+func (osDisk) Create(path string) (dataFile, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, err
 	}
+	return f, nil
 }
+func (osDisk) Rename(oldpath, newpath string) error { return os.Rename(oldpath, newpath) }
+func (osDisk) SyncDir(dir string) error             { return atomicfile.SyncDir(dir) }
+func (osDisk) RemoveAll(path string) error          { return os.RemoveAll(path) }
 
-// writeManifest writes dir/manifest.json.
+// disk is the file system Run and commitDir use.
+var disk fileSystem = osDisk{}
+
+// writeManifest publishes dir/manifest.json (written, fsynced, renamed).
 func writeManifest(dir string, m *Manifest) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode manifest: %w", err)
 	}
 	b = append(b, '\n')
-	return writeFileSync(filepath.Join(dir, ManifestFile), b)
-}
-
-func writeFileSync(p string, b []byte) error {
-	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return atomicfile.WriteFile(filepath.Join(dir, ManifestFile), b)
 }
 
 // parsedChunk is a chunk parsed into columns.

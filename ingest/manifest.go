@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"github.com/fedbandit/fedbandit/internal/atomicfile"
 )
@@ -206,6 +207,11 @@ type fileStamp struct {
 // last hashed in this process.
 var verified sync.Map
 
+// documentsHashed counts verifyDocuments' hashes of a documents.parquet:
+// the cost the stamps exist to save, which a test checks is paid once per
+// content.
+var documentsHashed atomic.Int64
+
 // verifyDocuments checks that DIR/documents.parquet has the manifest's
 // documents_sha256 before its data is used. The check hashes the file
 // once per content: it is skipped while the file's size, modification
@@ -233,6 +239,7 @@ func verifyDocuments(dir string, m *Manifest) error {
 		verified.Store(abs, want)
 		return nil
 	}
+	documentsHashed.Add(1)
 	got, err := hashFile(p)
 	if err != nil {
 		return err

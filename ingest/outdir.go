@@ -118,26 +118,19 @@ func checkOutput(out string, inputs []string, force bool) error {
 	return nil
 }
 
-// canonical returns the absolute path of p with symbolic links resolved as
-// far as p exists.
+// canonical returns the absolute path of p with symbolic links resolved.
+// A path that does not exist (a new output directory) is returned
+// absolute but unresolved: no input can lie inside it, so how its
+// existing prefix resolves does not matter to checkOutput.
 func canonical(p string) (string, error) {
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		return "", err
 	}
-	// Resolve the longest existing prefix, then re-append the rest.
-	rest := ""
-	for cur := abs; ; {
-		if r, err := filepath.EvalSymlinks(cur); err == nil {
-			return filepath.Join(r, rest), nil
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return abs, nil
-		}
-		rest = filepath.Join(filepath.Base(cur), rest)
-		cur = parent
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		return r, nil
 	}
+	return abs, nil
 }
 
 // within reports whether path p is dir or lies below it.

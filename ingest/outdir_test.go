@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // listTree returns every file below dir (relative paths), sorted.
@@ -71,6 +72,24 @@ func TestForceNeverDeletesInputs(t *testing.T) {
 		}
 		if _, err := os.Stat(in); err != nil {
 			t.Fatal(err)
+		}
+	})
+	t.Run("output reached through a symbolic link", func(t *testing.T) {
+		// prep ingest raw --out link --force, link -> raw
+		dir := t.TempDir()
+		raw := filepath.Join(dir, "raw")
+		letorDir(t, raw)
+		link := filepath.Join(dir, "link")
+		if err := os.Symlink(raw, link); err != nil {
+			t.Skip("no symbolic links:", err)
+		}
+		before := listTree(t, raw)
+		_, err := Run(ctx, Options{Inputs: []string{raw}, Out: link, Force: true})
+		if err == nil || !strings.Contains(err.Error(), "inside the output directory") {
+			t.Fatalf("err = %v, want an error saying the input lies inside the output", err)
+		}
+		if got := listTree(t, raw); strings.Join(got, ",") != strings.Join(before, ",") {
+			t.Fatalf("files changed: %v -> %v", before, got)
 		}
 	})
 	t.Run("unrelated files in a dataset directory", func(t *testing.T) {
@@ -146,6 +165,26 @@ func TestLeftoversCleaned(t *testing.T) {
 	writeFile(t, filepath.Join(dead, DocumentsFile), make([]byte, 1000))
 	live := filepath.Join(dir, ".out.tmp-222")
 	writeFile(t, filepath.Join(live, ownerFile), []byte("1")) // init: alive
+	// Owner files naming no process: abandoned.
+	var bogus []string
+	for i, pid := range []string{"0", "-5", "x", ""} {
+		p := filepath.Join(dir, ".out.tmp-4"+strconv.Itoa(i))
+		writeFile(t, filepath.Join(p, ownerFile), []byte(pid))
+		bogus = append(bogus, p)
+	}
+	// No owner file (killed between mkdir and writing it): abandoned
+	// after a minute untouched, kept before.
+	young := filepath.Join(dir, ".out.tmp-555")
+	aged := filepath.Join(dir, ".out.tmp-666")
+	for _, p := range []string{young, aged} {
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	past := time.Now().Add(-61 * time.Second)
+	if err := os.Chtimes(aged, past, past); err != nil {
+		t.Fatal(err)
+	}
 	// The old dataset moved aside, out missing: restored.
 	if _, err := Run(context.Background(), Options{Inputs: []string{in}, Out: filepath.Join(dir, "prev")}); err != nil {
 		t.Fatal(err)
@@ -162,6 +201,14 @@ func TestLeftoversCleaned(t *testing.T) {
 	}
 	if _, err := os.Stat(live); err != nil {
 		t.Errorf("a running ingest's temp dir was removed: %v", err)
+	}
+	for _, p := range append(bogus, aged) {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("abandoned temp dir %s still there: %v", filepath.Base(p), err)
+		}
+	}
+	if _, err := os.Stat(young); err != nil {
+		t.Errorf("a temp dir made just now, without its owner file yet, was removed: %v", err)
 	}
 	if _, err := ReadManifest(out); err != nil {
 		t.Errorf("restored dataset: %v", err)

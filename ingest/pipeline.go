@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -197,11 +196,16 @@ func (p *pipeline) stop() {
 // run starts the stages, writes dir/documents.parquet and returns the
 // manifest of the dataset.
 func (p *pipeline) run(dir string) (*Manifest, error) {
-	f, err := os.OpenFile(filepath.Join(dir, DocumentsFile), os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o644)
+	f, err := disk.Create(filepath.Join(dir, DocumentsFile))
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	closed := false
+	defer func() {
+		if !closed {
+			f.Close()
+		}
+	}()
 	docHash := sha256.New()
 	bw := bufio.NewWriterSize(io.MultiWriter(f, docHash), 1<<20)
 	pw, err := p.newWriter(bw, p.cfg.nfeat, p.cfg.cs, &p.partNames, p.rgRows)
@@ -242,6 +246,7 @@ func (p *pipeline) run(dir string) (*Manifest, error) {
 	if err := f.Sync(); err != nil {
 		return nil, fmt.Errorf("write %s: %w", DocumentsFile, err)
 	}
+	closed = true
 	if err := f.Close(); err != nil {
 		return nil, fmt.Errorf("write %s: %w", DocumentsFile, err)
 	}
@@ -380,7 +385,7 @@ type assembler struct {
 	// seen records where each qid started; a qid may not come back after
 	// another query.
 	seen    map[int64]seenAt
-	inQuery bool
+	inQuery bool // a query is open: curQID and curSrc are its qid and source
 	curQID  int64
 	curSrc  int
 	doc     int32 // position of the next document in its query
@@ -424,7 +429,7 @@ func newAssembler(p *pipeline) *assembler {
 	for _, name := range p.partNames {
 		m.Parts = append(m.Parts, PartStats{Name: name})
 	}
-	a := &assembler{p: p, m: m, seen: map[int64]seenAt{}, curSrc: -1, srcStats: make([]Source, len(p.sources))}
+	a := &assembler{p: p, m: m, seen: map[int64]seenAt{}, srcStats: make([]Source, len(p.sources))}
 	for i, s := range p.sources {
 		a.srcStats[i] = Source{Input: s.input, File: s.file, Part: s.part}
 	}

@@ -62,12 +62,7 @@ func startProgress(ctx context.Context, opts Options, total int64, read, rows *a
 				}
 				if opts.Log != nil && now.Sub(lastLog) >= logEvery {
 					lastLog = now
-					eta := "unknown"
-					if cur > 0 && total > 0 {
-						el := now.Sub(start)
-						eta = (time.Duration(float64(el) * float64(total-cur) / float64(cur))).Round(time.Second).String()
-					}
-					opts.Log.Info("ingest progress", "read_bytes", cur, "total_bytes", total, "rows", rows.Load(), "eta", eta)
+					opts.Log.Info("ingest progress", "read_bytes", cur, "total_bytes", total, "rows", rows.Load(), "eta", eta(now.Sub(start), cur, total))
 				}
 			}
 		}
@@ -83,4 +78,14 @@ func startProgress(ctx context.Context, opts Options, total int64, read, rows *a
 			p.Wait()
 		}
 	}}
+}
+
+// eta estimates the time left to read total bytes when cur were read in
+// elapsed, at the same rate, to the second; "unknown" before the first
+// byte or without a total.
+func eta(elapsed time.Duration, cur, total int64) string {
+	if cur <= 0 || total <= 0 {
+		return "unknown"
+	}
+	return time.Duration(float64(elapsed) * float64(total-cur) / float64(cur)).Round(time.Second).String()
 }

@@ -42,6 +42,11 @@ func shortLineCases(t *testing.T) map[string]struct {
 		return append(append([]byte{}, l[:k]...), end...)
 	}
 	mid := bytes.Join(append(append(append([][]byte{}, lines[:3]...), cut(lines[3], " 100:")), lines[4:]...), nil)
+	// Feature 50 dropped from the middle of line 3: the highest index is
+	// still the last one.
+	k50, k51 := bytes.Index(lines[2], []byte(" 50:")), bytes.Index(lines[2], []byte(" 51:"))
+	gapLine := append(append([]byte{}, lines[2][:k50]...), lines[2][k51:]...)
+	gap := bytes.Join(append(append(append([][]byte{}, lines[:2]...), gapLine), lines[3:]...), nil)
 	n := len(lines) - 1 // the last holds "" after the final newline
 	last := bytes.Join(append(append([][]byte{}, lines[:n-1]...), cut(lines[n-1], " 100:")), nil)
 
@@ -65,12 +70,17 @@ func shortLineCases(t *testing.T) map[string]struct {
 		line int
 	}{
 		"mslr-middle": {mid, 4},
+		"mslr-gap":    {gap, 3},
 		"mslr-last":   {last, n},
 		"letor-39":    {bytes.Join(ll, nil), 5},
 	}
 }
 
 func TestR5dShortLine(t *testing.T) {
+	// The field named: the first feature missing after the highest given,
+	// or all "features" when the highest is there and one in the middle
+	// is missing.
+	fields := map[string]string{"mslr-middle": "feature 100", "mslr-last": "feature 100", "mslr-gap": "features", "letor-39": "feature 40"}
 	for name, tc := range shortLineCases(t) {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -82,6 +92,9 @@ func TestR5dShortLine(t *testing.T) {
 			var pe *ParseError
 			if !errors.As(err, &pe) || pe.File != in || pe.Line != int64(tc.line) || !strings.Contains(pe.Msg, "--allow-ragged") {
 				t.Fatalf("err = %v, want a ParseError at %s:%d naming --allow-ragged", err, in, tc.line)
+			}
+			if pe.Field != fields[name] {
+				t.Errorf("field %q, want %q", pe.Field, fields[name])
 			}
 			if _, err := os.Stat(filepath.Join(dir, "o")); !os.IsNotExist(err) {
 				t.Errorf("a failed ingest left its output")

@@ -111,3 +111,51 @@ func TestSynthOptionErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSynthOptionEdges: the bounds of the options are inclusive: a mean of
+// one document, and a mean equal to the largest query. From two queries
+// on, one query has exactly MaxDocs documents and one exactly 1.
+func TestSynthOptionEdges(t *testing.T) {
+	var two bytes.Buffer
+	if err := Synth(&two, SynthOptions{Queries: 2, MeanDocs: 3, MaxDocs: 7}); err != nil {
+		t.Fatal(err)
+	}
+	perQID := map[string]int{}
+	for _, l := range strings.Split(strings.TrimSpace(two.String()), "\n") {
+		perQID[strings.Fields(l)[1]]++
+	}
+	if len(perQID) != 2 || perQID["qid:1"]+perQID["qid:2"] != 8 || perQID["qid:1"]*perQID["qid:2"] != 7 {
+		t.Errorf("two queries: documents per qid %v, want 7 and 1", perQID)
+	}
+	for _, o := range []SynthOptions{{Queries: 3, MeanDocs: 1, MaxDocs: 1}, {Queries: 3, MeanDocs: 4, MaxDocs: 4}} {
+		var b bytes.Buffer
+		if err := Synth(&b, o); err != nil {
+			t.Errorf("%+v refused: %v", o, err)
+		}
+		if lines := bytes.Count(b.Bytes(), []byte{'\n'}); lines < o.Queries || lines > o.Queries*o.MaxDocs {
+			t.Errorf("%+v: %d lines", o, lines)
+		}
+	}
+	for _, o := range []SynthOptions{{Queries: 3, MeanDocs: 0.99, MaxDocs: 4}, {Queries: 3, MeanDocs: 4.01, MaxDocs: 4}} {
+		if err := Synth(&bytes.Buffer{}, o); err == nil {
+			t.Errorf("%+v accepted", o)
+		}
+	}
+}
+
+// TestAppendFixed6: six decimals, rounded, without trailing zeros, the
+// sign kept; magnitudes of 1e12 and more are written as whole numbers.
+func TestAppendFixed6(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		want string
+	}{
+		{3, "3"}, {0.75, "0.75"}, {-18.567793, "-18.567793"}, {0.0000004, "0"}, {0.0000005, "0.000001"},
+		{-0.25, "-0.25"}, {1.1234565, "1.123457"}, {999999.125, "999999.125"},
+		{1e12, "1000000000000"}, {-2.5e13, "-25000000000000"}, {1234567890123.7, "1234567890124"},
+	} {
+		if got := string(appendFixed6(nil, c.v)); got != c.want {
+			t.Errorf("appendFixed6(%v) = %q, want %q", c.v, got, c.want)
+		}
+	}
+}
