@@ -3,13 +3,17 @@ package ingest
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/parquet/file"
+
+	"github.com/fedbandit/fedbandit/internal/parquetfile"
 )
 
 // sourceRow is one line of a LETOR file, parsed independently of the
@@ -118,6 +122,40 @@ func TestLoadManyRowGroups(t *testing.T) {
 				}
 			}
 			r++
+		}
+	}
+}
+
+// TestRowGroupsExactMultiple: rows that fill their row groups exactly give
+// no empty row group after them (6 rows in groups of 3 and of 6, 7 rows in
+// groups of 3 end with a group of 1).
+func TestRowGroupsExactMultiple(t *testing.T) {
+	dir := t.TempDir()
+	var in strings.Builder
+	for i := 0; i < 7; i++ {
+		fmt.Fprintf(&in, "%d qid:%d 1:%d 2:0.5\n", i%3, 1+i/2, i)
+	}
+	lines := strings.SplitAfter(in.String(), "\n")
+	for _, c := range []struct {
+		rows, per int
+		want      []int64
+	}{{6, 3, []int64{3, 3}}, {6, 6, []int64{6}}, {7, 3, []int64{3, 3, 1}}} {
+		src := writeFile(t, filepath.Join(dir, fmt.Sprintf("in%d", c.rows), "in.txt"), []byte(strings.Join(lines[:c.rows], "")))
+		out := filepath.Join(dir, fmt.Sprintf("out-%d-%d", c.rows, c.per))
+		if _, err := Run(context.Background(), Options{Inputs: []string{src}, Out: out, RowGroupRows: c.per}); err != nil {
+			t.Fatal(err)
+		}
+		r, err := parquetfile.Open(filepath.Join(out, DocumentsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int64
+		for g := 0; g < r.NumRowGroups(); g++ {
+			got = append(got, int64(r.RowGroupRows(g)))
+		}
+		r.Close()
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%d rows in groups of %d: row groups of %v rows, want %v", c.rows, c.per, got, c.want)
 		}
 	}
 }
