@@ -3,6 +3,7 @@ package parquetfile
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -108,7 +109,14 @@ func arrowWrite(t testing.TB, cols []Column, groups []group) []byte {
 func ourWrite(t testing.TB, cols []Column, groups []group) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	w, err := NewWriter(&buf, cols, testCreatedBy)
+	ourWriteTo(t, &buf, cols, groups)
+	return buf.Bytes()
+}
+
+// ourWriteTo writes the file of ourWrite to out.
+func ourWriteTo(t testing.TB, out io.Writer, cols []Column, groups []group) {
+	t.Helper()
+	w, err := NewWriter(out, cols, testCreatedBy)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +158,6 @@ func ourWrite(t testing.TB, cols []Column, groups []group) []byte {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return buf.Bytes()
 }
 
 // describeDiff names where two Parquet files differ: the first differing
