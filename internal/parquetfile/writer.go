@@ -679,18 +679,13 @@ func appendPlainStrings(out []byte, v []string) []byte {
 }
 
 // stringStats: the byte-wise least and greatest values.
-func stringStats(v []string) (min, max []byte, ok bool) {
+func stringStats(v []string) (lo, hi []byte, ok bool) {
 	if len(v) == 0 {
 		return nil, nil, false
 	}
 	mn, mx := v[0], v[0]
 	for _, s := range v[1:] {
-		if s < mn {
-			mn = s
-		}
-		if s > mx {
-			mx = s
-		}
+		mn, mx = min(mn, s), max(mx, s)
 	}
 	return []byte(mn), []byte(mx), true
 }
