@@ -267,18 +267,28 @@ func LogGrid(hi, lo float64, n int) []float64 {
 const cvTieRel = 1e-6
 
 // chooseAlpha returns the index of the largest alpha (curve is ordered by
-// decreasing alpha) whose mean CV error is within cvTieRel of the minimum.
-func chooseAlpha(curve []CVPoint) int {
+// decreasing alpha) whose mean CV error is within cvTieRel of the minimum,
+// relative to the minimum's magnitude: a near-exact fit's held-out error,
+// computed from the moments, can round below zero. A NaN or infinite mean
+// error (data whose squares overflow float64) is an error naming its
+// alpha, never a choice: NaN compares false with everything, and would
+// otherwise leave no point within the limit.
+func chooseAlpha(curve []CVPoint) (int, error) {
 	minMSE := math.Inf(1)
 	for _, p := range curve {
+		if math.IsNaN(p.MSE) || math.IsInf(p.MSE, 0) {
+			return 0, fmt.Errorf("the mean held-out error at alpha = %g is %g (do the data's squares overflow?)", p.Alpha, p.MSE)
+		}
 		minMSE = math.Min(minMSE, p.MSE)
 	}
+	limit := minMSE + math.Abs(minMSE)*cvTieRel
 	for i, p := range curve {
-		if p.MSE <= minMSE*(1+cvTieRel) {
-			return i
+		if p.MSE <= limit {
+			return i, nil
 		}
 	}
-	return len(curve) - 1
+	// Only an empty curve gets here: the minimum itself is within the limit.
+	return 0, errors.New("no points on the cross-validation curve")
 }
 
 // maxGridExtensions bounds how many times the default CV grid is extended
@@ -403,7 +413,10 @@ func CrossValidate(ctx context.Context, folds []*Moments, o Options) (*Result, e
 			pt.SE = math.Sqrt(ss/float64(k-1)) / math.Sqrt(float64(k))
 			curve = append(curve, pt)
 		}
-		best = chooseAlpha(curve)
+		var err error
+		if best, err = chooseAlpha(curve); err != nil {
+			return nil, fmt.Errorf("lasso: cross-validation: %w", err)
+		}
 		if explicit || best != len(alphas)-1 || ext == maxGridExtensions {
 			break
 		}

@@ -255,26 +255,60 @@ func TestCVGridExtension(t *testing.T) {
 	}
 }
 
+// TestChooseAlpha: the largest alpha whose mean CV error is within a
+// relative 1e-6 of the minimum, for errors of either sign (an exact fit's
+// held-out error, computed from the moments, rounds below zero about half
+// the time); a NaN or infinite error, and an empty curve, are errors.
+// Mutation controls, each of which made cases fail: the former rule (limit
+// min*(1+1e-6), no NaN check, and a fallback to the smallest alpha when no
+// point met the limit), which chose the smallest alpha for a NaN anywhere
+// and for a negative minimum, whatever its error; that fallback's
+// len(curve)-1 as len(curve)+1; the limit's + as - (no point meets it) or
+// * as / (every point does); p.MSE <= limit as < ("exact fit") or >.
 func TestChooseAlpha(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
 	tests := []struct {
+		name string
 		mse  []float64
-		want int
+		want int // -1: an error
 	}{
-		{[]float64{3, 2, 1, 2}, 2},
-		{[]float64{3, 1, 1, 1}, 1},               // exact ties: largest alpha
-		{[]float64{3, 1 + 1e-7, 1, 1 - 1e-9}, 1}, // rounding-level differences are ties
-		{[]float64{3, 1 + 1e-5, 1}, 2},           // a real improvement is not
-		{[]float64{5, 4, 3}, 2},
-		{[]float64{3, 0, 0}, 1}, // an exact fit: ties at zero error too
+		{"minimum inside", []float64{3, 2, 1, 2}, 2},
+		{"exact ties: largest alpha", []float64{3, 1, 1, 1}, 1},
+		{"rounding-level differences are ties", []float64{3, 1 + 1e-7, 1, 1 - 1e-9}, 1},
+		{"a real improvement is not", []float64{3, 1 + 1e-5, 1}, 2},
+		{"minimum at the smallest alpha", []float64{5, 4, 3}, 2},
+		{"exact fit: ties at zero error too", []float64{3, 0, 0}, 1},
+		{"negative minimum", []float64{3, -2e-17, -1e-17, 5}, 1},
+		{"negative ties", []float64{3, -1 + 1e-7, -1, 5}, 1},
+		{"negative, a real improvement", []float64{3, -1 + 1e-5, -1, 5}, 2},
+		{"one point", []float64{7}, 0},
+		{"NaN in the middle", []float64{3, nan, 1}, -1},
+		{"NaN at the smallest alpha", []float64{3, 2, nan}, -1},
+		{"all NaN", []float64{nan, nan}, -1},
+		{"infinite", []float64{inf, 1}, -1},
+		{"empty", nil, -1},
 	}
 	for _, tc := range tests {
-		curve := make([]CVPoint, len(tc.mse))
-		for i, m := range tc.mse {
-			curve[i] = CVPoint{Alpha: float64(len(tc.mse) - i), MSE: m}
-		}
-		if got := chooseAlpha(curve); got != tc.want {
-			t.Errorf("chooseAlpha(%v) = %d, want %d", tc.mse, got, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			curve := make([]CVPoint, len(tc.mse))
+			for i, m := range tc.mse {
+				curve[i] = CVPoint{Alpha: float64(len(tc.mse) - i), MSE: m}
+			}
+			got, err := chooseAlpha(curve)
+			if tc.want < 0 {
+				if err == nil {
+					t.Fatalf("chooseAlpha(%v) = %d, want an error", tc.mse, got)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Fatalf("chooseAlpha(%v) = %d, %v, want %d", tc.mse, got, err, tc.want)
+			}
+		})
+	}
+	_, err := chooseAlpha([]CVPoint{{Alpha: 0.5, MSE: 2}, {Alpha: 0.25, MSE: nan}})
+	if err == nil || !strings.Contains(err.Error(), "alpha = 0.25 is NaN") {
+		t.Errorf("error %v does not name the alpha whose error is NaN", err)
 	}
 }
 

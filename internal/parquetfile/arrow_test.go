@@ -3,6 +3,7 @@ package parquetfile
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -108,7 +109,14 @@ func arrowWrite(t testing.TB, cols []Column, groups []group) []byte {
 func ourWrite(t testing.TB, cols []Column, groups []group) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	w, err := NewWriter(&buf, cols, testCreatedBy)
+	ourWriteTo(t, &buf, cols, groups)
+	return buf.Bytes()
+}
+
+// ourWriteTo writes the file of ourWrite to out.
+func ourWriteTo(t testing.TB, out io.Writer, cols []Column, groups []group) {
+	t.Helper()
+	w, err := NewWriter(out, cols, testCreatedBy)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +158,6 @@ func ourWrite(t testing.TB, cols []Column, groups []group) []byte {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return buf.Bytes()
 }
 
 // describeDiff names where two Parquet files differ: the first differing
@@ -359,6 +366,30 @@ func testCases() []testCase {
 	}
 	cases = append(cases, testCase{name: "page-cut-at-end", cols: []Column{{"s", String}}, groups: []group{{exact}}})
 
+	// Chunk statistics merged from pages whose minima and maxima differ,
+	// up and down from page to page, in every kind: 7 blocks of 131,072
+	// rows, one page each of INT64, DOUBLE and strings (4+4 raw bytes a
+	// value), two blocks a page of INT32. Each block spans [lo, hi], both
+	// attained.
+	blockLo := []int{-10, -20, -5, -30, -1, -40, -2}
+	blockHi := []int{10, 5, 30, 3, 40, 8, 50}
+	const block = 131072
+	nm := len(blockLo) * block
+	mi32, mi64, mf64, ms := make([]int32, nm), make([]int64, nm), make([]float64, nm), make([]string, nm)
+	for i := range nm {
+		lo, hi := blockLo[i/block], blockHi[i/block]
+		v := lo + (i*7919)%(hi-lo+1)
+		switch i % block {
+		case 0:
+			v = lo
+		case 1:
+			v = hi
+		}
+		mi32[i], mi64[i], mf64[i], ms[i] = int32(v), int64(v)<<40, float64(v)+0.25, fmt.Sprintf("%04d", v+100)
+	}
+	cases = append(cases, testCase{name: "merged-statistics", cols: []Column{{"i32", Int32}, {"i64", Int64}, {"f64", Double}, {"s", String}},
+		groups: []group{{mi32, mi64, mf64, ms}}})
+
 	// Lists of 15 elements, the first with the long list header: a schema
 	// of the root and 14 columns, 15 row groups.
 	var cols14 []Column
@@ -397,7 +428,10 @@ func testCases() []testCase {
 // the second also fails TestReadBack: the run's 8 values are lost); the
 // short list header used for 15 elements (lists-of-15); writeFixed's
 // batch loop b < n as b <= n (batch-multiple: an empty page, or a panic);
-// the fallback at dictSize > dictPageSizeMax (dictionary-exactly-1mib).
+// the fallback at dictSize > dictPageSizeMax (dictionary-exactly-1mib);
+// lessFixed's < negated for INT32 (merged-statistics: no other case has
+// INT32 pages of different minima), INT64 or DOUBLE, and writeStrings'
+// string(a) < string(b) negated (merged-statistics, pages).
 func TestWriterMatchesArrow(t *testing.T) {
 	for _, c := range testCases() {
 		t.Run(c.name, func(t *testing.T) {

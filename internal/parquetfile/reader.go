@@ -421,7 +421,7 @@ func (f *File) readChunkPages(g, col int, k Kind, n int, page pageFunc) error {
 			if int(h.numValues) > n-got {
 				return fmt.Errorf("%w: data page of %d values after %d of %d", ErrFormat, h.numValues, got, n)
 			}
-		case h.typ == 1: // index page: skip
+		case h.typ == 1: // index page: skipped (after the last data page, trailing bytes)
 			continue
 		default:
 			return fmt.Errorf("%w: page type %d is not supported (only v1 data pages and dictionary pages)", ErrFormat, h.typ)

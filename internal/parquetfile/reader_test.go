@@ -709,3 +709,84 @@ func TestPageRejects(t *testing.T) {
 		})
 	}
 }
+
+// indexPage is an INDEX_PAGE (page type 1, which parquet.thrift reserves
+// and no writer makes) whose body is not Snappy data.
+func indexPage(badCRC bool) []byte {
+	body := []byte("an index page body, not Snappy")
+	h := pageHeader{typ: 1, uncompressedSize: int32(len(body)), compressedSize: int32(len(body)),
+		hasCRC: true, crc: int32(crc32.ChecksumIEEE(body))}
+	if badCRC {
+		h.crc++
+	}
+	var e encoder
+	h.encode(&e)
+	return append(e.buf, body...)
+}
+
+// TestIndexPagesSkipped: index pages before a chunk's first page, between
+// its dictionary page and first data page, and between two data pages are
+// skipped, their bodies not decompressed, and the values read back; an
+// index page's CRC is checked all the same; one after the last data page
+// is refused, as bytes after the chunk's values. Mutation controls, each
+// of which made cases fail: the index page case removed (refused as page
+// type 1) or negated; its continue as break (which leaves the switch
+// only: the body is decompressed as a page's); the CRC check skipped for
+// index pages ("bad-crc" reads back).
+func TestIndexPagesSkipped(t *testing.T) {
+	good, groups := smallFile(t)
+	long := make([]int64, 140000)
+	for i := range long {
+		long[i] = int64(i) * 7
+	}
+	twoPages := ourWrite(t, []Column{{"v", Int64}}, []group{{long}})
+	// before puts an index page before the page after the first skip
+	// pages of row group 0's column col; after puts it after that page.
+	before := func(b []byte, col, skip int, badCRC bool) []byte {
+		return withPageN(t, b, col, skip, func(h *pageHeader, data []byte) (pageHeader, []byte) {
+			nh, body := compressed(*h, data)
+			var e encoder
+			nh.encode(&e)
+			ip := indexPage(badCRC)
+			// The index page's header is the replaced page's; the page
+			// itself follows the index page's body.
+			d := &decoder{buf: ip}
+			var ih pageHeader
+			ih.decode(d)
+			return ih, append(append(ip[d.pos:], e.buf...), body...)
+		})
+	}
+	after := func(b []byte, col, skip int) []byte {
+		return withPageN(t, b, col, skip, func(h *pageHeader, data []byte) (pageHeader, []byte) {
+			nh, body := compressed(*h, data)
+			return nh, append(body, indexPage(false)...)
+		})
+	}
+	for _, c := range []struct {
+		name string
+		file []byte
+		want []group
+		err  string
+	}{
+		{"chunk-start", before(good, 0, 0, false), groups, ""},
+		{"after-dictionary", before(good, 2, 1, false), groups, ""},
+		{"between-data-pages", before(twoPages, 0, 1, false), []group{{long}}, ""},
+		{"bad-crc", before(good, 3, 0, true), nil, "row group 0, column f1: not a supported Parquet file: page at byte 235: CRC mismatch"},
+		{"after-last-page", after(good, 1, 0), nil, "row group 0, column label: not a supported Parquet file: %d bytes after the column chunk's 3 values"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := readAll(c.file)
+			if c.err == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				sameGroups(t, got, c.want)
+				return
+			}
+			want := strings.ReplaceAll(c.err, "%d", fmt.Sprint(len(indexPage(false))))
+			if err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, ErrFormat) {
+				t.Fatalf("error %v, want %q", err, want)
+			}
+		})
+	}
+}

@@ -516,9 +516,14 @@ func (g *RowGroup) Strings(v []string) error {
 // the page's raw size (4+len per value) to dataPageSize, and the dictionary
 // falls back to PLAIN once its size (4+len per entry) reaches
 // dictPageSizeMax. Dictionary-encoded data pages are held back until the
-// dictionary page is written: at the fallback, or when the chunk ends. A
-// fallback before any page was cut drops the dictionary: the chunk is
-// PLAIN only.
+// dictionary page is written: at the fallback, or when the chunk ends.
+//
+// So every chunk has a dictionary page. arrow-go drops the dictionary at a
+// fallback that comes before any page was cut, but with its default limits
+// that never happens: until the first cut, the page holds every value so
+// far, so its raw size is at least the dictionary's; the page is checked
+// first, and dataPageSize <= dictPageSizeMax. The batch that brings the
+// dictionary to its limit therefore cuts a page if none was cut before.
 func (g *RowGroup) writeStrings(c Column, v []string) error {
 	w := g.w
 	ch := &chunk{less: func(a, b []byte) bool { return string(a) < string(b) }}
@@ -529,7 +534,6 @@ func (g *RowGroup) writeStrings(c Column, v []string) error {
 	dictSize := 0  // 4+len of each entry
 	rawSize := 0   // 4+len of each value buffered in the page
 	dictOn := true // dictionary encoding active
-	dictPage := false
 	fallback := false
 	type heldPage struct {
 		h    pageHeader
@@ -552,7 +556,6 @@ func (g *RowGroup) writeStrings(c Column, v []string) error {
 		if err := w.writePage(ch, &h, comp, pageDict); err != nil {
 			return err
 		}
-		dictPage = true
 		for i := range held {
 			if err := w.writePage(ch, &held[i].h, held[i].comp, pageData); err != nil {
 				return err
@@ -624,10 +627,9 @@ func (g *RowGroup) writeStrings(c Column, v []string) error {
 			}
 		}
 		if dictOn && dictSize >= dictPageSizeMax {
-			if len(held) > 0 {
-				if err := writeDict(); err != nil {
-					return err
-				}
+			// A page has been cut (see above): held is not empty.
+			if err := writeDict(); err != nil {
+				return err
 			}
 			// The values of the page being filled are re-encoded PLAIN.
 			for _, i := range w.indices {
@@ -653,15 +655,9 @@ func (g *RowGroup) writeStrings(c Column, v []string) error {
 			return err
 		}
 	}
-	// The encodings list names the dictionary encodings only when a
-	// dictionary page was written.
-	if dictPage {
-		ch.cc.encodings = []int32{encRLEDict, encPlain, encRLE}
-		if fallback {
-			ch.cc.encodings = append(ch.cc.encodings, encPlain)
-		}
-	} else {
-		ch.cc.encodings = []int32{encPlain, encRLE}
+	ch.cc.encodings = []int32{encRLEDict, encPlain, encRLE}
+	if fallback {
+		ch.cc.encodings = append(ch.cc.encodings, encPlain)
 	}
 	return g.finishChunk(c, ch, false)
 }
@@ -683,18 +679,13 @@ func appendPlainStrings(out []byte, v []string) []byte {
 }
 
 // stringStats: the byte-wise least and greatest values.
-func stringStats(v []string) (min, max []byte, ok bool) {
+func stringStats(v []string) (lo, hi []byte, ok bool) {
 	if len(v) == 0 {
 		return nil, nil, false
 	}
 	mn, mx := v[0], v[0]
 	for _, s := range v[1:] {
-		if s < mn {
-			mn = s
-		}
-		if s > mx {
-			mx = s
-		}
+		mn, mx = min(mn, s), max(mx, s)
 	}
 	return []byte(mn), []byte(mx), true
 }
