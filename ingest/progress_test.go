@@ -1,6 +1,11 @@
 package ingest
 
 import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -24,5 +29,20 @@ func TestETA(t *testing.T) {
 		if got := eta(c.elapsed, c.cur, c.total); got != c.want {
 			t.Errorf("eta(%v, %d, %d) = %q, want %q", c.elapsed, c.cur, c.total, got, c.want)
 		}
+	}
+}
+
+// TestProgressBar: with a Progress writer, the bar ends at the bytes read
+// and the rows kept; without one (and without a log), nothing is drawn.
+func TestProgressBar(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, filepath.Join(dir, "in.txt"), []byte(good))
+	var bar bytes.Buffer
+	if _, err := Run(context.Background(), Options{Inputs: []string{in}, Out: filepath.Join(dir, "o1"), Progress: &bar}); err != nil {
+		t.Fatal(err)
+	}
+	size := strconv.Itoa(len(good))
+	if s := bar.String(); !strings.Contains(s, "ingest") || !strings.Contains(s, size+".0 b / "+size+".0 b") || !strings.Contains(s, "100 %") || !strings.Contains(s, "3 rows") {
+		t.Errorf("final bar %q: want %s b of %s b, 100 %%, 3 rows", s, size, size)
 	}
 }
