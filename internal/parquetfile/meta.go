@@ -78,9 +78,7 @@ func (s *statistics) decode(d *decoder) {
 				s.min, s.hasMin = d.binary(), true
 			}
 		case 3:
-			if d.want(id, typ, tI64) {
-				s.nullCount, s.hasNullCount = d.varint(), true
-			}
+			s.hasNullCount = d.i64Field(id, typ, &s.nullCount)
 		case 5:
 			if d.want(id, typ, tBinary) {
 				s.maxValue, s.hasMaxV = d.binary(), true
@@ -152,21 +150,13 @@ func (h *pageHeader) decode(d *decoder) {
 	d.structFields(func(id int16, typ byte) bool {
 		switch id {
 		case 1:
-			if d.want(id, typ, tI32) {
-				h.typ, haveType = d.i32(), true
-			}
+			haveType = d.i32Field(id, typ, &h.typ)
 		case 2:
-			if d.want(id, typ, tI32) {
-				h.uncompressedSize = d.i32()
-			}
+			d.i32Field(id, typ, &h.uncompressedSize)
 		case 3:
-			if d.want(id, typ, tI32) {
-				h.compressedSize = d.i32()
-			}
+			d.i32Field(id, typ, &h.compressedSize)
 		case 4:
-			if d.want(id, typ, tI32) {
-				h.crc, h.hasCRC = d.i32(), true
-			}
+			h.hasCRC = d.i32Field(id, typ, &h.crc)
 		case 5:
 			if !d.want(id, typ, tStruct) {
 				return true
@@ -175,21 +165,13 @@ func (h *pageHeader) decode(d *decoder) {
 			d.structFields(func(id int16, typ byte) bool {
 				switch id {
 				case 1:
-					if d.want(id, typ, tI32) {
-						h.numValues = d.i32()
-					}
+					d.i32Field(id, typ, &h.numValues)
 				case 2:
-					if d.want(id, typ, tI32) {
-						h.encoding = d.i32()
-					}
+					d.i32Field(id, typ, &h.encoding)
 				case 3:
-					if d.want(id, typ, tI32) {
-						h.defEncoding = d.i32()
-					}
+					d.i32Field(id, typ, &h.defEncoding)
 				case 4:
-					if d.want(id, typ, tI32) {
-						h.repEncoding = d.i32()
-					}
+					d.i32Field(id, typ, &h.repEncoding)
 				case 5:
 					if d.want(id, typ, tStruct) {
 						h.hasStats = true
@@ -208,13 +190,9 @@ func (h *pageHeader) decode(d *decoder) {
 			d.structFields(func(id int16, typ byte) bool {
 				switch id {
 				case 1:
-					if d.want(id, typ, tI32) {
-						h.numValues = d.i32()
-					}
+					d.i32Field(id, typ, &h.numValues)
 				case 2:
-					if d.want(id, typ, tI32) {
-						h.encoding = d.i32()
-					}
+					d.i32Field(id, typ, &h.encoding)
 				case 3:
 					if d.want(id, typ, tTrue) {
 						h.isSorted = typ == tTrue
@@ -304,9 +282,7 @@ func (c *columnChunk) decode(d *decoder) {
 				d.fail("column chunk in another file")
 			}
 		case 2:
-			if d.want(id, typ, tI64) {
-				c.fileOffset = d.varint()
-			}
+			d.i64Field(id, typ, &c.fileOffset)
 		case 3:
 			if !d.want(id, typ, tStruct) {
 				return true
@@ -315,37 +291,23 @@ func (c *columnChunk) decode(d *decoder) {
 			d.structFields(func(id int16, typ byte) bool {
 				switch id {
 				case 1:
-					if d.want(id, typ, tI32) {
-						c.typ = d.i32()
-					}
+					d.i32Field(id, typ, &c.typ)
 				case 2:
 					d.list(id, typ, tI32, func(int) { c.encodings = append(c.encodings, d.i32()) })
 				case 3:
 					d.list(id, typ, tBinary, func(int) { c.path = append(c.path, string(d.binary())) })
 				case 4:
-					if d.want(id, typ, tI32) {
-						c.codec = d.i32()
-					}
+					d.i32Field(id, typ, &c.codec)
 				case 5:
-					if d.want(id, typ, tI64) {
-						c.numValues = d.varint()
-					}
+					d.i64Field(id, typ, &c.numValues)
 				case 6:
-					if d.want(id, typ, tI64) {
-						c.totalUncompressedSize = d.varint()
-					}
+					d.i64Field(id, typ, &c.totalUncompressedSize)
 				case 7:
-					if d.want(id, typ, tI64) {
-						c.totalCompressedSize = d.varint()
-					}
+					d.i64Field(id, typ, &c.totalCompressedSize)
 				case 9:
-					if d.want(id, typ, tI64) {
-						c.dataPageOffset = d.varint()
-					}
+					d.i64Field(id, typ, &c.dataPageOffset)
 				case 11:
-					if d.want(id, typ, tI64) {
-						c.dictPageOffset, c.hasDictPageOffset = d.varint(), true
-					}
+					c.hasDictPageOffset = d.i64Field(id, typ, &c.dictPageOffset)
 				case 12:
 					if d.want(id, typ, tStruct) {
 						c.hasStats = true
@@ -416,13 +378,9 @@ func (r *rowGroup) decode(d *decoder) {
 				r.columns[len(r.columns)-1].decode(d)
 			})
 		case 2:
-			if d.want(id, typ, tI64) {
-				r.totalByteSize = d.varint()
-			}
+			d.i64Field(id, typ, &r.totalByteSize)
 		case 3:
-			if d.want(id, typ, tI64) {
-				r.numRows = d.varint()
-			}
+			d.i64Field(id, typ, &r.numRows)
 		default:
 			return false
 		}
@@ -490,25 +448,17 @@ func (s *schemaElement) decode(d *decoder) {
 	d.structFields(func(id int16, typ byte) bool {
 		switch id {
 		case 1:
-			if d.want(id, typ, tI32) {
-				s.typ, s.hasType = d.i32(), true
-			}
+			s.hasType = d.i32Field(id, typ, &s.typ)
 		case 3:
-			if d.want(id, typ, tI32) {
-				s.repetition, s.hasRep = d.i32(), true
-			}
+			s.hasRep = d.i32Field(id, typ, &s.repetition)
 		case 4:
 			if d.want(id, typ, tBinary) {
 				s.name = string(d.binary())
 			}
 		case 5:
-			if d.want(id, typ, tI32) {
-				s.numChildren, s.hasChildren = d.i32(), true
-			}
+			s.hasChildren = d.i32Field(id, typ, &s.numChildren)
 		case 6:
-			if d.want(id, typ, tI32) {
-				s.converted, s.hasConv = d.i32(), true
-			}
+			s.hasConv = d.i32Field(id, typ, &s.converted)
 		case 10:
 			if !d.want(id, typ, tStruct) {
 				return true
@@ -597,18 +547,14 @@ func (f *fileMetaData) decode(d *decoder) {
 	d.structFields(func(id int16, typ byte) bool {
 		switch id {
 		case 1:
-			if d.want(id, typ, tI32) {
-				f.version, haveVersion = d.i32(), true
-			}
+			haveVersion = d.i32Field(id, typ, &f.version)
 		case 2:
 			d.list(id, typ, tStruct, func(int) {
 				f.schema = append(f.schema, schemaElement{})
 				f.schema[len(f.schema)-1].decode(d)
 			})
 		case 3:
-			if d.want(id, typ, tI64) {
-				f.numRows = d.varint()
-			}
+			d.i64Field(id, typ, &f.numRows)
 		case 4:
 			d.list(id, typ, tStruct, func(int) {
 				f.rowGroups = append(f.rowGroups, rowGroup{})

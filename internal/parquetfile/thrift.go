@@ -348,3 +348,23 @@ func (d *decoder) list(id int16, typ, elem byte, f func(i int)) {
 		}
 	})
 }
+
+// i32Field reads field id, of wire type typ, into dst when it is an i32
+// (else the decoder fails) and reports whether it did.
+func (d *decoder) i32Field(id int16, typ byte, dst *int32) bool {
+	if !d.want(id, typ, tI32) {
+		return false
+	}
+	*dst = d.i32()
+	return true
+}
+
+// i64Field reads field id, of wire type typ, into dst when it is an i64
+// (else the decoder fails) and reports whether it did.
+func (d *decoder) i64Field(id int16, typ byte, dst *int64) bool {
+	if !d.want(id, typ, tI64) {
+		return false
+	}
+	*dst = d.varint()
+	return true
+}
