@@ -281,6 +281,21 @@ func scaledStd(std []float64, f float64) []float64 {
 	return out
 }
 
+// Calibrate calibrates the spec's noise as its run does (the accountant,
+// and for noise = "discrete" the check that its grid keeps every sum
+// exact), without running it: a plan calls it once per configuration, so
+// that a target no run could meet is refused before any run starts.
+func Calibrate(s Spec) (*accountant.Calibration, error) {
+	cal, err := accountant.Calibrate(s.Request())
+	if err != nil {
+		return nil, err
+	}
+	if _, err := noiseGrid(s, cal); err != nil {
+		return nil, err
+	}
+	return cal, nil
+}
+
 // noiseGrid returns the grid of the run's discrete noise (0 for the
 // floating-point Gaussian or no noise) after checking that every sum of
 // rounded contributions a noise source adds to stays exact: at most M T
@@ -293,7 +308,7 @@ func noiseGrid(s Spec, cal *accountant.Calibration) (float64, error) {
 	gamma := accountant.Grid(cal.Sigma)
 	users := float64(s.M) * float64(s.T)
 	if users*(1/gamma+1)+tree.MaxNoiseSteps >= 1<<52 {
-		return 0, &FieldError{Field: "Noise", Msg: fmt.Sprintf("noise %q: M T = %g users on the grid %g (sigma %g) may reach 2^52 grid steps, where float64 sums stop being exact", s.Noise, users, gamma, cal.Sigma)}
+		return 0, &FieldError{Field: "Noise", Msg: fmt.Sprintf("noise %q: M T = %g users on the grid %g (sigma %g) may reach 2^52 grid steps, where float64 sums stop being exact (eps = %g asks for a sigma this small: lower eps, or use noise %q)", s.Noise, users, gamma, cal.Sigma, s.Eps, NoiseGaussian)}
 	}
 	return gamma, nil
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/fedbandit/fedbandit/federate"
-	"github.com/fedbandit/fedbandit/federate/accountant"
 	"github.com/fedbandit/fedbandit/ltr"
 	"github.com/fedbandit/fedbandit/outputs"
 	"github.com/fedbandit/fedbandit/registry"
@@ -202,7 +201,7 @@ func NewPlan(c *Config, build BuildLTRFunc) (*Plan, error) {
 			// noise cannot be calibrated fails here, not run by run at
 			// execution.
 			if !calibrated[r.GroupID] {
-				if _, err := accountant.Calibrate(r.Spec.Request()); err != nil {
+				if _, err := federate.Calibrate(r.Spec); err != nil {
 					return &KeyError{Key: fmt.Sprintf("algorithm[%d]", pt.alg),
 						Msg: fmt.Sprintf("%s cannot be calibrated at eps = %g, delta = %g, M = %d, B = %d, T = %d (instance %s): %v",
 							spec.Algorithm, spec.Eps, spec.Delta, spec.M, spec.B, spec.T, ic.Name, err)}

@@ -207,21 +207,28 @@ func exactDiscreteTreeSigma(r Request, kappa int) (float64, error) {
 	}
 	// The largest rho whose CKS delta at eps is at most delta: CKSDelta
 	// increases with rho.
+	// Both bracket searches are bounded (attack round 3, H1: eps^2/2 is
+	// +Inf from eps = 1.9e154 on, and doubling +Inf never ends): doubling
+	// stops at MaxFloat64, where rho is taken as MaxFloat64 (a smaller rho
+	// than allowed: more noise, on the safe side), halving at 1e-300.
 	ok := func(rho float64) bool { return cksDelta(rho, r.Eps) <= r.Delta }
-	hi := math.Max(r.Eps*r.Eps/2, 1e-300)
-	for ok(hi) {
-		hi *= 2
+	hi := math.Min(math.Max(r.Eps*r.Eps/2, 1e-300), math.MaxFloat64)
+	for ok(hi) && hi < math.MaxFloat64 {
+		hi = math.Min(2*hi, math.MaxFloat64)
 	}
-	lo := hi / 2
-	for !ok(lo) {
-		lo /= 2
-		if lo < 1e-300 {
-			return 0, fmt.Errorf("exact discrete sigma: %w: no noise level certifies eps = %v, delta = %v", ErrInvalid, r.Eps, r.Delta)
+	rhoMax := hi
+	if !ok(hi) {
+		lo := hi / 2
+		for !ok(lo) {
+			lo /= 2
+			if lo < 1e-300 {
+				return 0, fmt.Errorf("exact discrete sigma: %w: no noise level certifies eps = %v, delta = %v", ErrInvalid, r.Eps, r.Delta)
+			}
 		}
+		// bisectMin finds the smallest feasible x of an upward-closed set;
+		// rho is feasible downward, so search over -rho.
+		rhoMax = -bisectMin(-hi, -lo, func(x float64) bool { return ok(-x) })
 	}
-	// bisectMin finds the smallest feasible x of an upward-closed set; rho
-	// is feasible downward, so search over -rho.
-	rhoMax := -bisectMin(-hi, -lo, func(x float64) bool { return ok(-x) })
 	// sigma from rho at the uninflated sensitivity, then raised until the
 	// inflated one (whose grid depends on sigma) certifies.
 	unit, err := DiscreteRho(r, 1, kappa)
@@ -238,8 +245,24 @@ func exactDiscreteTreeSigma(r Request, kappa int) (float64, error) {
 			return sigma, nil
 		}
 		sigma = math.Max(up(sigma*math.Sqrt(rho/rhoMax)), up(sigma))
+		if !finite(sigma) {
+			break
+		}
 	}
-	return 0, fmt.Errorf("exact discrete sigma: postcondition failed at sigma = %v (eps %v, delta %v, kappa %d)", sigma, r.Eps, r.Delta, kappa)
+	// The rounding to the grid (a fixed fraction 2^-GridBits of sigma)
+	// keeps rho above a floor however large sigma is: a target whose rho
+	// is below it cannot be met by the discrete mechanism.
+	return 0, fmt.Errorf("exact discrete sigma: %w: no discrete noise level certifies eps = %v, delta = %v (kappa %d): the rounding to the grid keeps rho above %.3g, and it needs at most %.3g", ErrInvalid, r.Eps, r.Delta, kappa, discreteRhoFloor(r, kappa), rhoMax)
+}
+
+// discreteRhoFloor is DiscreteRho at a huge sigma: the rounding's share
+// of the sensitivity, which no amount of noise removes.
+func discreteRhoFloor(r Request, kappa int) float64 {
+	rho, err := DiscreteRho(r, math.Ldexp(1, 900), kappa)
+	if err != nil {
+		return math.NaN()
+	}
+	return rho
 }
 
 // ExactDiscreteSigma returns the smallest sigma (on the safe side) for
