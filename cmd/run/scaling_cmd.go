@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/fedbandit/fedbandit/outputs"
+	"github.com/fedbandit/fedbandit/outputs/figure"
 	"github.com/fedbandit/fedbandit/outputs/scaling"
 	"github.com/fedbandit/fedbandit/registry"
 )
@@ -70,7 +72,11 @@ func (c *ScalingCmd) Run() error {
 		if !math.IsNaN(f.Exponent) {
 			exp = fmt.Sprintf("%.3f [%.3f, %.3f]", f.Exponent, f.Lo, f.Hi)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.3f\n", f.Label, pts, exp, f.R2)
+		r2 := "-"
+		if !math.IsNaN(f.R2) {
+			r2 = fmt.Sprintf("%.3f", f.R2)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Label, pts, exp, r2)
 	}
 	tw.Flush()
 	title := c.Title
@@ -92,7 +98,17 @@ func (c *ScalingCmd) Run() error {
 		for _, f := range fits {
 			fmt.Fprintf(tw, "%s", f.Label)
 			for _, s := range f.Local {
-				fmt.Fprintf(tw, "\t%g-%g: %.3f [%.3f, %.3f]", s.From, s.To, s.Exponent, s.Lo, s.Hi)
+				switch {
+				case math.IsNaN(s.Exponent):
+					fmt.Fprintf(tw, "\t%g-%g: - (a mean not positive)", s.From, s.To)
+				case math.IsNaN(s.Lo):
+					fmt.Fprintf(tw, "\t%g-%g: %.3f (n=1, no interval)", s.From, s.To, s.Exponent)
+				default:
+					fmt.Fprintf(tw, "\t%g-%g: %.3f [%.3f, %.3f]", s.From, s.To, s.Exponent, s.Lo, s.Hi)
+				}
+			}
+			if len(f.Local) == 0 {
+				fmt.Fprintf(tw, "\t- (one value of %s)", c.Over)
 			}
 			fmt.Fprintln(tw)
 		}
@@ -105,6 +121,10 @@ func (c *ScalingCmd) Run() error {
 		}
 	}
 	paths, err := scaling.SaveOver(c.Dir, fits, title, c.Over)
+	if errors.Is(err, figure.ErrNothingToDraw) {
+		fmt.Printf("plot:   none (%v)\n", err)
+		return nil
+	}
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ package figure
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"image/color"
 	"io"
@@ -314,6 +315,7 @@ func Draw(series []Series, o Options) (*plot.Plot, error) {
 	p.Legend.Top = true
 	p.Legend.Left = false
 	p.Legend.TextStyle.Font.Size = vg.Points(8)
+	drawn := 0
 	for _, s := range series {
 		c := plotutil.Color(s.Style)
 		var line, upper, lower plotter.XYs
@@ -355,8 +357,28 @@ func Draw(series []Series, o Options) (*plot.Plot, error) {
 		l.Dashes = plotutil.Dashes(s.Style / 7)
 		p.Add(l)
 		p.Legend.Add(legend(s), l)
+		drawn++
 	}
+	if drawn == 0 && len(series) > 0 && o.LogY {
+		return nil, fmt.Errorf("figure: %w: no positive %s to draw on a log y axis (--log-y): leave out --log-y", ErrNothingToDraw, p.Y.Label.Text)
+	}
+	PadLogAxis(&p.X)
+	PadLogAxis(&p.Y)
 	return p, nil
+}
+
+// ErrNothingToDraw is a figure with no point to draw on its axes (a log
+// axis and no positive value).
+var ErrNothingToDraw = errors.New("nothing to draw")
+
+// PadLogAxis widens a log axis whose data span one value (one T, one eps,
+// or one point) to a decade either side: gonum would widen it by 1 on
+// either side, to 0, which a log axis cannot show (it panics).
+func PadLogAxis(a *plot.Axis) {
+	if _, ok := a.Scale.(plot.LogScale); !ok || a.Min != a.Max || !(a.Min > 0) {
+		return
+	}
+	a.Min, a.Max = a.Min/10, a.Max*10
 }
 
 // legend is a series' legend entry: its label and what it averages.

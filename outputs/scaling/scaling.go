@@ -334,6 +334,7 @@ func DrawOver(fits []Fit, title, over string) (*plot.Plot, error) {
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.TextStyle.Font.Size = vg.Points(7)
 	p.Add(plotter.NewGrid())
+	drawn := 0
 	for i, f := range fits {
 		c := plotutil.Color(i)
 		var pts plotter.XYs
@@ -374,7 +375,13 @@ func DrawOver(fits []Fit, title, over string) (*plot.Plot, error) {
 			p.Add(line)
 		}
 		p.Legend.Add(label, sc)
+		drawn++
 	}
+	if drawn == 0 {
+		return nil, fmt.Errorf("scaling: %w: no positive mean %s to draw on log axes", figure.ErrNothingToDraw, p.Y.Label.Text)
+	}
+	figure.PadLogAxis(&p.X)
+	figure.PadLogAxis(&p.Y)
 	return p, nil
 }
 
