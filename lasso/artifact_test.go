@@ -42,7 +42,7 @@ func TestR9aUnconvergedRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := ThetaFile(dir, bad)
-	if filepath.Base(path) != "all-reference-a0.0001-unconverged.theta.json" || bad.Converged() {
+	if filepath.Base(path) != "all-reference-a0.0001-maxiter1-unconverged.theta.json" || bad.Converged() {
 		t.Errorf("unconverged artifact %s, converged %v", path, bad.Converged())
 	}
 	back, _, err := ReadTheta(path)

@@ -142,14 +142,14 @@ func ThetaPath(datasetDir, setID, model string) string {
 const ThetaExt = ".theta.json"
 
 // ThetaFile returns the path of t's artifact in datasetDir:
-// instances/<setID>-<model>-<fit>[-fi][-pos][-unconverged].theta.json,
+// instances/<setID>-<model>-<fit>[-fi][-pos][-tol<T>][[-maxiter<N>]-unconverged].theta.json,
 // where <fit> is a<alpha> for a given alpha, cv<K>-n<N>-e<eps> for
 // cross-validation over the default grid and cv<K>-g<hash> over an
 // explicit grid; -fi marks a fitted intercept, -pos the positivity
-// constraint and -unconverged a fit that stopped at max_iter. Every
-// setting that changes the solution is in the name, so fits with
-// different settings are different files (tol and max_iter only decide
-// how close a converged fit is to the optimum, and are recorded inside).
+// constraint, -tol<T> a tol other than DefaultTol, -maxiter<N> the
+// max_iter (other than DefaultMaxIter) where an unconverged fit stopped,
+// and -unconverged such a fit. Every setting that changes the solution is
+// in the name, so fits with different settings are different files.
 func ThetaFile(datasetDir string, t *Theta) string {
 	return filepath.Join(datasetDir, InstancesDir, ThetaStem(t.Features.ID(), t.Model, t.Settings, t.Fit == nil || t.Fit.Converged)+ThetaExt)
 }
@@ -175,7 +175,18 @@ func ThetaStem(setID, model string, s Settings, converged bool) string {
 	if s.Positive {
 		name += "-pos"
 	}
+	// tol decides how close a converged fit is to the optimum, and
+	// max_iter where an unconverged one stopped: either, off its default,
+	// is in the name, so that a fit with another tol never replaces a
+	// converged one (attack round 3, L1). At their defaults (or unrecorded,
+	// 0, in older files) the name is the one written before.
+	if s.Tol != 0 && s.Tol != DefaultTol {
+		name += "-tol" + g(s.Tol)
+	}
 	if !converged {
+		if s.MaxIter != 0 && s.MaxIter != DefaultMaxIter {
+			name += "-maxiter" + strconv.Itoa(s.MaxIter)
+		}
 		name += "-unconverged"
 	}
 	return name

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/alecthomas/kong"
 
 	"github.com/fedbandit/fedbandit/features"
 	"github.com/fedbandit/fedbandit/lasso"
@@ -46,6 +47,27 @@ type FitCmd struct {
 	// key names a setting in errors: the flag ("--tol") by default, the
 	// config key ("fit[0].tol") for prep all's config.
 	key func(flag string) string `kong:"-"`
+	// interceptGiven reports that --intercept (a config's intercept) was
+	// given, not taken from its default.
+	interceptGiven bool `kong:"-"`
+}
+
+// BeforeApply records which flags the command line gave (kong calls it
+// before Validate): a flag at its default and one given are different
+// things (--intercept with --no-intercept is an error, not a default).
+func (c *FitCmd) BeforeApply(kctx *kong.Context) error {
+	c.interceptGiven = flagGiven(kctx, "intercept")
+	return nil
+}
+
+// flagGiven reports whether the command line gave the flag called name.
+func flagGiven(kctx *kong.Context, name string) bool {
+	for _, p := range kctx.Path {
+		if p.Flag != nil && p.Flag.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // Help is shown by `prep fit --help` after the flags.
@@ -65,8 +87,9 @@ refused (raise --max-iter), unless --allow-unconverged.
 
 Writes DATASET_DIR/instances/<set>-<model>-<fit>.theta.json (atomically),
 <fit> being a<alpha>, cv<K>-n<N>-e<eps> or cv<K>-g<hash> (explicit grid),
-then -fi (--fit-intercept), -pos (--positive), -unconverged: fits with
-other settings never replace each other. The file holds theta*, the lasso
+then -fi (--fit-intercept), -pos (--positive), -tol<T> (a --tol other than
+1e-4), -unconverged (-maxiter<N>-unconverged at a --max-iter other than
+10000): fits with other settings never replace each other. The file holds theta*, the lasso
 settings, R^2, MSE, non-zeros, duality gap, iterations, converged, the CV
 curve, and the dataset's documents_sha256. Files named
 <set>-<model>.theta.json (written before) still load.
@@ -106,6 +129,10 @@ func (c *FitCmd) options() (lasso.FitOptions, error) {
 	switch {
 	case !c.CV && c.Alpha == nil:
 		return fail("give %s A or %s", c.name("alpha"), c.name("cv"))
+	case c.CV && c.Alpha != nil:
+		return fail("%s and %s can't be used together: give alpha, or cross-validate to choose it", c.name("alpha"), c.name("cv"))
+	case c.NoIntercept && c.interceptGiven:
+		return fail("%s and %s can't be used together: %s 0 is no intercept feature", c.name("intercept"), c.name("no-intercept"), c.name("intercept"))
 	case c.Model != lasso.ModelReference && c.Model != lasso.ModelWellSpecified:
 		return fail("%s %q: want %s or %s", c.name("model"), c.Model, lasso.ModelReference, lasso.ModelWellSpecified)
 	case c.Alpha != nil && !finitePos(*c.Alpha):
@@ -239,7 +266,7 @@ func printPartition(dir string, p *partition.Partition, path string) {
 // AllCmd is `prep all`: ingest, fit and partition in one go, from flags or
 // a TOML config.
 type AllCmd struct {
-	Config string `arg:"" optional:"" name:"CONFIG" type:"existingfile" help:"TOML config (see below). It replaces the flags: --input, --out, --force, --alpha and --seed given with it are errors."`
+	Config string `arg:"" optional:"" name:"CONFIG" type:"existingfile" help:"TOML config (see below). It replaces the flags: any of --input, --out, --force, --features, --model, --alpha, --silos, --strategy and --seed given with it is an error."`
 
 	Inputs   []string `name:"input" short:"i" placeholder:"PATH" help:"Input files, directory or zip (as for prep ingest; repeatable)."`
 	Out      string   `short:"o" placeholder:"DATASET_DIR" help:"Dataset directory. An existing prepared dataset is reused if it was made from the same inputs (an error otherwise), unless --force."`
@@ -250,6 +277,24 @@ type AllCmd struct {
 	Silos    []int    `sep:"," default:"10" placeholder:"M" help:"Silo counts to partition for (default ${default})."`
 	Strategy string   `default:"contiguous" enum:"contiguous,random,by-size,by-relevance" help:"Partition strategy (default ${default})."`
 	Seed     uint64   `placeholder:"N" help:"Seed of the random partition strategy."`
+
+	// given lists the flags the command line gave (BeforeApply).
+	given []string `kong:"-"`
+}
+
+// allFlags are prep all's flags that a CONFIG replaces.
+var allFlags = []string{"input", "out", "force", "features", "model", "alpha", "silos", "strategy", "seed"}
+
+// BeforeApply records which of allFlags the command line gave (kong
+// calls it before Validate), defaults excluded.
+func (c *AllCmd) BeforeApply(kctx *kong.Context) error {
+	c.given = nil
+	for _, f := range allFlags {
+		if flagGiven(kctx, f) {
+			c.given = append(c.given, f)
+		}
+	}
+	return nil
 }
 
 // Help is shown by `prep all --help` after the flags.
@@ -292,17 +337,10 @@ Same with flags:
 // Validate checks the flags as given (kong calls it after parsing); a
 // config's keys are checked when it is read, naming the key.
 func (c *AllCmd) Validate() error {
-	if c.Config != "" {
+	if c.Config != "" && len(c.given) > 0 {
 		// The config replaces the flags: one given as well would be
 		// silently ignored.
-		for _, f := range []struct {
-			flag string
-			set  bool
-		}{{"--input", len(c.Inputs) > 0}, {"--out", c.Out != ""}, {"--force", c.Force}, {"--alpha", c.Alpha != nil}, {"--seed", c.Seed != 0}} {
-			if f.set {
-				return fmt.Errorf("%s with CONFIG %s: the config replaces the flags; put it in the config (see prep all --help)", f.flag, c.Config)
-			}
-		}
+		return fmt.Errorf("--%s with CONFIG %s: the config replaces the flags (%s); put it in the config (see prep all --help)", c.given[0], c.Config, "--"+strings.Join(allFlags, ", --"))
 	}
 	for _, in := range c.Inputs {
 		if err := checkText("--input", in); err != nil {
@@ -374,7 +412,9 @@ func or[T any](p *T, def T) T {
 type partitionConfig struct {
 	Silos    int    `toml:"silos"`
 	Strategy string `toml:"strategy"`
-	Seed     uint64 `toml:"seed"`
+	// Seed is int64 so that a negative seed is an error, not wrapped to
+	// a uint64 (attack round 3, W5).
+	Seed int64 `toml:"seed"`
 }
 
 func (c *AllCmd) config() (*allConfig, error) {
@@ -386,7 +426,7 @@ func (c *AllCmd) config() (*allConfig, error) {
 			}
 		}
 		for _, m := range c.Silos {
-			cfg.Partition = append(cfg.Partition, partitionConfig{Silos: m, Strategy: c.Strategy, Seed: c.Seed})
+			cfg.Partition = append(cfg.Partition, partitionConfig{Silos: m, Strategy: c.Strategy, Seed: int64(c.Seed)})
 		}
 		return cfg, nil
 	}
@@ -430,7 +470,7 @@ func (c *AllCmd) Run() error {
 	o := prepare.Options{Inputs: cfg.Inputs, Out: cfg.Out, Force: cfg.Force, Log: slog.Default()}
 	for i, f := range cfg.Fit {
 		fc := FitCmd{
-			Dataset: cfg.Out, Features: f.Features, Model: f.Model, Alpha: f.Alpha, CV: f.CV || f.Alpha == nil,
+			Dataset: cfg.Out, Features: f.Features, Model: f.Model, Alpha: f.Alpha, CV: f.CV || f.Alpha == nil, interceptGiven: f.Intercept != nil,
 			Folds: or(f.Folds, 5), Alphas: f.Alphas, NAlphas: or(f.NAlphas, 10), Eps: or(f.Eps, 1e-3),
 			Intercept: or(f.Intercept, features.DefaultIntercept), NoIntercept: f.NoIntercept,
 			FitIntercept: f.FitIntercept, Positive: f.Positive, Tol: or(f.Tol, 1e-4), MaxIter: or(f.MaxIter, 10000),
@@ -438,9 +478,6 @@ func (c *AllCmd) Run() error {
 		}
 		if fc.Model == "" {
 			fc.Model = lasso.ModelReference
-		}
-		if fc.CV {
-			fc.Alpha = nil
 		}
 		if c.Config != "" {
 			fc.key = func(flag string) string {
@@ -458,8 +495,11 @@ func (c *AllCmd) Run() error {
 			if err := checkInt(fmt.Sprintf("%s: partition[%d].silos", c.Config, i), p.Silos, 1, maxSilos, "silos"); err != nil {
 				return err
 			}
+			if p.Seed < 0 {
+				return fmt.Errorf("%s: partition[%d].seed: %d, want a seed >= 0", c.Config, i, p.Seed)
+			}
 		}
-		o.Partitions = append(o.Partitions, prepare.Partition{Strategy: p.Strategy, Silos: p.Silos, Seed: p.Seed})
+		o.Partitions = append(o.Partitions, prepare.Partition{Strategy: p.Strategy, Silos: p.Silos, Seed: uint64(p.Seed)})
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

@@ -211,7 +211,7 @@ func TestR9aPrepAllMaxIter1(t *testing.T) {
 	if err := prep(t, "all", cfg); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "ds", "instances", "all-reference-a0.0001-unconverged.theta.json")); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, "ds", "instances", "all-reference-a0.0001-maxiter1-unconverged.theta.json")); err != nil {
 		t.Error(err)
 	}
 }
