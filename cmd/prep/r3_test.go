@@ -3,8 +3,8 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/alecthomas/kong"
