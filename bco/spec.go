@@ -46,6 +46,16 @@ type Spec struct {
 	Seed      uint64             `json:"seed"`
 }
 
+// MinScale and MaxScale bound the radius and the modulus: beyond them the
+// losses' powers of the radius under- or overflow float64 and a run's
+// regret is NaN (attack round 3, U7: radius 1e-300 passed validation and
+// failed in the pilot; runs are finite over the whole range for every
+// loss, TestR3_U7ScaleBounds).
+const (
+	MinScale = 1e-50
+	MaxScale = 1e100
+)
+
 // Validate checks an instance; errors name the key.
 func (in Instance) Validate() error {
 	switch {
@@ -53,8 +63,8 @@ func (in Instance) Validate() error {
 		return fmt.Errorf("d = %d: need at least 1", in.D)
 	case in.D > 1_000_000:
 		return fmt.Errorf("d = %d: at most 1000000", in.D)
-	case !(in.Radius > 0) || math.IsInf(in.Radius, 0) || in.Radius > 1e100:
-		return fmt.Errorf("radius = %v: the body is the ball of this radius; need a finite radius > 0 (at most 1e100)", in.Radius)
+	case !(in.Radius >= MinScale && in.Radius <= MaxScale):
+		return fmt.Errorf("radius = %v: the body is the ball of this radius; need %g <= radius <= %g", in.Radius, MinScale, MaxScale)
 	case !(in.Noise >= 0 && in.Noise <= 0.3):
 		return fmt.Errorf("noise = %v: need 0 <= noise <= 0.3 (the amplitude in units of the radius that keeps every target inside the ball)", in.Noise)
 	}
@@ -64,8 +74,8 @@ func (in Instance) Validate() error {
 	}
 	strongly := class == ClassStrongly || class == ClassStronglySmooth
 	switch {
-	case strongly && (!(in.Modulus > 0) || math.IsInf(in.Modulus, 0) || in.Modulus > 1e100):
-		return fmt.Errorf("modulus = %v: loss %q is strongly convex, need a finite modulus > 0", in.Modulus, in.Loss)
+	case strongly && !(in.Modulus >= MinScale && in.Modulus <= MaxScale):
+		return fmt.Errorf("modulus = %v: loss %q is strongly convex, need %g <= modulus <= %g", in.Modulus, in.Loss, MinScale, MaxScale)
 	case !strongly && in.Modulus != 0:
 		return fmt.Errorf("modulus = %v: loss %q is not strongly convex; leave modulus out", in.Modulus, in.Loss)
 	}
@@ -105,6 +115,9 @@ func (s Spec) Validate() error {
 		return fmt.Errorf("B = %d: need at least 1 round between averaging", s.B)
 	case s.Every < 1:
 		return fmt.Errorf("checkpoint_every = %d: need at least 1", s.Every)
+	case s.M > 1 && s.B > s.T:
+		// As the linear family refuses T < B (attack round 3, W12).
+		return fmt.Errorf("B = %d: more than T = %d rounds, so the M = %d silos would never average their iterates", s.B, s.T, s.M)
 	}
 	if alg.Trust != core.TrustNone {
 		if !(s.Eps > 0) || math.IsInf(s.Eps, 0) {

@@ -20,6 +20,12 @@ const (
 	MeansNumpyLegacy = "numpy-legacy" // the published script: np.random.seed(seed); gap * np.random.rand(arms) + (0.5 - gap/2)
 )
 
+// MaxArms bounds the number of arms (key "arms", or the length of
+// "means"): a run holds a few numbers per arm, about 60 MiB at the bound
+// with T = 10^5, and a larger K would exhaust memory while the instance
+// is loaded (attack round 3, K2).
+const MaxArms = 1_000_000
+
 // Instance is the sweep file's instance of kind "mab". Either Gap (the
 // width of the range the means are drawn from; the paper's "easy" 0.5 and
 // "hard" 0.1, which is not the gap between the two best arms) or Means is
@@ -40,10 +46,16 @@ func (in Instance) Validate() error {
 		if len(in.Means) < 2 {
 			return fmt.Errorf("means: %d values, need at least 2 arms", len(in.Means))
 		}
+		if len(in.Means) > MaxArms {
+			return fmt.Errorf("means: %d values, at most %d arms", len(in.Means), MaxArms)
+		}
 		for i, m := range in.Means {
 			if !(m >= 0 && m <= 1) {
 				return fmt.Errorf("means[%d] = %v: need a value in [0, 1]", i, m)
 			}
+		}
+		if err := distinctMeans("means", in.Means); err != nil {
+			return err
 		}
 		if in.Arms != 0 && in.Arms != len(in.Means) {
 			return fmt.Errorf("arms = %d but means has %d values", in.Arms, len(in.Means))
@@ -54,6 +66,9 @@ func (in Instance) Validate() error {
 	} else {
 		if in.Arms < 2 {
 			return fmt.Errorf("arms = %d: need at least 2", in.Arms)
+		}
+		if in.Arms > MaxArms {
+			return fmt.Errorf("arms = %d: at most %d", in.Arms, MaxArms)
 		}
 		if !(in.Gap > 0 && in.Gap <= 1) {
 			return fmt.Errorf("gap = %v: need a value in (0, 1]", in.Gap)
@@ -107,7 +122,23 @@ func (in Instance) MeanValues() ([]float64, error) {
 		// float64() keeps the product rounded on its own, as numpy's is.
 		mu[i] = float64(in.Gap*u[i]) + (0.5 - in.Gap/2)
 	}
+	if err := distinctMeans(fmt.Sprintf("gap = %v", in.Gap), mu); err != nil {
+		return nil, err
+	}
 	return mu, nil
+}
+
+// distinctMeans refuses means that are all equal: every arm is then the
+// best, and regret is identically 0 (attack round 3, W7; the linear
+// family refuses theta = 0 likewise). what leads the error ("means", or
+// "gap = 1e-300" whose drawn means all round to 0.5).
+func distinctMeans(what string, mu []float64) error {
+	for _, m := range mu[1:] {
+		if m != mu[0] {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s: every arm's mean is %v: regret would be identically 0 (give means that differ, or a wider gap)", what, mu[0])
 }
 
 // DefaultInstance is the instance every absent key takes its value from:

@@ -68,10 +68,10 @@ var bcoKind = &Kind{
 	Name: "bco", Family: FamilyBCO,
 	Summary: "convex losses on the ball of radius R in R^d, one user per silo and round (docs/bco.md)",
 	Keys: []Key{
-		{"d", "dimension (default 10; >= 1)"},
-		{"radius", "radius R of the ball, the body (default 1; > 0)"},
+		{"d", "dimension (default 10; 1 to 1000000)"},
+		{"radius", "radius R of the ball, the body (default 1; 1e-50 to 1e100)"},
 		{"loss", fmt.Sprintf("the loss family: one of %s (no default)", strings.Join(bco.Losses, ", "))},
-		{"modulus", "strong convexity mu: > 0, required for the strongly convex losses, absent otherwise"},
+		{"modulus", "strong convexity mu: 1e-50 to 1e100, required for the strongly convex losses, absent otherwise"},
 		{"noise", "amplitude nu of the losses' randomness in units of R, in [0, 0.3] (default 0)"},
 		{"sequence", fmt.Sprintf("%q (default: each user's level from the run's stream) or %q (an oblivious adversary fixed by the seed)", bco.Stochastic, bco.Drifting)},
 		{"period", "rounds per period of the drifting sequence (>= 2; only with sequence = \"drifting\")"},

@@ -123,7 +123,7 @@ func (y *synthetic) Load(int, Env) (*Loaded, error) {
 		name = append(name, "contexts="+s.ContextGen)
 	}
 	if len(s.Theta) > 0 {
-		name = append(name, "theta=given")
+		name = append(name, givenValues("theta", s.Theta))
 	}
 	if s.Link != "" {
 		name = append(name, "link="+s.Link)

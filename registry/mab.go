@@ -96,10 +96,10 @@ var mabKind = &Kind{
 	Name: "mab", Family: FamilyMAB,
 	Summary: "K arms with fixed means, drawn from a seed over a range of width gap or given; one user per round",
 	Keys: []Key{
-		{"arms", "number of arms K (default 10; >= 2)"},
+		{"arms", "number of arms K (default 10; 2 to 1000000)"},
 		{"gap", "width of the range the means are drawn from, in (0, 1] (the paper's easy 0.5, hard 0.1); no default: give gap or means"},
-		{"means", "the arms' means in [0, 1] instead of drawing them (then arms, if given, must be their number)"},
-		{"noise_sd", "standard deviation of the Gaussian reward before clipping (default 0.1; >= 0)"},
+		{"means", "the arms' means in [0, 1], not all equal, instead of drawing them (then arms, if given, must be their number; gap, seed and means_from do not apply)"},
+		{"noise_sd", "standard deviation of the Gaussian reward before clipping (default 0.1; >= 0; not with reward = \"bernoulli\")"},
 		{"reward", fmt.Sprintf("reward law: %q (default) or %q", mab.RewardGaussianClipped, mab.RewardBernoulli)},
 		{"seed", "instance seed: draws the means (the paper's instance r is seed r; >= 0, default 0)"},
 		{"means_from", fmt.Sprintf("how the means are drawn: %q (default, the instance's own stream) or %q (the published script's numpy seeding)", mab.MeansChaCha8, mab.MeansNumpyLegacy)},
@@ -124,10 +124,17 @@ type mabInstance struct{ spec mab.Instance }
 // ("gap = 0: ...", "means[2] = 1.5: ...").
 var leadingKey = regexp.MustCompile(`^([A-Za-z_]+)(\[\d+\])? = `)
 
+// leadingName is a key alone ("means" of "means: 1 values, ...").
+var leadingName = regexp.MustCompile(`^[a-z_]+$`)
+
 // keyError is a family's validation error as a *KeyError naming its key.
 func keyError(err error) error {
 	if m := leadingKey.FindStringSubmatch(err.Error()); m != nil {
 		return &KeyError{Key: m[1], Msg: strings.TrimPrefix(err.Error(), m[1]+" = ")}
+	}
+	// "means: 3 values, ..." names its key too.
+	if key, msg, ok := strings.Cut(err.Error(), ": "); ok && leadingName.MatchString(key) {
+		return &KeyError{Key: key, Msg: msg}
 	}
 	return &KeyError{Msg: err.Error()}
 }
@@ -169,7 +176,22 @@ func decodeMABTable(table map[string]any) (*mabInstance, error) {
 	if !set("gap") && !set("means") {
 		return nil, &KeyError{Key: "gap", Msg: "missing: give gap (the width of the means' range) or means"}
 	}
-	if err := in.Validate(); err != nil {
+	// Keys that do not apply are refused, not dropped into the instance
+	// hash (attack round 3, W8, W9): gap, means_from and seed draw the
+	// means, and noise_sd is the Gaussian reward's.
+	if set("means") {
+		for _, k := range []string{"gap", "means_from", "seed"} {
+			if set(k) {
+				return nil, &KeyError{Key: k, Msg: "draws the means, which means gives: leave it out (or give gap instead of means)"}
+			}
+		}
+	}
+	if set("noise_sd") && in.Reward == mab.RewardBernoulli {
+		return nil, &KeyError{Key: "noise_sd", Msg: fmt.Sprintf("%v: rewards are %s, which have no Gaussian noise: leave it out", t.NoiseSD, mab.RewardBernoulli)}
+	}
+	// MeanValues validates and draws the means, so that a gap whose
+	// drawn means are all equal is refused here (W7).
+	if _, err := in.MeanValues(); err != nil {
 		return nil, keyError(err)
 	}
 	return &mabInstance{spec: in}, nil
@@ -190,7 +212,10 @@ func (y *mabInstance) Load(int, Env) (*Loaded, error) {
 	}
 	name := fmt.Sprintf("mab K=%d gap=%g seed=%d means=%s reward=%s noise_sd=%g", len(means), s.Gap, s.Seed, s.MeansFrom, s.Reward, s.NoiseSD)
 	if s.Means != nil {
-		name = fmt.Sprintf("mab K=%d means=given reward=%s noise_sd=%g", len(means), s.Reward, s.NoiseSD)
+		name = fmt.Sprintf("mab K=%d %s reward=%s noise_sd=%g", len(means), givenValues("means", s.Means), s.Reward, s.NoiseSD)
+	}
+	if s.Reward == mab.RewardBernoulli {
+		name = strings.TrimSuffix(name, fmt.Sprintf(" noise_sd=%g", s.NoiseSD))
 	}
 	return &Loaded{Hash: contentHash("fedbandit/mab/v1", s), Name: name, Dim: len(means), Actions: float64(len(means))}, nil
 }

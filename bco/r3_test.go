@@ -1,0 +1,71 @@
+package bco
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+)
+
+// TestR3_U7ScaleBounds (attack round 3, case U7): radius = 1e-300 or
+// modulus = 1e-300 passed validation and every run's regret was NaN (run
+// plan failed in its pilot without naming the key). Both are bounded to
+// [MinScale, MaxScale], refused naming the key; at the four corners of
+// the range every loss and algorithm gives a finite regret.
+func TestR3_U7ScaleBounds(t *testing.T) {
+	for _, tc := range []struct {
+		in   Instance
+		want string
+	}{
+		{Instance{D: 3, Radius: 1e-300, Loss: LossAbsolute, Sequence: Stochastic}, "radius = 1e-300: "},
+		{Instance{D: 3, Radius: MinScale / 2, Loss: LossAbsolute, Sequence: Stochastic}, "radius = 5e-51: "},
+		{Instance{D: 3, Radius: 1e101, Loss: LossAbsolute, Sequence: Stochastic}, "radius = 1e+101: "},
+		{Instance{D: 3, Radius: 1, Loss: LossQuadratic, Modulus: 1e-300, Sequence: Stochastic}, "modulus = 1e-300: "},
+		{Instance{D: 3, Radius: 1, Loss: LossQuadraticAbs, Modulus: math.Inf(1), Sequence: Stochastic}, "modulus = +Inf: "},
+	} {
+		if err := tc.in.Validate(); err == nil || !strings.HasPrefix(err.Error(), tc.want) || !strings.Contains(err.Error(), "1e-50") {
+			t.Errorf("%+v: %v, want %q and the range", tc.in, err, tc.want)
+		}
+	}
+	for _, r := range []float64{MinScale, MaxScale} {
+		for _, mu := range []float64{MinScale, MaxScale} {
+			for _, loss := range Losses {
+				in := Instance{D: 3, Radius: r, Loss: loss, Noise: 0.3, Sequence: Stochastic}
+				if c, _ := ClassOf(loss); c == ClassStrongly || c == ClassStronglySmooth {
+					in.Modulus = mu
+				}
+				for _, a := range Algorithms() {
+					s := Spec{Algorithm: a.Name, Instance: in, Eps: 1, Delta: 1e-5, M: 2, B: 5, T: 200, Every: 100, Seed: 1}
+					res, err := Run(context.Background(), s)
+					if err != nil {
+						t.Errorf("R %g mu %g %s %s: %v", r, mu, loss, a.Name, err)
+						continue
+					}
+					last := res.Curve[len(res.Curve)-1]
+					if math.IsNaN(last.Pseudo) || math.IsInf(last.Pseudo, 0) {
+						t.Errorf("R %g mu %g %s %s: regret %v", r, mu, loss, a.Name, last.Pseudo)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestR3_W12BAboveT (case W12): with M > 1 silos, B > T means the silos
+// never average their iterates: refused naming B, as the linear family
+// refuses T < B. With one silo B does nothing and stays accepted.
+func TestR3_W12BAboveT(t *testing.T) {
+	in := Instance{D: 3, Radius: 1, Loss: LossAbsolute, Sequence: Stochastic}
+	s := Spec{Algorithm: "ldp-one-point", Instance: in, Eps: 1, Delta: 1e-5, M: 2, B: 1000, T: 10, Every: 1, Seed: 1}
+	if err := s.Validate(); err == nil || !strings.HasPrefix(err.Error(), "B = 1000: more than T = 10") {
+		t.Errorf("M 2, B 1000, T 10: %v", err)
+	}
+	s.M = 1
+	if err := s.Validate(); err != nil {
+		t.Errorf("M 1, B 1000, T 10: %v", err)
+	}
+	s.M, s.B = 2, 10
+	if err := s.Validate(); err != nil {
+		t.Errorf("M 2, B = T = 10: %v", err)
+	}
+}
