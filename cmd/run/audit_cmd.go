@@ -7,9 +7,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/alecthomas/kong"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
@@ -31,7 +33,7 @@ type AuditCmd struct {
 	Delta      float64  `help:"Target delta, in (0, 1)." default:"0.1"`
 	B          int      `name:"B" help:"Batch size: the first release covers B users, 1..100000." default:"25"`
 	M          int      `name:"M" help:"Silos of the run whose calibration is audited (one silo is simulated), 1..100000." default:"1"`
-	T          int      `name:"T" help:"Horizon of the run whose calibration is audited, B..10^9: its tree has 1 + floor(log2(T/B)) levels, of which the action pair audits up to three (T = 4B: the whole transcript)." default:"100"`
+	T          int      `name:"T" help:"Horizon of the run whose calibration is audited, B..10^9 (1..10^9 for a bco audit; a mab audit reads none): its tree has 1 + floor(log2(T/B)) levels, of which the action pair audits up to three (T = 4B: the whole transcript)." default:"100"`
 	Preset     string   `help:"Calibration preset (exact, paper, reference-code)." enum:"exact,paper,reference-code" default:"exact"`
 	Relation   string   `help:"Neighbouring relation (add-remove, replace-one; default add-remove, or the one the algorithm is stated for)." enum:",add-remove,replace-one" default:""`
 	Protocol   string   `help:"Protocol (P, P_alt; default: the algorithm's)." enum:",P,P_alt" default:""`
@@ -44,6 +46,50 @@ type AuditCmd struct {
 	SigmaScale float64  `name:"sigma-scale" help:"Multiply the noise actually drawn, in (0, 1000] (mutation control: 0.5 must be flagged as a violation, 2 as a wrong noise scale; a noiseless release, 0, has no privacy to measure and is refused)." default:"1"`
 	Out        string   `help:"Write the results here: audit.arrow (one row per configuration, releases included; schema in outputs/README.md) and the plot audit.png / audit.svg (a new or empty directory, or one run wrote before)." type:"path"`
 	memoryFlag
+
+	// given lists the flags of the command the command line gave
+	// (BeforeApply), defaults excluded.
+	given []string
+}
+
+// familyAuditFlags are the flags each family's audit reads: a mab audit
+// (mab.Audit) draws B users' batches at --eps/--delta, a bco audit
+// (bco.Audit) one report of a run of --T rounds. Any other flag given
+// with such an --algorithm would be silently ignored, so it is an error
+// (attack round 3, W6).
+var familyAuditFlags = map[string][]string{
+	registry.FamilyMAB: {"algorithm", "eps", "delta", "B", "trials", "seed", "alpha", "sigma-scale"},
+	registry.FamilyBCO: {"algorithm", "eps", "delta", "T", "trials", "seed", "sigma-scale"},
+}
+
+// BeforeApply records which of the command's flags the command line gave
+// (kong calls it before Validate).
+func (c *AuditCmd) BeforeApply(kctx *kong.Context) error {
+	c.given = nil
+	own := map[string]bool{}
+	if n := kctx.Selected(); n != nil {
+		for _, f := range n.Flags {
+			own[f.Name] = true
+		}
+	}
+	for _, p := range kctx.Path {
+		if p.Flag != nil && own[p.Flag.Name] && !slices.Contains(c.given, p.Flag.Name) {
+			c.given = append(c.given, p.Flag.Name)
+		}
+	}
+	return nil
+}
+
+// auditableNames lists the private algorithms of every family, which
+// --algorithm takes.
+func auditableNames() string {
+	var names []string
+	for _, a := range registry.Algorithms() {
+		if a.Private() {
+			names = append(names, a.Name)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // Bounds of the audit's flags (documented in their help).
@@ -61,16 +107,23 @@ const (
 // flag.
 func (c *AuditCmd) Validate() error {
 	if fam := familyOf(c.Algorithm); fam != "" {
+		for _, f := range c.given {
+			if !slices.Contains(familyAuditFlags[fam], f) {
+				return fmt.Errorf("--%s: a %s audit does not use it (it reads --%s): leave it out", f, fam, strings.Join(familyAuditFlags[fam], ", --"))
+			}
+		}
 		if c.Sweep != "" {
 			return fmt.Errorf("--algorithm %s: --sweep audits the linear family's configurations; audit a %s algorithm with the flags", c.Algorithm, fam)
 		}
 		if c.Out != "" {
 			return fmt.Errorf("--out: audit.arrow holds the linear family's audits; a %s audit prints its verdict", fam)
 		}
-	} else if alg, err := federate.LookupAlgorithm(c.Algorithm); err != nil {
+	} else if a, err := registry.Lookup(c.Algorithm); err != nil {
+		return fmt.Errorf("--algorithm: unknown algorithm %q: want a private algorithm of any family: %s", c.Algorithm, auditableNames())
+	} else if c.Sweep == "" && !a.Private() {
+		return fmt.Errorf("--algorithm %s: not private, nothing to audit (the private algorithms: %s)", c.Algorithm, auditableNames())
+	} else if _, err := federate.LookupAlgorithm(c.Algorithm); err != nil {
 		return fmt.Errorf("--algorithm: %w", err)
-	} else if c.Sweep == "" && !alg.Private() {
-		return fmt.Errorf("--algorithm %s: not private, nothing to audit", c.Algorithm)
 	}
 	if !(c.Eps > 0 && c.Eps <= maxAuditEps) {
 		return fmt.Errorf("--eps %v: want a target eps in (0, %d]", c.Eps, maxAuditEps)
@@ -84,8 +137,15 @@ func (c *AuditCmd) Validate() error {
 	if c.M < 1 || c.M > maxAuditM {
 		return fmt.Errorf("--M %d: want 1..%d silos", c.M, maxAuditM)
 	}
-	if c.T < c.B || c.T > maxAuditT {
+	// The linear family's tree needs T >= B; a mab audit reads no T and a
+	// bco audit no B (U10).
+	// The linear family's tree needs T >= B; a mab audit reads no T and a
+	// bco audit no B (attack round 3, U10).
+	switch {
+	case familyOf(c.Algorithm) == "" && (c.T < c.B || c.T > maxAuditT):
 		return fmt.Errorf("--T %d: want a horizon of B = %d..%d rounds", c.T, c.B, maxAuditT)
+	case c.T < 1 || c.T > maxAuditT:
+		return fmt.Errorf("--T %d: want a horizon of 1..%d rounds", c.T, maxAuditT)
 	}
 	for _, l := range c.Learner {
 		if l != "eager" && l != "lazy" {
@@ -129,9 +189,9 @@ func (c *AuditCmd) Run(ctx context.Context) error {
 		fmt.Fprintln(os.Stderr, "not audited:", s)
 	}
 	if len(jobs) == 0 {
-		// Only the linear family's configurations are audited here; the
-		// mab and bco families have their own audits (mab.Audit, bco.Audit).
-		return fmt.Errorf("run audit: nothing to audit (it audits the linear family's private configurations; the mab and bco families are audited by their packages' tests: mab.Audit, bco.Audit)")
+		// --sweep audits the linear family's configurations; a mab or
+		// bco algorithm is audited with --algorithm (U11).
+		return fmt.Errorf("run audit: nothing to audit: --sweep audits the linear family's private configurations; audit a mab or bco algorithm with --algorithm NAME (each listed above)")
 	}
 	if err := c.memoryFlag.check("run audit", auditBytes(len(jobs), c.Trials)); err != nil {
 		return err
@@ -242,6 +302,11 @@ func (c *AuditCmd) jobs() (jobs []auditJob, skipped []string, err error) {
 	specs, err := cfg.Configurations()
 	if err != nil {
 		return nil, nil, err
+	}
+	for _, a := range cfg.Algorithms {
+		if fam := familyOf(a.Name); fam != "" && !slices.Contains(skipped, a.Name) {
+			skipped = append(skipped, fmt.Sprintf("%s: of the %s family, audited one algorithm at a time: run audit --algorithm %s --%s", a.Name, fam, a.Name, strings.Join(familyAuditFlags[fam][1:], " ... --")+" ..."))
+		}
 	}
 	seen := map[string]bool{}
 	for _, s := range specs {

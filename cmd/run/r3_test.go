@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -48,25 +49,26 @@ func r3Results(t *testing.T, body string) string {
 	return out
 }
 
-// zeroTOML is case K5's sweep: a mab instance whose means are equal
-// (regret identically 0), over three T.
-const zeroTOML = `name = "zero"
+// oneRoundTOML is case K5's second sweep: T = 1, whose one realised
+// regret is negative (-0.0268). Its first, a mab instance with equal
+// means (regret identically 0), is refused since W7.
+const oneRoundTOML = `name = "t1"
 seeds = 1
 [[instance]]
-name = "flat"
+name = "easy"
 kind = "mab"
-means = [0.5, 0.5]
+gap = 0.5
 [[algorithm]]
 name = "se"
 [grid]
-T = [100, 1000, 10000]
+T = [1]
 `
 
 // TestR3_K4K5ScalingAndPlotNoPanic (cases K4, K5): `run scaling --over
 // eps` on results with one eps draws (its log axis padded); `run plot
-// --log-y` with no positive value is an error naming --log-y; `run
-// scaling --over T` with no positive mean prints its table and says the
-// figure is not drawn. None panics.
+// --log-y` with no positive value is an error naming --log-y; a figure of
+// one round on log axes is drawn. None panics (scaling's figure with no
+// positive mean: scaling.TestR3_K4OneValueNoPanic).
 func TestR3_K4K5ScalingAndPlotNoPanic(t *testing.T) {
 	mab := r3Results(t, `name = "mab small"
 seeds = 2
@@ -86,13 +88,67 @@ T = [2000]
 	if err != nil || !strings.Contains(out, "(one value of eps)") || !strings.Contains(out, "scaling-eps.png") {
 		t.Errorf("scaling --over eps, one eps: %v\n%s", err, out)
 	}
-	zero := r3Results(t, zeroTOML)
-	for _, args := range [][]string{{"plot", zero, "--log-y"}, {"plot", zero, "--log-y", "--over", "instance"}} {
+	one := r3Results(t, oneRoundTOML)
+	for _, args := range [][]string{{"plot", one, "--log-y", "--metric", "realised"}, {"plot", one, "--log-y", "--metric", "realised", "--over", "instance"}} {
 		_, err := runCLI(t, args...)
 		wantErr(t, strings.Join(args[2:], " "), err, "--log-y", "no positive")
 	}
-	out, err = runCLI(t, "scaling", zero, "--over", "T")
-	if err != nil || !strings.Contains(out, "plot:   none") || strings.Contains(out, "NaN") {
-		t.Errorf("scaling --over T, all zero: %v\n%s", err, out)
+	// Its pseudo-regret is positive: drawn, on log axes of one value.
+	if _, err := runCLI(t, "plot", one, "--log-y", "--log-x"); err != nil {
+		t.Errorf("plot --log-y --log-x, one round: %v", err)
+	}
+}
+
+// TestR3_W6U9U10U11AuditFlags (cases W6, U9, U10, U11): a mab or bco
+// audit refuses each flag its family's audit does not read (--noise
+// discrete looked honoured; --preset, --learner, --protocol, --M, --T,
+// --pair, --relation, --out; --B for bco), naming it; a registered
+// algorithm that is not private says so and lists the private algorithms
+// of every family, as does an unknown one; a mab audit with --B above
+// the linear family's default --T runs (no T >= B rule); --sweep on a
+// mab sweep says how to audit each of its algorithms.
+func TestR3_W6U9U10U11AuditFlags(t *testing.T) {
+	mabArgs := []string{"audit", "--algorithm", "dist-dp-se", "--eps", "1", "--B", "16", "--trials", "200"}
+	for _, extra := range [][]string{{"--noise", "discrete"}, {"--noise", "gaussian"}, {"--preset", "paper"}, {"--learner", "eager"},
+		{"--protocol", "P_alt"}, {"--M", "50"}, {"--T", "1000"}, {"--pair", "schedule"}, {"--relation", "replace-one"},
+		{"--out", t.TempDir()}, {"--ignore-memory-check"}} {
+		_, err := runCLI(t, append(slices.Clone(mabArgs), extra...)...)
+		wantErr(t, "mab audit "+strings.Join(extra, " "), err, extra[0]+": a mab audit does not use it")
+	}
+	bcoArgs := []string{"audit", "--algorithm", "ldp-one-point", "--eps", "1", "--delta", "1e-5", "--trials", "200"}
+	for _, extra := range [][]string{{"--noise", "discrete"}, {"--B", "99999"}, {"--alpha", "0.05"}, {"--M", "2"}} {
+		_, err := runCLI(t, append(slices.Clone(bcoArgs), extra...)...)
+		wantErr(t, "bco audit "+strings.Join(extra, " "), err, extra[0]+": a bco audit does not use it")
+	}
+	// The flags each family reads still run.
+	if out, err := runCLI(t, append(slices.Clone(bcoArgs), "--T", "5", "--seed", "3", "--sigma-scale", "1")...); err != nil || !strings.Contains(out, "pass") {
+		t.Errorf("bco audit with its own flags: %v\n%s", err, out)
+	}
+	// U10: a mab batch of 1000 users, above the default --T 100.
+	if out, err := runCLI(t, "audit", "--algorithm", "dist-dp-se", "--eps", "1", "--B", "1000", "--trials", "200"); err != nil || !strings.Contains(out, "dist-dp-se") {
+		t.Errorf("mab audit --B 1000: %v\n%s", err, out)
+	}
+	// U9: every family's private algorithms are listed.
+	for _, alg := range []string{"se", "one-point", "fedlinucb", "nope"} {
+		_, err := runCLI(t, "audit", "--algorithm", alg)
+		wantErr(t, "--algorithm "+alg, err, "ldp, sdp-amp", "dist-dp-se", "ldp-one-point", "ldp-two-point")
+	}
+	// U11: a mab sweep names the command that audits each algorithm.
+	mab := r3Sweep(t, `name = "mab small"
+seeds = 1
+[[instance]]
+name = "easy"
+kind = "mab"
+gap = 0.5
+[[algorithm]]
+name = "dist-dp-se"
+[grid]
+eps = [1]
+T = [1000]
+`)
+	_, err := runCLI(t, "audit", "--sweep", mab, "--trials", "100")
+	wantErr(t, "audit --sweep on a mab sweep", err, "audit a mab or bco algorithm with --algorithm")
+	if err != nil && strings.Contains(err.Error(), "package") {
+		t.Errorf("the message still points at package tests: %v", err)
 	}
 }
