@@ -14,7 +14,7 @@ import (
 // peak memory exceeds what this machine has available, instead of dying
 // later with "fatal error: out of memory".
 type memoryFlag struct {
-	IgnoreMemoryCheck bool `help:"Start even if the estimated peak memory exceeds the memory available here (MemAvailable of /proc/meminfo, lowered to the cgroup's memory.max headroom)."`
+	IgnoreMemoryCheck bool `help:"Start even if the estimated peak memory exceeds the memory available here (MemAvailable of /proc/meminfo, lowered to the cgroup's memory.max headroom and to the address-space limit of ulimit -v)."`
 }
 
 // check refuses need bytes (negative: the estimate overflowed) of what
@@ -42,7 +42,8 @@ func (f memoryFlag) check(what string, need int64) error {
 
 // availableMemory is the memory this process can still use: MemAvailable
 // of /proc/meminfo, lowered to memory.max - memory.current of its cgroup
-// (v2) when that sets a limit. ok is false when /proc/meminfo cannot be
+// (v2) when that sets a limit, and to the address-space limit's headroom
+// (RLIMIT_AS minus the virtual size) when one is set. ok is false when /proc/meminfo cannot be
 // read.
 func availableMemory() (avail int64, source string, ok bool) {
 	avail, ok = memAvailable("/proc/meminfo")
@@ -56,6 +57,11 @@ func availableMemory() (avail int64, source string, ok bool) {
 		if okMax && okCur && limit-cur < avail {
 			avail, source = max(0, limit-cur), "cgroup memory.max minus memory.current"
 		}
+	}
+	// An address-space limit (ulimit -v) stops the process at its
+	// virtual size, whatever the machine has (attack round 3, K6).
+	if head, ok := addressSpaceHeadroom(); ok && head < avail {
+		avail, source = head, "the address-space limit (ulimit -v, RLIMIT_AS) minus this process's virtual size"
 	}
 	return avail, source, true
 }
