@@ -346,6 +346,9 @@ func (c *Config) Validate() error {
 	if c.FirstSeed < 0 {
 		return bad("first_seed", "%d, want a run seed >= 0 (or leave it out for 1)", c.FirstSeed)
 	}
+	if err := c.checkSize(); err != nil {
+		return err
+	}
 	if len(c.Instances) == 0 {
 		return bad("instance", "no [[instance]] table: give at least one bandit instance")
 	}
@@ -383,6 +386,10 @@ func (c *Config) Validate() error {
 		private := alg.Private()
 		if !private && (len(a.Eps) > 0 || len(a.Delta) > 0) {
 			return bad(key+".eps", "%s is not private: remove eps and delta from this algorithm", a.Name)
+		}
+		if private && len(a.Delta) > 0 && !alg.UsesKey("delta") {
+			// Its own list would be dropped without a word (W10).
+			return bad(key+".delta", "%s does not use delta (its guarantee is pure eps-DP): remove delta from this algorithm", a.Name)
 		}
 		if private {
 			if len(a.Eps) == 0 && len(g.Eps) == 0 {

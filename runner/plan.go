@@ -135,8 +135,9 @@ func (c *Config) IgnoredKeys() map[int][]string {
 			{"eps", []any{"grid", "eps"}}, {"delta", []any{"grid", "delta"}}, {"relation", []any{"grid", "relation"}},
 			{"alpha", []any{"grid", "alpha"}}, {"R", []any{"advanced", "R"}}, {"crs", []any{"advanced", "crs"}},
 			{"gram_noise", []any{"advanced", "gram_noise"}}, {"noise", []any{"grid", "noise"}}, {"B", []any{"grid", "B"}},
+			{"M", []any{"grid", "M"}}, {"reward", []any{"advanced", "reward"}}, {"no_clip", []any{"advanced", "no_clip"}},
 		} {
-			if !alg.UsesKey(k.name) && c.isSet(k.path...) {
+			if !alg.Reads(k.name) && c.isSet(k.path...) {
 				out[i] = append(out[i], fmt.Sprintf("%s.%s", k.path[0], k.path[1]))
 			}
 		}

@@ -1,0 +1,103 @@
+package runner
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestR3_K3SeedsAndGridBounded (attack round 3, case K3): seeds = 10^12
+// (or 10^8) made planning grow memory until "fatal error: out of
+// memory". seeds above MaxSeeds is an error naming seeds, and a grid
+// whose runs would pass MaxRuns one naming grid, both before anything
+// is expanded (at once); MaxSeeds itself is accepted.
+func TestR3_K3SeedsAndGridBounded(t *testing.T) {
+	body := func(seeds, eps string) string {
+		return "name = \"s\"\nseeds = " + seeds + "\n[[instance]]\nname = \"i\"\nkind = \"mab\"\ngap = 0.5\n[[algorithm]]\nname = \"dist-dp-se\"\n[grid]\nT = [10]\neps = " + eps + "\n"
+	}
+	for _, tc := range []struct{ seeds, eps, key string }{
+		{"1000000000000", "[1]", "seeds"},
+		{"100000000", "[1]", "seeds"},
+		{"1000001", "[1]", "seeds"},
+		{"1000000", "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]", "grid"},
+	} {
+		start := time.Now()
+		_, err := ParseConfig([]byte(body(tc.seeds, tc.eps)), t.TempDir())
+		var ke *KeyError
+		if !errors.As(err, &ke) || ke.Key != tc.key {
+			t.Errorf("seeds %s, eps %s: %v, want an error naming %s", tc.seeds, tc.eps, err, tc.key)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("seeds %s: refused after %v", tc.seeds, d)
+		}
+	}
+	if _, err := ParseConfig([]byte(body("1000000", "[1]")), t.TempDir()); err != nil && strings.Contains(err.Error(), "seeds") {
+		t.Errorf("seeds = MaxSeeds: %v", err)
+	}
+}
+
+// TestR3_U6HugeT (case U6): T = 2^63 - 1 went through float64 in the
+// grid of the mab and bco families and came back as -2^63 ("need at
+// least 1"). T above 2^53 is an error naming grid.T[i] with the file's
+// value; 2^53 itself passes the bound.
+func TestR3_U6HugeT(t *testing.T) {
+	body := func(T string) string {
+		return "name = \"s\"\nseeds = 1\n[[instance]]\nname = \"i\"\nkind = \"mab\"\ngap = 0.5\n[[algorithm]]\nname = \"se\"\n[grid]\nT = [10, " + T + "]\n"
+	}
+	for _, T := range []string{"9223372036854775807", "9007199254740993"} {
+		_, err := ParseConfig([]byte(body(T)), t.TempDir())
+		var ke *KeyError
+		if !errors.As(err, &ke) || ke.Key != "grid.T[1]" || !strings.Contains(ke.Msg, "T = "+T+": at most 2^53") {
+			t.Errorf("T = %s: %v", T, err)
+		}
+	}
+	if _, err := ParseConfig([]byte(body("9007199254740992")), t.TempDir()); err != nil && strings.Contains(err.Error(), "2^53") {
+		t.Errorf("T = 2^53: %v", err)
+	}
+}
+
+// TestR3_W10W11KeysNotRead (cases W10, W11): a per-algorithm delta list
+// on a pure-DP algorithm (dist-dp-se) was dropped without a word: it is
+// an error naming algorithm[0].delta. grid.M, advanced.reward and
+// advanced.no_clip, which no mab run reads (nor reward and no_clip a bco
+// run), are listed by IgnoredKeys (`run plan`'s "ignores" line) like the
+// other keys an algorithm does not read; the linear family reads them.
+func TestR3_W10W11KeysNotRead(t *testing.T) {
+	_, err := ParseConfig([]byte(`name = "p"
+seeds = 1
+[[instance]]
+name = "e"
+kind = "mab"
+gap = 0.5
+[[algorithm]]
+name = "dist-dp-se"
+delta = [0.5, 0.1]
+[grid]
+eps = [1]
+T = [1000]
+`), t.TempDir())
+	var ke *KeyError
+	if !errors.As(err, &ke) || ke.Key != "algorithm[0].delta" {
+		t.Errorf("dist-dp-se with its own delta: %v", err)
+	}
+	advanced := "[advanced]\nreward = [0, 0.5]\nno_clip = true\n"
+	for _, tc := range []struct {
+		body, want string
+	}{
+		{"[[instance]]\nname = \"e\"\nkind = \"mab\"\ngap = 0.5\n[[algorithm]]\nname = \"dist-dp-se\"\n[grid]\neps = [1]\nT = [1000]\nM = [5, 7]\n" + advanced,
+			"grid.M advanced.reward advanced.no_clip"},
+		{"[[instance]]\nname = \"c\"\nkind = \"bco\"\nloss = \"absolute\"\n[[algorithm]]\nname = \"ldp-one-point\"\n[grid]\neps = [1]\ndelta = [1e-5]\nT = [1000]\nM = [2]\n" + advanced,
+			"advanced.reward advanced.no_clip"},
+		{"[[instance]]\nname = \"s\"\nkind = \"synthetic\"\nd = 4\nk = 5\n[[algorithm]]\nname = \"fedlinucb\"\n[grid]\nT = [50]\nM = [3]\nB = [5]\n" + advanced,
+			""},
+	} {
+		c, err := ParseConfig([]byte("name = \"k\"\nseeds = 1\n"+tc.body), t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(c.IgnoredKeys()[0], " "); got != tc.want {
+			t.Errorf("ignored %q, want %q", got, tc.want)
+		}
+	}
+}
