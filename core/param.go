@@ -23,13 +23,17 @@ type Param struct {
 	Late bool
 }
 
-// Check returns an error naming the key when v is not finite (unless the
-// range allows infinity), outside [Min, Max] or, for an integer parameter,
-// not whole.
+// Check returns an error naming the key when v is not finite, outside
+// [Min, Max] or, for an integer parameter, not whole. Infinity is never a
+// value, even where the range is unbounded: a run's parameters are in its
+// id's JSON, which has no infinity (attack round 3, U5: crs = inf failed
+// as "encode run spec: json: unsupported value: +Inf").
 func (p Param) Check(v float64) error {
 	switch {
 	case math.IsNaN(v):
 		return fmt.Errorf("%s = NaN: need a number %s", p.Key, p.Range())
+	case math.IsInf(v, 0):
+		return fmt.Errorf("%s = %v: need a finite number %s", p.Key, v, p.Range())
 	case v < p.Min || v > p.Max:
 		return fmt.Errorf("%s = %v: out of range: need a number %s (%s)", p.Key, v, p.Range(), p.Doc)
 	case p.Integer && v != math.Trunc(v):

@@ -98,7 +98,7 @@ func decodeBCOTable(table map[string]any) (*bcoInstance, error) {
 	var t bcoTable
 	set, err := decodeTable(table, &t)
 	if err != nil {
-		return nil, &KeyError{Msg: err.Error()}
+		return nil, tableError(err)
 	}
 	// Absent keys take their defaults; explicit values are kept as given
 	// and checked by the family (bco.Instance.Validate).

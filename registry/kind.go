@@ -143,6 +143,9 @@ func keyNames(keys []Key) []string {
 // decodeTable decodes a generic TOML table into dst (a struct with toml
 // tags) and returns which keys it set.
 func decodeTable(table map[string]any, dst any) (set func(key string) bool, err error) {
+	if err := checkTypes(table, dst); err != nil {
+		return nil, err
+	}
 	var b bytes.Buffer
 	if err := toml.NewEncoder(&b).Encode(table); err != nil {
 		return nil, err

@@ -52,7 +52,7 @@ func decodeLTR(table map[string]any, base string) (Instance, error) {
 	var t ltrTable
 	set, err := decodeTable(table, &t)
 	if err != nil {
-		return nil, &KeyError{Msg: err.Error()}
+		return nil, tableError(err)
 	}
 	if !set("model") {
 		t.Model = lasso.ModelReference

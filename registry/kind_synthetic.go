@@ -60,7 +60,7 @@ func decodeSynthetic(table map[string]any, _ string) (Instance, error) {
 	var t syntheticTable
 	set, err := decodeTable(table, &t)
 	if err != nil {
-		return nil, &KeyError{Msg: err.Error()}
+		return nil, tableError(err)
 	}
 	// Absent keys take their defaults; explicit values are kept as given
 	// and checked by the kind's one set of rules (SyntheticSpec.Check).

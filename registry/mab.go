@@ -143,7 +143,7 @@ func decodeMABTable(table map[string]any) (*mabInstance, error) {
 	var t mabTable
 	set, err := decodeTable(table, &t)
 	if err != nil {
-		return nil, &KeyError{Msg: err.Error()}
+		return nil, tableError(err)
 	}
 	// Absent keys take mab.DefaultInstance's values; explicit values are
 	// kept as given and checked by the family (mab.Instance.Validate).

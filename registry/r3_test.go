@@ -111,3 +111,34 @@ func TestR3_W1ExplicitListsAreTheirOwnClass(t *testing.T) {
 		t.Errorf("mab seeds only: %q and %q", e1, e2)
 	}
 }
+
+// TestR3_U4TypeErrorsNameKeyAndValue (case U4): a value of the wrong type
+// in an [[instance]] table gave "toml: line 1 (last key "arms"):
+// incompatible types: ..." with the line of an internal re-encoding of
+// the table. The error names the key and the value as the file spells
+// it, with no line number, for every kind.
+func TestR3_U4TypeErrorsNameKeyAndValue(t *testing.T) {
+	for _, tc := range []struct {
+		table    map[string]any
+		key, msg string
+	}{
+		{map[string]any{"kind": "mab", "gap": 0.5, "noise_sd": 0.1, "seed": int64(3), "arms": "4"}, "arms", `"4": want an integer`},
+		{map[string]any{"kind": "mab", "gap": 0.5, "seed": 1.5}, "seed", "1.5: want an integer"},
+		{map[string]any{"kind": "mab", "gap": "0.5"}, "gap", `"0.5": want a number`},
+		{map[string]any{"kind": "mab", "means": []any{0.5, "x"}}, "means", `[0.5, "x"]: want a list of numbers`},
+		{map[string]any{"kind": "mab", "means": 0.5}, "means", "0.5: want a list of numbers"},
+		{map[string]any{"kind": "bco", "loss": "absolute", "d": 3.5}, "d", "3.5: want an integer"},
+		{map[string]any{"kind": "bco", "loss": int64(1)}, "loss", "1: want a string"},
+		{map[string]any{"kind": "synthetic", "d": int64(2), "fixed_basis": "yes"}, "fixed_basis", `"yes": want true or false`},
+		{map[string]any{"kind": "ltr", "dataset": int64(5)}, "dataset", "5: want a string"},
+	} {
+		ke := decodeErr(t, tc.table)
+		if ke == nil || ke.Key != tc.key || ke.Msg != tc.msg {
+			t.Errorf("%v: %v, want %s: %s", tc.table, ke, tc.key, tc.msg)
+		}
+	}
+	// An integer fills a float key.
+	if ke := decodeErr(t, map[string]any{"kind": "mab", "gap": int64(1)}); ke != nil {
+		t.Errorf("gap = 1: %v", ke)
+	}
+}
