@@ -69,3 +69,25 @@ func TestR3_W12BAboveT(t *testing.T) {
 		t.Errorf("M 2, B = T = 10: %v", err)
 	}
 }
+
+// TestR3_U8AnalyticTinyEps (case U8): analytic = 1 at eps <= 1e-9 was
+// recorded "not certified", with a note blaming the slides' sigma and
+// recommending analytic = 1: the eps recomputed from the analytic sigma
+// missed the 1e-9 relative tolerance. Certification is now the exact
+// delta at the target eps; the analytic sigma is certified at every eps
+// of the case, with its delivered eps at most the target.
+func TestR3_U8AnalyticTinyEps(t *testing.T) {
+	for _, eps := range []float64{1e-12, 1e-10, 1e-9, 1e-8, 1e-3, 1, 100} {
+		sigma, claim, err := calibrate(eps, 1e-5, 2, true)
+		if err != nil {
+			t.Fatalf("eps %g: %v", eps, err)
+		}
+		if !claim.Certified || claim.DeliveredEps > eps || strings.Contains(claim.Note, "slides") {
+			t.Errorf("eps %g: sigma %v, certified %v, delivered %v, note %q", eps, sigma, claim.Certified, claim.DeliveredEps, claim.Note)
+		}
+	}
+	// The slides' sigma above eps 1 is still refused, and says so.
+	if _, claim, err := calibrate(10, 1e-5, 2, false); err != nil || claim.Certified || !strings.Contains(claim.Note, "analytic = 1") {
+		t.Errorf("slides' sigma at eps 10: %+v, %v", claim, err)
+	}
+}
