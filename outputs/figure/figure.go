@@ -253,15 +253,38 @@ func Labels(runs []outputs.RunRecord) map[string]string {
 		}
 		labels[r.GroupID] = l
 	}
-	// Two groups with the same label differ in a field not listed: add
-	// their group ids so that no two lines share a legend entry.
-	count := map[string]int{}
-	for _, l := range labels {
-		count[l]++
+	// Two groups with the same label differ in a field not listed: most
+	// often their instances, of one name but other descriptions (two
+	// sweeps into one directory): add the words of the descriptions that
+	// differ ("gap=0.1"; attack round 3, U14); else their group ids, so
+	// that no two lines share a legend entry.
+	desc := map[string]string{}
+	for i := range runs {
+		desc[runs[i].GroupID] = runs[i].InstanceName
 	}
+	same := map[string][]string{}
 	for id, l := range labels {
-		if count[l] > 1 {
-			labels[id] = l + " [" + id[:min(8, len(id))] + "]"
+		same[l] = append(same[l], id)
+	}
+	for l, ids := range same {
+		if len(ids) < 2 {
+			continue
+		}
+		var classes []string
+		for _, id := range ids {
+			classes = append(classes, desc[id])
+		}
+		words := classTitles(classes)
+		distinct := map[string]bool{}
+		for _, id := range ids {
+			distinct[words[desc[id]]] = true
+		}
+		for _, id := range ids {
+			if w := words[desc[id]]; len(distinct) == len(ids) && w != "" {
+				labels[id] = l + " [" + w + "]"
+			} else {
+				labels[id] = l + " [" + id[:min(8, len(id))] + "]"
+			}
 		}
 	}
 	return labels

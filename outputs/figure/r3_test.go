@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/plot/vg"
+
+	"github.com/fedbandit/fedbandit/outputs"
 )
 
 // TestR3_K5LogYNothingPositive (attack round 3, case K5): --log-y on
@@ -38,5 +40,30 @@ func TestR3_K5LogYNothingPositive(t *testing.T) {
 		if err != nil {
 			t.Errorf("one round %+v: %v", o, err)
 		}
+	}
+}
+
+// TestR3_U14SameNameOtherInstance (case U14): two sweeps into one
+// directory, each with an instance "easy" but other gaps, gave two rows
+// "SE [256c0026]" and "SE [fef5488e]": the legend now names the words of
+// the instance descriptions that differ ("gap=0.5", "gap=0.1"); groups
+// whose descriptions are equal still get their ids.
+func TestR3_U14SameNameOtherInstance(t *testing.T) {
+	rec := func(id, desc string) outputs.RunRecord {
+		return outputs.RunRecord{RunID: id, GroupID: id, Algorithm: "se", Family: "mab", Instance: "easy", InstanceKind: "mab",
+			InstanceName: desc, T: 1000, Params: map[string]float64{"conf": 0.1, "crs": 1, "growth": 4}}
+	}
+	runs := []outputs.RunRecord{
+		rec("256c0026aaaa", "mab K=4 gap=0.5 seed=0 means=chacha8 reward=gaussian-clipped noise_sd=0.1"),
+		rec("fef5488ebbbb", "mab K=4 gap=0.1 seed=0 means=chacha8 reward=gaussian-clipped noise_sd=0.1"),
+	}
+	l := Labels(runs)
+	if l["256c0026aaaa"] != "SE [gap=0.5]" || l["fef5488ebbbb"] != "SE [gap=0.1]" {
+		t.Errorf("labels %v", l)
+	}
+	runs[1].InstanceName = runs[0].InstanceName
+	l = Labels(runs)
+	if l["256c0026aaaa"] != "SE [256c0026]" || l["fef5488ebbbb"] != "SE [fef5488e]" {
+		t.Errorf("equal descriptions: labels %v", l)
 	}
 }
