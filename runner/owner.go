@@ -64,6 +64,13 @@ var errEmpty = errors.New("empty directory")
 // (an empty directory) or ErrNotOwned (anything else), naming dir.
 func CheckOwned(dir string) error {
 	st, err := os.Stat(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		// A symbolic link to nothing: MkdirAll would fail on it with
+		// "file exists" (attack round 3, U15); it is not ours to follow.
+		if target, lerr := os.Readlink(dir); lerr == nil {
+			return fmt.Errorf("output directory %s: %w: it is a symbolic link to %s, which does not exist (create that directory, or give another --out)", dir, ErrNotOwned, target)
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("output directory %s: %w", dir, err)
 	}

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -99,5 +100,28 @@ T = [1000]
 		if got := strings.Join(c.IgnoredKeys()[0], " "); got != tc.want {
 			t.Errorf("ignored %q, want %q", got, tc.want)
 		}
+	}
+}
+
+// TestR3_U15DanglingSymlinkOut (case U15): --out a symbolic link to a
+// missing directory failed late with "create output directory: mkdir
+// DIR: file exists". CheckOwned (which sweep, slurm and audit call before
+// anything else) refuses it as not ours, naming the link and its target;
+// nothing is created at the target.
+func TestR3_U15DanglingSymlinkOut(t *testing.T) {
+	dir := t.TempDir()
+	target := dir + "/nonexist_target"
+	link := dir + "/dangling"
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []func(string) error{CheckOwned, ClaimDir} {
+		err := f(link)
+		if !errors.Is(err, ErrNotOwned) || !strings.Contains(err.Error(), "symbolic link to "+target) {
+			t.Errorf("%v", err)
+		}
+	}
+	if _, err := os.Lstat(target); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the target was created: %v", err)
 	}
 }
