@@ -125,3 +125,21 @@ func TestR3_U15DanglingSymlinkOut(t *testing.T) {
 		t.Errorf("the target was created: %v", err)
 	}
 }
+
+// TestR3_U16CacheErrorSaysWhatToDo (case U16): an unwritable cache
+// directory stopped `run plan` with "rate cache: mkdir ...: read-only
+// file system" and no word of --rate. The error now says what to do:
+// XDG_CACHE_HOME or --rate. (A directory made read-only stands for the
+// read-only file system; root ignores the mode, so the file under it is
+// a regular file, which no user can make a directory of.)
+func TestR3_U16CacheErrorSaysWhatToDo(t *testing.T) {
+	dir := t.TempDir()
+	blocker := dir + "/cache"
+	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := writeRateCache(blocker+"/fedbandit/rates.json", map[string]float64{"k": 1})
+	if err == nil || !strings.Contains(err.Error(), "--rate") || !strings.Contains(err.Error(), "XDG_CACHE_HOME") {
+		t.Errorf("unwritable cache: %v", err)
+	}
+}

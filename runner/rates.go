@@ -240,7 +240,7 @@ func readRateCache(path string) (map[string]float64, error) {
 		return out, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("rate cache: %w", err)
+		return nil, cacheError(err)
 	}
 	var c rateCache
 	if err := json.Unmarshal(b, &c); err != nil || c.Version != rateCacheVersion {
@@ -257,16 +257,23 @@ func readRateCache(path string) (map[string]float64, error) {
 
 func writeRateCache(path string, rates map[string]float64) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("rate cache: %w", err)
+		return cacheError(err)
 	}
 	b, err := json.MarshalIndent(rateCache{Version: rateCacheVersion, Rates: rates}, "", " ")
 	if err != nil {
 		return err
 	}
 	if err := atomicfile.WriteFile(path, append(b, '\n')); err != nil {
-		return fmt.Errorf("rate cache: %w", err)
+		return cacheError(err)
 	}
 	return nil
+}
+
+// cacheError is an error of the rate cache, with what to do about it
+// (attack round 3, U16: an unwritable cache stopped run plan and run
+// sweep with no word of --rate).
+func cacheError(err error) error {
+	return fmt.Errorf("rate cache: %w (the cache of measured speeds: make its directory writable, set XDG_CACHE_HOME to a writable directory, or give --rate to skip the timing pilots)", err)
 }
 
 func cacheKey(machine, class string) string {
