@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"strings"
@@ -141,5 +142,46 @@ func TestR3_U16CacheErrorSaysWhatToDo(t *testing.T) {
 	err := writeRateCache(blocker+"/fedbandit/rates.json", map[string]float64{"k": 1})
 	if err == nil || !strings.Contains(err.Error(), "--rate") || !strings.Contains(err.Error(), "XDG_CACHE_HOME") {
 		t.Errorf("unwritable cache: %v", err)
+	}
+}
+
+// TestR3_U17ManifestAfterStop (case U17): a sweep stopped by a run it
+// could not publish (a full disk) left manifest.json at "runs: 0" until
+// the resume. The manifest now indexes the runs published before the
+// stop and says what stopped it ("stopped"); the resume rewrites it
+// without. The publish failure is simulated by the AfterPublish hook,
+// which takes the same path.
+func TestR3_U17ManifestAfterStop(t *testing.T) {
+	plan := mustPlan(t, tinyTOML)
+	dir := t.TempDir()
+	_, err := sweepInto(t, plan, dir, 1, fakeSim{}, func(n int, id string) error {
+		if n == 3 {
+			return errors.New("publish x: no space left on device")
+		}
+		return nil
+	})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	read := func() manifest {
+		b, err := os.ReadFile(dir + "/" + ManifestFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m manifest
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	m := read()
+	if m.Runs != 3 || m.Done != 3 || !strings.Contains(m.Stopped, "no space left on device") || !strings.Contains(m.Stopped, "rerun") {
+		t.Errorf("after the stop: runs %d, done %d, stopped %q", m.Runs, m.Done, m.Stopped)
+	}
+	if _, err := sweepInto(t, plan, dir, 1, fakeSim{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if m := read(); m.Runs != tinyRuns || m.Stopped != "" {
+		t.Errorf("after the resume: runs %d, stopped %q", m.Runs, m.Stopped)
 	}
 }

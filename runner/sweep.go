@@ -164,11 +164,14 @@ type Report struct {
 
 // manifest is DIR/manifest.json.
 type manifest struct {
-	FormatVersion int             `json:"format_version"`
-	Runs          int             `json:"runs"`
-	Done          int             `json:"done"`
-	Failed        int             `json:"failed"`
-	Entries       []manifestEntry `json:"entries"`
+	FormatVersion int `json:"format_version"`
+	Runs          int `json:"runs"`
+	Done          int `json:"done"`
+	Failed        int `json:"failed"`
+	// Stopped says what stopped the sweep before its end (a run that
+	// could not be published: a full disk), absent otherwise.
+	Stopped string          `json:"stopped,omitempty"`
+	Entries []manifestEntry `json:"entries"`
 }
 
 type manifestEntry struct {
@@ -346,6 +349,16 @@ func (s *Sweep) Execute(ctx context.Context) (*Report, error) {
 	rep.Elapsed = s.clock().Sub(start)
 	sort.Slice(rep.Failed, func(i, j int) bool { return rep.Failed[i].ID < rep.Failed[j].ID })
 	if abortErr != nil {
+		// Index what was published before the stop, and say what stopped
+		// it (attack round 3, U17: after a full disk the manifest said 0
+		// runs). Best effort: the failed publish removed its temporary
+		// file, which usually leaves room for the manifest.
+		if s.Task == nil {
+			stopped := fmt.Sprintf("%v; the runs listed were published before the stop, the others are to do: rerun the same command to continue", abortErr)
+			if err := writeManifestStopped(s.Out, entries, stopped); err != nil {
+				log.Warn("manifest not updated", "err", err)
+			}
+		}
 		return rep, fmt.Errorf("sweep: %w", abortErr)
 	}
 	if err := s.writeManifest(entries); err != nil {
@@ -533,7 +546,13 @@ func checkManifestLayout(dir string) error {
 
 // writeManifest publishes dir/manifest.json (entries sorted by id).
 func writeManifest(dir string, entries map[string]manifestEntry) error {
-	m := manifest{FormatVersion: outputs.FormatVersion, Entries: make([]manifestEntry, 0, len(entries))}
+	return writeManifestStopped(dir, entries, "")
+}
+
+// writeManifestStopped is writeManifest of a sweep that stopped before
+// its end: stopped says why.
+func writeManifestStopped(dir string, entries map[string]manifestEntry, stopped string) error {
+	m := manifest{FormatVersion: outputs.FormatVersion, Stopped: stopped, Entries: make([]manifestEntry, 0, len(entries))}
 	for _, e := range entries {
 		m.Entries = append(m.Entries, e)
 		if e.Status == outputs.StatusDone {
