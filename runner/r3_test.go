@@ -185,3 +185,24 @@ func TestR3_U17ManifestAfterStop(t *testing.T) {
 		t.Errorf("after the resume: runs %d, stopped %q", m.Runs, m.Stopped)
 	}
 }
+
+// TestR3_U3SupersededDocumented (case U3): outputs/README.md said a
+// layout-1 resume redoes no run, while it redoes the FedUCB runs and
+// moves their files to runs/superseded/, which the directory table did
+// not list. The README now lists SupersededDir and says which runs a
+// resume redoes (TestResumeLayout1 checks the behaviour).
+func TestR3_U3SupersededDocumented(t *testing.T) {
+	b, err := os.ReadFile("../outputs/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	for _, want := range []string{"`DIR/runs/" + SupersededDir + "/`", "redoes\nthat run under its new id", "2 FedUCB runs set aside and redone"} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("outputs/README.md does not say %q", want)
+		}
+	}
+	if strings.Contains(doc, "0 runs redone") || strings.Contains(doc, "no run redone") {
+		t.Error("outputs/README.md still says a layout-1 resume redoes no run")
+	}
+}

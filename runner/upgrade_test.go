@@ -28,9 +28,10 @@ import (
 var layout1Dir = filepath.Join("..", "outputs", "testdata", "layout1")
 
 // TestResumeLayout1: the layout-1 release's results directory, planned
-// again from its own sweep file by this build, has every run done (its
-// run ids are the ones the old release computed), so a resume redoes
-// nothing and moves nothing aside; the collect writes runs.arrow in the
+// again from its own sweep file by this build, has every run done but
+// FedUCB's (its other run ids are the ones the old release computed), so
+// a resume redoes only the two FedUCB runs, whose layout-1 files it moves
+// to runs/superseded/ (outputs/README.md); the collect writes runs.arrow in the
 // current layout with family, trust and params, and curves.arrow
 // byte-identical in every value (only the layout in its metadata
 // changes). The simulator is federate.Run: a run redone would show. A
