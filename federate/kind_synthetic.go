@@ -67,6 +67,16 @@ var syntheticKind = &instanceKind{
 	build: func(s Spec, runKey rng.Key) instance { return newSynthetic(s, runKey) },
 }
 
+// Bounds of a synthetic instance's size (attack round 3, K2's
+// counterpart: k = 10^12 allocated the contexts before any check and died
+// with "fatal error: out of memory"): D at most MaxSyntheticD (the
+// learner's d x d matrices), K D at most MaxSyntheticContexts (a round's
+// contexts, 800 MB at the bound).
+const (
+	MaxSyntheticD        = 100_000
+	MaxSyntheticContexts = 100_000_000
+)
+
 // MaxThetaEntry bounds |theta*_j| of a given theta: beyond it mean rewards
 // and regrets lose all precision (and overflow soon after).
 const MaxThetaEntry = 1e6
@@ -83,8 +93,14 @@ func (y SyntheticSpec) Check() error {
 	if y.D < 2 {
 		return bad("Synthetic.D", "Synthetic.D = %d, want >= 2 (d-1 random coordinates plus the constant one)", y.D)
 	}
+	if y.D > MaxSyntheticD {
+		return bad("Synthetic.D", "Synthetic.D = %d, want at most %d", y.D, MaxSyntheticD)
+	}
 	if y.K < 1 {
 		return bad("Synthetic.K", "Synthetic.K = %d actions, want >= 1", y.K)
+	}
+	if float64(y.K)*float64(y.D) > MaxSyntheticContexts {
+		return bad("Synthetic.K", "Synthetic.K = %d actions of dimension D = %d: want K D at most %g (a round's contexts are K D numbers)", y.K, y.D, float64(MaxSyntheticContexts))
 	}
 	switch y.ContextGen {
 	case ContextsFast, ContextsChaCha8:

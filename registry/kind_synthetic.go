@@ -21,8 +21,8 @@ var syntheticKind = &Kind{
 	Name: federate.InstanceSynthetic, Family: FamilyLinear,
 	Summary: "the paper's Gaussian instance: K random actions per silo and round, theta* drawn from the instance seed",
 	Keys: []Key{
-		{"d", fmt.Sprintf("feature dimension (default %d; >= 2)", federate.DefaultD)},
-		{"k", fmt.Sprintf("actions per silo per round (default %d; >= 1)", federate.DefaultK)},
+		{"d", fmt.Sprintf("feature dimension (default %d; 2 to %d)", federate.DefaultD, federate.MaxSyntheticD)},
+		{"k", fmt.Sprintf("actions per silo per round (default %d; >= 1, k d at most %g)", federate.DefaultK, float64(federate.MaxSyntheticContexts))},
 		{"noise_var", "variance of the Gaussian reward noise (default 0.25, 0 with link = \"logistic\"; >= 0)"},
 		{"fixed_basis", "the published code's fixed first d actions (default false)"},
 		{"seed", "instance seed: draws theta* (and shared contexts); >= 0 (default 0)"},
