@@ -633,7 +633,7 @@ func (s *Sweep) setAsideSuperseded(scan *outputs.Scan, runs []*Run, rep *Report,
 		if err := os.Rename(src, filepath.Join(dir, filepath.Base(src))); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("sweep: set aside superseded run file: %w", err)
 		}
-		log.Info("layout-1 FedUCB run file set aside: this build gives its run a new id (sync_threshold is now a parameter) and redoes it", "file", src)
+		log.Info("layout-1 FedUCB run file set aside: this build gives its run a new id (sync_threshold is now a parameter) and redoes it", "file", src, "to", dir)
 		rep.Superseded = append(rep.Superseded, rec.RunID)
 	}
 	scan.Runs = keep
