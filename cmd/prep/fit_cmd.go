@@ -115,6 +115,16 @@ func (c *FitCmd) name(flag string) string {
 	return "--" + flag
 }
 
+// short is name without the config file it may start with ("fit[0].cv"
+// of "CONFIG: fit[0].cv"), for a second setting in one message.
+func (c *FitCmd) short(flag string) string {
+	n := c.name(flag)
+	if i := strings.LastIndex(n, ": "); i >= 0 {
+		return n[i+2:]
+	}
+	return n
+}
+
 // options validates the flags as given (a flag the user set to 0 is an
 // error where 0 is not a valid value, never a silent default) and returns
 // the fit options. Errors name the flag, or the config key for prep all.
@@ -130,9 +140,9 @@ func (c *FitCmd) options() (lasso.FitOptions, error) {
 	case !c.CV && c.Alpha == nil:
 		return fail("give %s A or %s", c.name("alpha"), c.name("cv"))
 	case c.CV && c.Alpha != nil:
-		return fail("%s and %s can't be used together: give alpha, or cross-validate to choose it", c.name("alpha"), c.name("cv"))
+		return fail("%s and %s can't be used together: give alpha, or cross-validate to choose it", c.name("alpha"), c.short("cv"))
 	case c.NoIntercept && c.interceptGiven:
-		return fail("%s and %s can't be used together: %s 0 is no intercept feature", c.name("intercept"), c.name("no-intercept"), c.name("intercept"))
+		return fail("%s and %s can't be used together: %s 0 is no intercept feature", c.name("intercept"), c.short("no-intercept"), c.short("intercept"))
 	case c.Model != lasso.ModelReference && c.Model != lasso.ModelWellSpecified:
 		return fail("%s %q: want %s or %s", c.name("model"), c.Model, lasso.ModelReference, lasso.ModelWellSpecified)
 	case c.Alpha != nil && !finitePos(*c.Alpha):
