@@ -82,7 +82,8 @@ once), loads each learning-to-rank instance to compute its content hash, and pri
 the number of runs, how many are already done in --out, the CPU time and the
 peak memory, and which keys
 of the file an algorithm ignores (eps for a non-private one, the learner's keys
-for one that does not learn). Runs nothing but the timing pilots.
+for one that does not learn, M, reward and no_clip for the mab family). Runs
+nothing but the timing pilots.
 
 The CPU time comes from the speeds measured on this machine: a short timed
 pilot of each cost class (cached per machine; --remeasure times them again).
