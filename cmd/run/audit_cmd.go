@@ -435,7 +435,7 @@ func (c *AuditCmd) familyAudit() error {
 		r, err := mab.Audit(mab.AuditSpec{Algorithm: c.Algorithm, Eps: c.Eps, Delta: c.Delta, N: c.B, Trials: c.Trials,
 			Seed: c.Seed, Alpha: c.Alpha, NoiseDivisor: uint64(k)})
 		if err != nil {
-			return fmt.Errorf("run audit: %w", err)
+			return auditFlagError(err)
 		}
 		verdict := "pass"
 		if !r.Pass {
@@ -450,7 +450,7 @@ func (c *AuditCmd) familyAudit() error {
 		r, err := bco.Audit(bco.Spec{Algorithm: c.Algorithm, Instance: bcoAuditInstance, Eps: c.Eps, Delta: c.Delta,
 			M: 1, B: 1, T: max(c.T, 1), Every: max(c.T, 1), Seed: c.Seed}, c.Trials, c.SigmaScale)
 		if err != nil {
-			return fmt.Errorf("run audit: %w", err)
+			return auditFlagError(err)
 		}
 		verdict := "pass"
 		switch {
@@ -466,6 +466,22 @@ func (c *AuditCmd) familyAudit() error {
 		}
 	}
 	return nil
+}
+
+// auditFlags maps the key a family's audit error starts with ("eps =
+// 1e-07: ...") to the flag that set it.
+var auditFlags = map[string]string{"eps": "--eps", "delta": "--delta", "trials": "--trials", "sigma scale": "--sigma-scale"}
+
+// auditFlagError is a family audit's error, naming the flag at fault
+// where the family names its key ("run audit: --eps: eps = 1e-07: need a
+// value in [2^-20, 2^20]").
+func auditFlagError(err error) error {
+	if key, _, ok := strings.Cut(err.Error(), " = "); ok {
+		if flag, ok := auditFlags[key]; ok {
+			return fmt.Errorf("run audit: %s: %w", flag, err)
+		}
+	}
+	return fmt.Errorf("run audit: %w", err)
 }
 
 // errAuditFailed is the exit of an audit that found a leak or a wrong

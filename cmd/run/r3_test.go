@@ -124,6 +124,11 @@ func TestR3_W6U9U10U11AuditFlags(t *testing.T) {
 	if out, err := runCLI(t, append(slices.Clone(bcoArgs), "--T", "5", "--seed", "3", "--sigma-scale", "1")...); err != nil || !strings.Contains(out, "pass") {
 		t.Errorf("bco audit with its own flags: %v\n%s", err, out)
 	}
+	// The family's own ranges name the flag.
+	_, err := runCLI(t, "audit", "--algorithm", "dist-dp-se", "--eps", "1e-7", "--trials", "100")
+	wantErr(t, "mab audit --eps 1e-7", err, "--eps: eps = 1e-07", "2^-20")
+	_, err = runCLI(t, "audit", "--algorithm", "ldp-one-point", "--delta", "1e-5", "--trials", "50")
+	wantErr(t, "bco audit --trials 50", err, "--trials: trials = 50")
 	// U10: a mab batch of 1000 users, above the default --T 100.
 	if out, err := runCLI(t, "audit", "--algorithm", "dist-dp-se", "--eps", "1", "--B", "1000", "--trials", "200"); err != nil || !strings.Contains(out, "dist-dp-se") {
 		t.Errorf("mab audit --B 1000: %v\n%s", err, out)
@@ -146,7 +151,7 @@ name = "dist-dp-se"
 eps = [1]
 T = [1000]
 `)
-	_, err := runCLI(t, "audit", "--sweep", mab, "--trials", "100")
+	_, err = runCLI(t, "audit", "--sweep", mab, "--trials", "100")
 	wantErr(t, "audit --sweep on a mab sweep", err, "audit a mab or bco algorithm with --algorithm")
 	if err != nil && strings.Contains(err.Error(), "package") {
 		t.Errorf("the message still points at package tests: %v", err)
