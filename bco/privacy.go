@@ -31,8 +31,11 @@ func ClassicSigma(eps, delta, sens float64) float64 {
 // the noise sigma (likewise), from the slides' formula or, with
 // analytic, the smallest sigma the analytic Gaussian mechanism (Balle &
 // Wang 2018) certifies. The delivered eps is recomputed exactly from
-// sigma whatever chose it.
-func calibrate(eps, delta, sens float64, exact bool) (sigma float64, claim core.Privacy, err error) {
+// sigma whatever chose it: bound is that eps at delta (+Inf when the
+// accountant finds none). A certified claim records it as its delivered
+// eps (capped at the target); a not-certified one records +Inf (the
+// results schema's one rule) and states bound in its note.
+func calibrate(eps, delta, sens float64, exact bool) (sigma, bound float64, claim core.Privacy, err error) {
 	claim = core.Privacy{
 		Trust: core.TrustLocal, Mechanism: Mechanism, Relation: Relation,
 		TargetEps: eps, TargetDelta: delta,
@@ -40,14 +43,14 @@ func calibrate(eps, delta, sens float64, exact bool) (sigma float64, claim core.
 	if exact {
 		sigma, err = accountant.AnalyticGaussianSigma(eps, delta, sens)
 		if err != nil {
-			return 0, claim, fmt.Errorf("eps = %v, delta = %v: %w", eps, delta, err)
+			return 0, 0, claim, fmt.Errorf("eps = %v, delta = %v: %w", eps, delta, err)
 		}
 	} else {
 		sigma = ClassicSigma(eps, delta, sens)
 	}
 	got, err := accountant.AnalyticGaussianEps(sigma, delta, sens)
 	if err != nil {
-		return 0, claim, fmt.Errorf("eps = %v, delta = %v: %w", eps, delta, err)
+		return 0, 0, claim, fmt.Errorf("eps = %v, delta = %v: %w", eps, delta, err)
 	}
 	claim.DeliveredEps, claim.DeliveredDelta = got, delta
 	const floatNote = "covers the Gaussian mechanism in exact arithmetic; the noise is drawn in float64 (ChaCha8 + NormFloat64), which is not a secure sampler (docs/privacy.md, floating-point lattice)"
@@ -56,7 +59,7 @@ func calibrate(eps, delta, sens float64, exact bool) (sigma float64, claim core.
 	// analytic sigma's own round trip miss the target (attack round 3, U8).
 	atTarget, err := accountant.AnalyticGaussianDelta(sigma, eps, sens)
 	if err != nil {
-		return 0, claim, fmt.Errorf("eps = %v, delta = %v: %w", eps, delta, err)
+		return 0, 0, claim, fmt.Errorf("eps = %v, delta = %v: %w", eps, delta, err)
 	}
 	if got > eps*(1+1e-9) && atTarget <= delta {
 		claim.DeliveredEps = eps
@@ -64,15 +67,15 @@ func calibrate(eps, delta, sens float64, exact bool) (sigma float64, claim core.
 	if atTarget <= delta || got <= eps*(1+1e-9) {
 		claim.Certified = true
 		claim.Note = fmt.Sprintf("sigma %.6g per unit sensitivity %.6g; %s", sigma, sens, floatNote)
-		return sigma, claim, nil
+		return sigma, got, claim, nil
 	}
 	claim.DeliveredEps = math.Inf(1)
 	if exact {
 		// The analytic sigma is certified by construction (its
 		// postcondition); not reached unless the accountant is wrong.
 		claim.Note = fmt.Sprintf("NOT CERTIFIED: the analytic sigma %.6g delivers eps %.6g > target %g at delta %g; %s", sigma, got, eps, delta, floatNote)
-		return sigma, claim, nil
+		return sigma, got, claim, nil
 	}
 	claim.Note = fmt.Sprintf("NOT CERTIFIED: the slides' sigma = 2B sqrt(2 ln(1.25/delta))/eps holds for eps < 1 only; here it delivers eps %.6g > target %g at delta %g (use analytic = 1); %s", got, eps, delta, floatNote)
-	return sigma, claim, nil
+	return sigma, got, claim, nil
 }

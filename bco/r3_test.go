@@ -78,7 +78,7 @@ func TestR3_W12BAboveT(t *testing.T) {
 // of the case, with its delivered eps at most the target.
 func TestR3_U8AnalyticTinyEps(t *testing.T) {
 	for _, eps := range []float64{1e-12, 1e-10, 1e-9, 1e-8, 1e-3, 1, 100} {
-		sigma, claim, err := calibrate(eps, 1e-5, 2, true)
+		sigma, _, claim, err := calibrate(eps, 1e-5, 2, true)
 		if err != nil {
 			t.Fatalf("eps %g: %v", eps, err)
 		}
@@ -87,7 +87,7 @@ func TestR3_U8AnalyticTinyEps(t *testing.T) {
 		}
 	}
 	// The slides' sigma above eps 1 is still refused, and says so.
-	if _, claim, err := calibrate(10, 1e-5, 2, false); err != nil || claim.Certified || !strings.Contains(claim.Note, "analytic = 1") {
+	if _, _, claim, err := calibrate(10, 1e-5, 2, false); err != nil || claim.Certified || !strings.Contains(claim.Note, "analytic = 1") {
 		t.Errorf("slides' sigma at eps 10: %+v, %v", claim, err)
 	}
 }

@@ -25,6 +25,7 @@ type problem struct {
 	g        *geometry
 	tu       tuning
 	sigma    float64 // report noise per unit sensitivity (0: non-private)
+	bound    float64 // the eps sigma delivers at delta (calibrate), +Inf when none is known
 	silos    []silo
 	fmin     float64 // min F (stochastic pseudo-regret)
 	phase    float64 // drifting sequence's phase
@@ -77,11 +78,11 @@ func newProblem(s Spec) (*problem, error) {
 		sens = 2 * G
 	}
 	if alg.Private() {
-		sigma, c, err := calibrate(s.Eps, s.Delta, sens, params["analytic"] == 1)
+		sigma, bound, c, err := calibrate(s.Eps, s.Delta, sens, params["analytic"] == 1)
 		if err != nil {
 			return nil, err
 		}
-		p.sigma, claim = sigma, c
+		p.sigma, p.bound, claim = sigma, bound, c
 	}
 	// The one-point report's second moment is at most C^2 + sigma^2; the
 	// two-point method keeps the slides' parameters whatever the noise.
