@@ -176,3 +176,28 @@ func TestAuditDeltaRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditPowerTable: docs/bco.md's power table is what the code
+// computes: the largest mu each number of trials can distinguish, and
+// the largest target eps of an analytic = 1 run it can pass at delta
+// 1e-5, 0.01 and 0.1 (to the table's digits).
+func TestAuditPowerTable(t *testing.T) {
+	for _, row := range [][5]float64{
+		{100, 2.47, 13.0, 8.1, 5.4},
+		{4000, 5.52, 38.1, 27.3, 21.4},
+		{40000, 6.89, 52.3, 38.9, 31.6},
+		{200000, 7.71, 61.8, 46.8, 38.7},
+		{1e6, 8.47, 71.1, 54.7, 45.8},
+		{1e8, 10.35, 96.8, 76.7, 65.8},
+	} {
+		mu := AuditMuMax(int(row[0]))
+		if math.Abs(mu-row[1]) > 0.005 {
+			t.Errorf("%g trials: largest mu %.4f, table %v", row[0], mu, row[1])
+		}
+		for i, delta := range []float64{1e-5, 0.01, 0.1} {
+			if eps, err := accountant.GDPEps(mu, delta); err != nil || math.Abs(eps-row[2+i]) > 0.05 {
+				t.Errorf("%g trials, delta %g: largest eps %.3f (%v), table %v", row[0], delta, eps, err, row[2+i])
+			}
+		}
+	}
+}

@@ -46,8 +46,17 @@ func (c *AuditCmd) bcoAudit() error {
 		return errAuditFailed
 	case bco.VerdictInconclusive:
 		fmt.Printf("Inconclusive: the claim's mu %.4g is at or above %.4g, the largest mu %d trials per dataset can distinguish; "+
-			"it needs at least %.4g trials (--trials, at most %d here).\n", r.MuClaim, r.MuMax, r.Trials, r.TrialsNeeded, maxAuditTrials)
+			"it needs at least %s trials (--trials, at most %d here).\n", r.MuClaim, r.MuMax, r.Trials, trialsText(r.TrialsNeeded), maxAuditTrials)
 		return errAuditInconclusive
 	}
 	return nil
+}
+
+// trialsText prints a number of trials: whole below 10^15, else in
+// scientific notation (it can exceed any integer type).
+func trialsText(n float64) string {
+	if n < 1e15 {
+		return fmt.Sprintf("%.0f", n)
+	}
+	return fmt.Sprintf("%.4g", n)
 }
