@@ -119,6 +119,7 @@ var flagRules = map[string]map[string]string{
 	"audit --trials":              none, // 10..1000000
 	"audit --seed":                {"0": "seed 0, a seed like any other"},
 	"audit --sigma-scale":         none, // (0, 1000]
+	"audit --analytic":            none, // 0 or 1, read by a bco audit only (the probes run the linear default, which refuses it)
 	"audit --out":                 asText,
 	"audit --ignore-memory-check": asBool,
 }
