@@ -475,8 +475,8 @@ func auditFlagError(err error) error {
 	return fmt.Errorf("run audit: %w", err)
 }
 
-// errAuditInconclusive is the exit of a mab audit whose claim is above
-// what its trials can refute: never a pass.
+// errAuditInconclusive is the exit of a mab or bco audit whose claim is
+// above what its trials can refute: never a pass.
 var errAuditInconclusive = errors.New("run audit: inconclusive (the claim is above what these trials can refute; see the message)")
 
 // errAuditFailed is the exit of an audit that found a leak or a wrong
