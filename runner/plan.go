@@ -79,6 +79,14 @@ func (r *Run) Silos() int {
 	return r.Spec.M
 }
 
+// Algorithm returns the name of the run's algorithm.
+func (r *Run) Algorithm() string {
+	if r.Generic != nil {
+		return r.Generic.Algorithm
+	}
+	return r.Spec.Algorithm
+}
+
 // Seed returns the run's seed.
 func (r *Run) Seed() uint64 {
 	if r.Generic != nil {
