@@ -87,7 +87,7 @@ func TestRunIDsPinned(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		plan, err := NewPlan(cfg, build)
+		plan, err := NewPlan(cfg, registry.Env{BuildLTR: build})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/ltr"
+	"github.com/fedbandit/fedbandit/registry"
 )
 
 // TestShippedSweeps parses every sweep file of sweeps/ and checks its
@@ -154,7 +155,7 @@ func planFile(t *testing.T, f string, build BuildLTRFunc) *Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewPlan(c, build)
+	p, err := NewPlan(c, registry.Env{BuildLTR: build})
 	if err != nil {
 		t.Fatal(err)
 	}
