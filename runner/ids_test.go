@@ -49,7 +49,7 @@ var pinnedIDs = map[string][2]string{
 	// FedLinUCB and P_TVec runs keep theirs: the first id is unchanged).
 	"scaling-m.toml": {"008e9dbef16c8b6f7efa7d65d6b568c62afc2861d8fad9b5b8d51ef58f8c236e", "ace0bde1978d48f47f89d5e21a7efd26e70b243a568c07eaa27cd6c8e20dc012"},
 	// New pins (issue 25): the first sweeps of the mab and bco families,
-	// whose ids are GenericRunID's (the linear pins above are unchanged).
+	// whose ids are their families' (registry.neutralID; the linear pins above are unchanged).
 	"bco-rates.toml": {"0041bbd7af0fdad244db8b95f953e1f537ad85212877c23638be3557c1993e17", "af907ffe48750f472bcd6bdfc7f08b3bd5e1946b144e807f8d7a2999407d99cb"},
 	// Issue 24: the slides' construction and the local slopes (new
 	// sweeps; bco-slopes shares bco-rates' one-point runs, same ids).

@@ -7,6 +7,7 @@ import (
 
 	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/outputs"
+	"github.com/fedbandit/fedbandit/registry"
 )
 
 // A sweep's runs that read the same context stream (a synthetic instance
@@ -30,6 +31,18 @@ type unit struct {
 // until they finish together.
 const unitBytes = 40 << 20
 
+// streamKey is the key of the context stream run r reads and can share
+// with the runs of the same key ("" if none): a capability of runs whose
+// family compiles them to a federate.Spec (federate.SharedContextsKey).
+func streamKey(r *Run) string {
+	s, ok := registry.NativeLinear(r.Spec)
+	if !ok {
+		return ""
+	}
+	key, _ := federate.SharedContextsKey(s)
+	return key
+}
+
 // shareUnits splits the pending runs into units: with share, the runs of
 // each stream (in plan order) are cut into k contiguous units of about
 // equal size, k the stream's share of the workers (ceil(workers * its
@@ -50,8 +63,8 @@ func shareUnits(pending []*Run, workers int, share bool) []unit {
 	var order []string // keys in order of first run; "" entries are single runs
 	var single []*Run
 	for _, r := range pending {
-		key, ok := federate.SharedContextsKey(r.Spec)
-		if !ok {
+		key := streamKey(r)
+		if key == "" {
 			order = append(order, "")
 			single = append(single, r)
 			continue
@@ -92,7 +105,8 @@ func (s *Sweep) executeUnit(ctx context.Context, sim SimulateFunc, u unit, log *
 		publish(u.runs[0], rec, pts, ok)
 		return
 	}
-	feed, err := federate.NewContextFeed(u.runs[0].Spec)
+	first, _ := registry.NativeLinear(u.runs[0].Spec)
+	feed, err := federate.NewContextFeed(first)
 	if err != nil {
 		// An invalid spec: each run reports its own error.
 		for _, r := range u.runs {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fedbandit/fedbandit/federate"
+	"github.com/fedbandit/fedbandit/registry"
 )
 
 // The cost of a shared context stream (share.go), as Estimate counts it:
@@ -19,11 +20,12 @@ import (
 // generator, d, K, M and the fixed basis ("" for runs whose contexts are
 // not shared).
 func StreamClass(r *Run) string {
-	if _, ok := federate.SharedContextsKey(r.Spec); !ok {
+	if streamKey(r) == "" {
 		return ""
 	}
-	y := r.Spec.WithDefaults().Synthetic
-	return fmt.Sprintf("stream gen=%s d=%d K=%d M=%d fixed=%t", y.ContextGen, y.D, y.K, r.Spec.M, y.FixedBasis)
+	s, _ := registry.NativeLinear(r.Spec)
+	y := s.WithDefaults().Synthetic
+	return fmt.Sprintf("stream gen=%s d=%d K=%d M=%d fixed=%t", y.ContextGen, y.D, y.K, s.M, y.FixedBasis)
 }
 
 // Model speeds of the streams when none is measured, in seconds per
@@ -40,8 +42,9 @@ const numpySkipPerNormal = 5e-9
 
 // streamNormals is the number of normals a run's stream draws.
 func streamNormals(r *Run) float64 {
-	y := r.Spec.WithDefaults().Synthetic
-	return float64(r.Spec.M) * float64(r.Spec.T) * float64(y.K) * float64(y.D-1)
+	s, _ := registry.NativeLinear(r.Spec)
+	y := s.WithDefaults().Synthetic
+	return float64(s.M) * float64(s.T) * float64(y.K) * float64(y.D-1)
 }
 
 // StreamSeconds is the CPU time of drawing run r's shared context stream
@@ -54,11 +57,12 @@ func StreamSeconds(r *Run, rates *Rates) (stream, prep float64) {
 	if class == "" {
 		return 0, 0
 	}
-	gen := r.Spec.WithDefaults().Synthetic.ContextGen
+	s, _ := registry.NativeLinear(r.Spec)
+	gen := s.WithDefaults().Synthetic.ContextGen
 	if gen == federate.ContextsNumPy {
 		prep = streamNormals(r) * numpySkipPerNormal
 	}
-	mt := float64(r.Spec.M) * float64(r.Spec.T)
+	mt := float64(s.M) * float64(s.T)
 	if rates != nil {
 		if v, ok := rates.StreamPerSiloRound[class]; ok {
 			stream = v * mt
@@ -83,7 +87,11 @@ type sharedPilot struct {
 // passes, the stream's drawing and the run's simulation apart
 // (federate.DriveGroupClock on the thread's CPU time).
 func (p *Plan) measureShared(ctx context.Context, r *Run, sim SimulateFunc) (sharedPilot, error) {
-	s := pilotSpec(r)
+	if sim == nil {
+		sim = r.entry().NewRun
+	}
+	ps := pilotOf(r)
+	s, _ := registry.NativeLinear(ps)
 	// A T of its own (still a multiple of B), so that the preparation is
 	// not cached already.
 	if s.T > s.B {
@@ -108,7 +116,8 @@ func (p *Plan) measureShared(ctx context.Context, r *Run, sim SimulateFunc) (sha
 			}
 		}
 		var runErr error
-		gt := p.pilotGroup(ctx, f, func(ctx context.Context) { _, runErr = sim(ctx, s) })
+		ps.T, ps.Every, ps.Native = s.T, s.Every, s
+		gt := p.pilotGroup(ctx, f, func(ctx context.Context) { _, runErr = sim(ctx, ps) })
 		if runErr != nil {
 			return sp, runErr
 		}
