@@ -154,19 +154,24 @@ const bcoRate = 4.5e7
 
 // bcoCost is the bco family's cost model: M T d coordinate operations,
 // and per silo three d-vectors (iterate, direction, report) and three
-// random streams, and the curve.
+// random streams, and the curve. A round's cost depends on the
+// algorithm, its parameters, d, M, B, the loss and the sequence, not on
+// the instance's seed: instances differing only in it are one class.
 func bcoCost(rs RunSpec) Cost {
 	d := 0
 	hash := ""
 	if rs.Loaded != nil {
-		d, hash = rs.Loaded.Dim, rs.Loaded.Hash
+		d, hash = rs.Loaded.Dim, "instance="+rs.Loaded.Hash
+		if in, ok := rs.Loaded.Value.(bco.Instance); ok {
+			hash = fmt.Sprintf("loss=%s noise=%g sequence=%s", in.Loss, in.Noise, in.Sequence)
+		}
 	}
 	m := max(rs.M, 1)
 	points := int64(rs.T/max(rs.Every, 1) + 1)
 	return Cost{
 		Work: float64(m) * float64(rs.T) * float64(d), Unit: "coordinate operations (sum of M T d)", Rate: bcoRate,
 		Bytes: int64(m)*(24*int64(d)+1024) + 32*points + 1<<20,
-		Class: fmt.Sprintf("%s params=%v instance=%.16s d=%d M=%d B=%d", rs.Algorithm, rs.Params, hash, d, m, rs.B),
+		Class: fmt.Sprintf("%s params=%v kind=%s %s d=%d M=%d B=%d", rs.Algorithm, rs.Params, rs.Instance, hash, d, m, rs.B),
 	}
 }
 

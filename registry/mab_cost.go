@@ -1,6 +1,10 @@
 package registry
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/fedbandit/fedbandit/mab"
+)
 
 // The multi-armed bandit family's run model beyond mab.go's entries:
 // ids, results, cost model and pilot (the family's own, not the linear
@@ -24,17 +28,25 @@ const mabRate = 1.25e7
 const mabPilotRounds = 200_000
 
 // mabCost is the mab family's cost model: T rounds; per arm a mean, a
-// count and its batch sums, and the curve.
+// count and its batch sums, and the curve. A round's cost depends on the
+// algorithm, its parameters, the number of arms and the reward law, not
+// on the means: instances that differ only in their means or seed are one
+// class (one pilot for a sweep over 40 instances).
 func mabCost(rs RunSpec) Cost {
-	arms, hash := 0, ""
+	arms, law := 0, ""
 	if rs.Loaded != nil {
-		arms, hash = rs.Loaded.Dim, rs.Loaded.Hash
+		arms = rs.Loaded.Dim
+		if in, ok := rs.Loaded.Value.(mab.Instance); ok {
+			law = in.Reward
+		} else {
+			law = "instance=" + rs.Loaded.Hash
+		}
 	}
 	points := int64(rs.T/max(rs.Every, 1) + 1)
 	return Cost{
 		Work: float64(rs.T), Unit: "rounds (sum of T)", Rate: mabRate,
 		Bytes: 64*int64(arms) + 32*points + 1<<20,
-		Class: fmt.Sprintf("%s params=%v instance=%.16s arms=%d", rs.Algorithm, rs.Params, hash, arms),
+		Class: fmt.Sprintf("%s params=%v kind=%s arms=%d reward=%s", rs.Algorithm, rs.Params, rs.Instance, arms, law),
 	}
 }
 
