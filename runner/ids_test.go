@@ -158,3 +158,28 @@ func TestSpecJSONTags(t *testing.T) {
 		t.Errorf("v1 fields in declaration order %v, want %v (removing or reordering one changes every id)", seen, v1SpecFields)
 	}
 }
+
+// TestLinearLabelsAsBefore: the group label of every linear run of the
+// shipped sweeps, made from its compiled RunSpec (registry.FromRunSpec),
+// is the label of its federate.Spec (registry.FromSpec), as before the one
+// run model: runs.arrow's group column and the legends keep their text.
+func TestLinearLabelsAsBefore(t *testing.T) {
+	build := standInMSLR(t)
+	files, _ := filepath.Glob(filepath.Join("..", "sweeps", "*.toml"))
+	n := 0
+	for _, f := range files {
+		for _, r := range planFile(t, f, build).Runs {
+			s, ok := registry.NativeLinear(r.Spec)
+			if !ok {
+				continue
+			}
+			n++
+			if want := registry.Label(registry.FromSpec(s, r.Instance.Config.Name, r.Instance.Name)); r.Group != want {
+				t.Fatalf("%s: group %q, want %q", f, r.Group, want)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no linear run")
+	}
+}
