@@ -22,7 +22,7 @@ func linearAlgorithms() []*Algorithm {
 			Name: a.Name, Display: a.Display, Summary: a.Summary, Family: FamilyLinear,
 			Trust: a.Trust, Params: a.Params, Uses: a.Uses, NewRun: runLinear,
 			Compile: compileLinear, ID: linearID, Check: checkLinear, Cost: linearCost, Pilot: linearPilot,
-			Result: linearResult,
+			Result: linearResult, Stream: linearStream,
 		}
 		out = append(out, e)
 	}

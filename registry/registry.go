@@ -85,6 +85,9 @@ type Algorithm struct {
 	// Result checks a finished run's family-specific results and fills
 	// their columns of its runs.arrow row (privacy claim, calibration).
 	Result func(spec RunSpec, res *core.Result, rec *outputs.RunRecord) error
+	// Stream is the capability of runs that can share their input
+	// stream (nil: none).
+	Stream *Stream
 }
 
 // RunSpec is a family-neutral run specification: the header every family

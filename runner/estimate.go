@@ -3,7 +3,6 @@ package runner
 import (
 	"slices"
 
-	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/outputs"
 	"github.com/fedbandit/fedbandit/registry"
 )
@@ -131,7 +130,7 @@ func (p *Plan) EstimateShared(scan *outputs.Scan, workers int, rates *Rates, rat
 				e.CPUSeconds += s
 				e.LongestRunSeconds = max(e.LongestRunSeconds, own)
 			}
-			window = max(window, federate.FeedWindowBytes)
+			window = max(window, streamOf(u.runs[0]).WindowBytes)
 		}
 		w := 0
 		for j := range free {

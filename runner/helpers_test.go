@@ -19,6 +19,7 @@ import (
 	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/federate/accountant"
 	"github.com/fedbandit/fedbandit/internal/rng"
+	"github.com/fedbandit/fedbandit/ltr"
 	"github.com/fedbandit/fedbandit/registry"
 )
 
@@ -185,6 +186,9 @@ func sweepInto(t testing.TB, plan *Plan, dir string, workers int, sim fakeSim, h
 	s := &Sweep{Plan: plan, Out: dir, Workers: workers, Simulate: sim.run, Log: quietLog(), LogEvery: time.Hour, AfterPublish: hook}
 	return s.Execute(context.Background())
 }
+
+// BuildLTRFunc builds a learning-to-rank instance (registry.Env.BuildLTR).
+type BuildLTRFunc func(ltr.Options) (*federate.LTRData, error)
 
 // native is the compiled federate spec of a linear run.
 func native(r *Run) federate.Spec {

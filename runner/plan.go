@@ -3,36 +3,27 @@ package runner
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"time"
 
-	"github.com/fedbandit/fedbandit/federate"
-	"github.com/fedbandit/fedbandit/ltr"
 	"github.com/fedbandit/fedbandit/outputs"
 	"github.com/fedbandit/fedbandit/registry"
 )
-
-// BuildLTRFunc builds a learning-to-rank instance; ltr.Build by default.
-type BuildLTRFunc func(ltr.Options) (*federate.LTRData, error)
 
 // Instance is a bandit instance of a plan, built once and shared read-only
 // by all its runs.
 type Instance struct {
 	Config InstanceConfig
-	// M is the number of silos an ltr instance is partitioned for (0 for
-	// synthetic instances, which do not depend on M).
+	// M is the number of silos an instance partitioned per M is loaded
+	// for (0 for one that does not depend on M, registry.Instance.PerM).
 	M int
-	// Data is the ltr instance (nil for synthetic).
-	Data *federate.LTRData
-	// Hash is the instance's content hash (ltr: Data.Hash; synthetic:
-	// SHA-256 of its parameters).
+	// Hash is the instance's content hash (registry.Loaded.Hash).
 	Hash string
 	// Name describes the instance.
 	Name string
-	// Actions is the mean number of actions per round (K, or the mean
-	// number of documents per query) and Dim the learner's dimension; both
-	// feed the cost model.
+	// Actions is the mean number of actions per round (K, arms, or the
+	// mean number of documents per query) and Dim the learner's dimension;
+	// both feed the cost models.
 	Actions float64
 	Dim     int
 	// Bytes is the memory held by the shared data.
@@ -151,8 +142,8 @@ func (c *Config) IgnoredKeys() map[int][]string {
 func NewPlan(c *Config, env registry.Env) (*Plan, error) {
 	p := &Plan{Config: c}
 	seen := map[string]bool{}
-	checked := map[string]bool{}             // group ids checked by their family
-	shared := map[string]*federate.LTRData{} // by dataset, features, model, noise: see shareQueries
+	checked := map[string]bool{}            // group ids checked by their family
+	shared := map[string]*registry.Loaded{} // by ShareKey: see registry.ShareData
 	instFor := make([]func(m int) (*Instance, error), len(c.Instances))
 	for ii, ic := range c.Instances {
 		insts := map[int]*Instance{} // by M
@@ -173,13 +164,10 @@ func NewPlan(c *Config, env registry.Env) (*Plan, error) {
 			}
 			in := &Instance{Config: ic, M: m, Hash: loaded.Hash, Name: loaded.Name,
 				Actions: loaded.Actions, Dim: loaded.Dim, Bytes: loaded.Bytes, loaded: loaded}
-			if lin := loaded.Linear(); lin != nil {
-				in.Data = lin.LTR
-			}
-			if key := ic.inst.ShareKey(); key != "" && in.Data != nil {
+			if key := ic.inst.ShareKey(); key != "" {
 				if first := shared[key]; first == nil {
-					shared[key] = in.Data
-				} else if shareQueries(first, in.Data) {
+					shared[key] = loaded
+				} else if registry.ShareData(first, loaded) {
 					in.Bytes = 0 // counted once, with the first instance
 				}
 			}
@@ -255,24 +243,6 @@ func newRun(alg *registry.Algorithm, rs registry.RunSpec, in *Instance) (Run, er
 	}
 	group := registry.Label(registry.FromRunSpec(cs, in.Config.Name, in.Name))
 	return Run{ID: id, GroupID: gid[:16], Group: group, Instance: in, Spec: cs}, nil
-}
-
-// shareQueries makes data use the query slice of first when their
-// documents are identical (the same dataset split for another M), so that
-// a grid over M holds the dataset in memory once. It reports whether it
-// did.
-func shareQueries(first, data *federate.LTRData) bool {
-	if first.Dim != data.Dim || len(first.Queries) != len(data.Queries) {
-		return false
-	}
-	for i := range first.Queries {
-		a, b := first.Queries[i], data.Queries[i]
-		if !slices.Equal(a.X, b.X) || !slices.Equal(a.Mu, b.Mu) {
-			return false
-		}
-	}
-	data.ShareQueries(first)
-	return true
 }
 
 func or(a, b []float64) []float64 {

@@ -168,7 +168,7 @@ T = [20]
 		}
 	}
 	// The two partitions share one copy of the documents.
-	if &p.Instances[0].Data.Queries[0] != &p.Instances[1].Data.Queries[0] {
+	if &p.Instances[0].loaded.Linear().LTR.Queries[0] != &p.Instances[1].loaded.Linear().LTR.Queries[0] {
 		t.Error("identical documents held twice")
 	}
 	e := p.Estimate(nil, 2, nil, 1e9)
@@ -212,15 +212,19 @@ func TestEstimateCountsDone(t *testing.T) {
 	}
 }
 
-func TestShareQueriesOnlyIdentical(t *testing.T) {
+func TestShareDataOnlyIdentical(t *testing.T) {
 	a := &federate.LTRData{Dim: 1, Queries: []federate.LTRQuery{{X: []float64{1}, Mu: []float64{0.5}}}}
 	b := &federate.LTRData{Dim: 1, Queries: []federate.LTRQuery{{X: []float64{1}, Mu: []float64{0.25}}}}
-	if shareQueries(a, b) || b.Queries[0].Mu[0] != 0.25 {
+	la, lb := &registry.Loaded{Value: &registry.LinearData{LTR: a}}, &registry.Loaded{Value: &registry.LinearData{LTR: b}}
+	if registry.ShareData(la, lb) || b.Queries[0].Mu[0] != 0.25 {
 		t.Error("different documents shared")
 	}
 	b.Queries[0].Mu[0] = 0.5
-	if !shareQueries(a, b) || &a.Queries[0] != &b.Queries[0] {
+	if !registry.ShareData(la, lb) || &a.Queries[0] != &b.Queries[0] {
 		t.Error("identical documents not shared")
+	}
+	if registry.ShareData(la, &registry.Loaded{Value: "another family's"}) {
+		t.Error("shared with an instance without documents")
 	}
 }
 

@@ -16,7 +16,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/internal/atomicfile"
 	"github.com/fedbandit/fedbandit/outputs"
 	"github.com/fedbandit/fedbandit/registry"
@@ -273,7 +272,7 @@ func machineKey() string {
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		settings = bi.Settings
 	}
-	return strings.Join([]string{cpuModel("/proc/cpuinfo"), federate.Kernels(), runtime.GOOS, runtime.GOARCH, runtime.Version(), revision(settings)}, "|")
+	return strings.Join([]string{cpuModel("/proc/cpuinfo"), registry.Kernels(), runtime.GOOS, runtime.GOARCH, runtime.Version(), revision(settings)}, "|")
 }
 
 // revision is the program's vcs.revision among its build settings

@@ -22,7 +22,6 @@ import (
 	"github.com/sourcegraph/conc/pool"
 
 	"github.com/fedbandit/fedbandit/core"
-	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/outputs"
 	"github.com/fedbandit/fedbandit/registry"
 )
@@ -406,7 +405,7 @@ func (s *Sweep) execute(ctx context.Context, sim SimulateFunc, r *Run, log *slog
 func safeRun(ctx context.Context, sim SimulateFunc, spec registry.RunSpec, log *slog.Logger, id string) (res *core.Result, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			if e, ok := v.(error); ok && errors.Is(e, federate.ErrFeedStopped) {
+			if e, ok := v.(error); ok && errors.Is(e, registry.ErrStreamStopped) {
 				// Its group was cancelled while it waited for contexts.
 				err = e
 				return
