@@ -151,6 +151,13 @@ func (c *PlanCmd) Run(ctx context.Context) error {
 		return err
 	}
 	printEstimate(os.Stdout, e, workers)
+	if e.Pending > 0 {
+		// What run sweep's memory pre-flight would say (plan itself
+		// allocates no run: its pilots are bounded).
+		if err := (memoryFlag{}).check("run sweep", e.PeakBytes); err != nil {
+			fmt.Printf("  WARNING: %v\n", err)
+		}
+	}
 	if c.List {
 		for _, r := range plan.Runs {
 			fmt.Printf("%s  seed=%d  %s\n", r.ID, r.Seed(), r.Group)
