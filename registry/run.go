@@ -37,7 +37,7 @@ type FieldError struct{ Key, Msg string }
 
 func (e *FieldError) Error() string { return e.Msg }
 
-// leadingKey is the key a family's error starts with ("eps = 0: ...",
+// familyKey is the key a family's error starts with ("eps = 0: ...",
 // "dist-rdp-se: S = 0: ...", "means[2] = 1.5: ...").
 var familyKey = regexp.MustCompile(`^(?:[A-Za-z0-9-]+: )?([A-Za-z_]+)(\[\d+\])? = `)
 
