@@ -7,6 +7,7 @@ import (
 
 	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/ltr"
+	"github.com/fedbandit/fedbandit/registry"
 )
 
 // TestShippedSweeps parses every sweep file of sweeps/ and checks its
@@ -49,20 +50,22 @@ func TestShippedSweeps(t *testing.T) {
 	}
 	files, _ := filepath.Glob(filepath.Join("..", "sweeps", "*.toml"))
 	if len(files) != len(want) {
-		t.Errorf("sweep files %v", files)
+		t.Errorf("sweep files %v, want the %d of TestShippedSweeps' want (a new sweep file adds its expectation there and its pin to pinnedIDs: `%s`)", files, len(want), printIDs)
 	}
 	for _, f := range files {
 		w, ok := want[filepath.Base(f)]
 		if !ok {
-			t.Errorf("%s: no expectation", f)
+			t.Errorf("%s: no expectation: add its runs, M, T and runs per algorithm to want in TestShippedSweeps (runner/sweeps_test.go), and its pin to pinnedIDs (`%s` prints it)", f, printIDs)
 			continue
 		}
 		p := planFile(t, f, build)
 		algs := map[string]int{}
 		for _, r := range p.Runs {
-			if g := r.Generic; g != nil {
+			a, _ := registry.Lookup(r.Algorithm())
+			if _, linear := registry.NativeLinear(r.Spec); !linear {
+				g := r.Spec
 				algs[g.Algorithm]++
-				if g.M != w.m || (w.t != 0 && g.T != w.t) || g.Every < 1 {
+				if g.M != w.m || (w.t != 0 && g.T != w.t) || g.Every < 1 || a.Family == registry.FamilyLinear {
 					t.Errorf("%s: run %+v", f, g)
 				}
 				continue
@@ -137,7 +140,7 @@ func TestDocSweeps(t *testing.T) {
 	for _, f := range files {
 		n, ok := want[filepath.Base(f)]
 		if !ok {
-			t.Errorf("%s: no expectation", f)
+			t.Errorf("%s: no expectation: add its number of runs to want in TestDocSweeps (runner/sweeps_test.go), and its pin to pinnedIDs (`%s` prints it)", f, printIDs)
 			continue
 		}
 		p := planFile(t, f, build)
@@ -154,7 +157,7 @@ func planFile(t *testing.T, f string, build BuildLTRFunc) *Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewPlan(c, build)
+	p, err := NewPlan(c, registry.Env{BuildLTR: build})
 	if err != nil {
 		t.Fatal(err)
 	}

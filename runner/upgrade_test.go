@@ -47,7 +47,7 @@ func TestResumeLayout1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := NewPlan(cfg, nil)
+	plan, err := NewPlan(cfg, registry.Env{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestResumeLayout1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	morePlan, err := NewPlan(more, nil)
+	morePlan, err := NewPlan(more, registry.Env{})
 	if err != nil {
 		t.Fatal(err)
 	}
