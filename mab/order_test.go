@@ -45,7 +45,7 @@ func TestPaperOrderings(t *testing.T) {
 		t.Skip("about 15 s: 48 runs of 10^6 rounds")
 	}
 	const T, seeds, gap = 1000000, 4, 0.5
-	s10, s100 := map[string]float64{"S": 10}, map[string]float64{"S": 100}
+	s10, s100, paper := map[string]float64{"S": 10, "paper_eps": 1}, map[string]float64{"S": 100, "paper_eps": 1}, map[string]float64{"paper_eps": 1}
 	r := map[float64]map[string]float64{}
 	for _, eps := range []float64{0.1, 1} {
 		r[eps] = map[string]float64{
@@ -54,7 +54,7 @@ func TestPaperOrderings(t *testing.T) {
 			"dist":   meanRegret(t, "dist-dp-se", nil, eps, gap, T, seeds),
 			"rdp10":  meanRegret(t, "dist-rdp-se", s10, eps, gap, T, seeds),
 			"rdp100": meanRegret(t, "dist-rdp-se", s100, eps, gap, T, seeds),
-			"dgauss": meanRegret(t, "dist-cdp-se", nil, eps, gap, T, seeds),
+			"dgauss": meanRegret(t, "dist-cdp-se", paper, eps, gap, T, seeds),
 			"ldp":    meanRegret(t, "ldp-se", nil, eps, gap, T, seeds),
 		}
 		t.Logf("eps %v: %v", eps, r[eps])
