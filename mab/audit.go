@@ -307,12 +307,18 @@ func cpLower(k, n int, a float64) float64 {
 	if k == 0 {
 		return 0
 	}
+	if k == n { // closed form: gonum's Beta quantile loses it at large n and tiny a
+		return math.Exp(math.Log(a) / float64(n))
+	}
 	return distuv.Beta{Alpha: float64(k), Beta: float64(n - k + 1)}.Quantile(a)
 }
 
 func cpUpper(k, n int, a float64) float64 {
 	if k == n {
 		return 1
+	}
+	if k == 0 { // closed form, as in cpLower
+		return -math.Expm1(math.Log(a) / float64(n))
 	}
 	return distuv.Beta{Alpha: float64(k + 1), Beta: float64(n - k)}.Quantile(1 - a)
 }

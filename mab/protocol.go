@@ -98,6 +98,13 @@ func (p *centralLaplace) add(i int, x float64) {
 }
 
 func (p *centralLaplace) sum(i int) float64 {
+	if mutation.On("N25") { // the floating-point ziggurat Laplace DP-SE used to draw
+		e := p.enc.ExpFloat64() / p.eps
+		if p.enc.Uint64()&1 == 1 {
+			e = -e
+		}
+		return float64(p.sums[i])/(1<<dpseGridBits) + e
+	}
 	return float64(p.sums[i]+dpnoise.DiscreteLaplace(p.src, p.lapNum, p.lapDen)) / (1 << dpseGridBits)
 }
 
