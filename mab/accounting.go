@@ -33,6 +33,10 @@ type ledger struct {
 	noiseEps float64
 	paper    bool // eps is the paper's Renyi / zCDP parameter (paper_eps = 1)
 	batches  []batchClaim
+	// releases bounds the arm sums a run releases: K arms times the
+	// number of batch sizes (at most one batch of each completes). The
+	// SecAgg accuracy tau is union-bounded over them.
+	releases int64
 }
 
 // worst is the batch with the largest delivered eps.
@@ -86,7 +90,7 @@ func batchSizes(alg Algorithm, eps float64, params map[string]float64, T, arms i
 // which every batch certifies it (calibrate).
 func newLedger(alg Algorithm, spec Spec, params map[string]float64, arms int) (ledger, error) {
 	sizes := batchSizes(alg, spec.Eps, params, spec.T, arms)
-	l := ledger{noiseEps: spec.Eps, paper: params["paper_eps"] == 1}
+	l := ledger{noiseEps: spec.Eps, paper: params["paper_eps"] == 1, releases: int64(max(arms, 1) * len(sizes))}
 	switch alg.Model {
 	case "":
 		return l, nil

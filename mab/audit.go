@@ -35,6 +35,9 @@ type AuditSpec struct {
 	// released batches: the mutation control a correct audit must catch
 	// (`run audit --sigma-scale 1/k`). 0 and 1 leave the noise as calibrated.
 	NoiseDivisor uint64
+	// noiseBoost, with NoiseDivisor, sets a fractional scale
+	// noiseBoost/NoiseDivisor (the power table's 0.9, 0.8, ...; tests only).
+	noiseBoost uint64
 }
 
 // Audit verdicts.
@@ -168,12 +171,13 @@ func Audit(spec AuditSpec) (AuditResult, error) {
 			if err != nil {
 				return AuditResult{}, err
 			}
+			setReleases(proto, l.releases)
 			if spec.NoiseDivisor > 1 { // the mutation control: reach the noise scale
 				switch p := proto.(type) {
 				case *secagg:
-					p.weaken = spec.NoiseDivisor
+					p.weaken, p.boost = spec.NoiseDivisor, spec.noiseBoost
 				case *centralLaplace:
-					p.weaken = spec.NoiseDivisor
+					p.weaken, p.boost = spec.NoiseDivisor, spec.noiseBoost
 				}
 			}
 			for _, r := range rs {

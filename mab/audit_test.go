@@ -1,12 +1,16 @@
 package mab
 
 import (
+	"flag"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/fedbandit/fedbandit/internal/mutation"
 )
+
+var powerTable = flag.Bool("power", false, "TestAuditPower: print the audit's power table")
 
 // The audit passes every private entry at the claim its run records and
 // catches the same release with half the noise scale (the mutation,
@@ -89,5 +93,47 @@ func TestAuditFailsClosed(t *testing.T) {
 	// A batch size the run does not have is refused, not audited.
 	if _, err := Audit(AuditSpec{Algorithm: "dist-rdp-se", Eps: 1, Delta: 0.01, N: 10, T: 1000, Trials: 1000, Alpha: 0.01}); err == nil || !strings.Contains(err.Error(), "not a batch") {
 		t.Errorf("N = 10 at T = 1000: %v", err)
+	}
+}
+
+// TestAuditPower prints the audit's power table (docs/mab.md, "Audit
+// power"): for every private entry at eps 1, n = 16, two arm slots, alpha
+// 0.01 (the CLI's), the lower bound with the noise's scale multiplied by
+// f, and which f are flagged. Run by hand:
+// go test -run TestAuditPower -v ./mab/ -args -power
+func TestAuditPower(t *testing.T) {
+	if !*powerTable {
+		t.Skip("the power table: -args -power (a few minutes)")
+	}
+	fs := [][2]uint64{{1, 1}, {9, 10}, {8, 10}, {7, 10}, {6, 10}, {5, 10}, {4, 10}, {3, 10}}
+	for _, c := range []struct {
+		alg   string
+		delta float64
+	}{{"dp-se", 0}, {"cdp-se", 0}, {"ldp-se", 0}, {"dist-dp-se", 0}, {"dist-rdp-se", 0.01}, {"dist-rdp-se", 1e-5}, {"dist-cdp-se", 0.01}, {"dist-cdp-se", 1e-5}} {
+		for _, trials := range []int{4000, 40000} {
+			row := fmt.Sprintf("| `%s` | %g | %d |", c.alg, c.delta, trials)
+			first := ""
+			for _, f := range fs {
+				res, err := Audit(AuditSpec{Algorithm: c.alg, Eps: 1, Delta: c.delta, N: 16, Trials: trials, Seed: 7, Alpha: 0.01, NoiseDivisor: f[1], noiseBoost: f[0]})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if f[0] == 1 {
+					row = fmt.Sprintf("%s %.3f | %.2f |", row, res.Claimed, res.Ceiling)
+				}
+				mark := ""
+				if res.Verdict == VerdictViolation {
+					mark = "*"
+					if first == "" {
+						first = fmt.Sprintf("%.1f", float64(f[0])/float64(f[1]))
+					}
+				}
+				row = fmt.Sprintf("%s %.2f%s |", row, res.LowerEps, mark)
+			}
+			if first == "" {
+				first = "none >= 0.3"
+			}
+			fmt.Printf("%s %s |\n", row, first)
+		}
 	}
 }

@@ -75,6 +75,7 @@ type centralLaplace struct {
 	enc            *rand.Rand  // the randomised rounding
 	src            rand.Source // the noise
 	weaken         uint64      // >1 only in audits: divides the noise's scale (the mutation control)
+	boost          uint64      // >1 only in the audit's power tests: multiplies it (0 means 1)
 }
 
 func newCentralLaplace(eps, conf float64, enc *rand.Rand, src rand.Source) (*centralLaplace, error) {
@@ -87,7 +88,7 @@ func newCentralLaplace(eps, conf float64, enc *rand.Rand, src rand.Source) (*cen
 
 func (p *centralLaplace) start(b, n, k int) {
 	p.sums = resetI(p.sums, k)
-	p.lapNum, p.lapDen = uint64(1)<<(dpseGridBits+epsBits), p.epsNum*p.weaken
+	p.lapNum, p.lapDen = uint64(1)<<(dpseGridBits+epsBits)*max(p.boost, 1), p.epsNum*p.weaken
 	if mutation.On("N24") { // the grid not charged: scale 1/eps' in grid units
 		p.lapNum = 1 << epsBits
 	}

@@ -61,6 +61,10 @@ type secagg struct {
 	enc     *rand.Rand  // the users' randomised rounding
 	src     rand.Source // noise shares, totals and the analyser's noise
 	weaken  uint64      // >1 only in tests: divides the noise's scale (an audit's mutation)
+	boost   uint64      // >1 only in the audit's power tests: multiplies it (scale boost/weaken; 0 means 1)
+	// releases is the number of releases tau is union-bounded over: the
+	// run's at most K B (K arms, B batches); 0 means 1 (one release).
+	releases int64
 	// inverted reproduces the authors' script's Polya sampler, whose Gamma
 	// scale (1-p)/p is the inverse of the one whose shares sum to DLap(p):
 	// its shares are Polya(1/n, 1-p) and sum to DLap(1-p), a spread orders
@@ -100,9 +104,12 @@ func (s *secagg) params(n int64) (g, tau int64) {
 // paramsF is params in float64 (whole numbers), before any conversion.
 func (s *secagg) paramsF(n int64) (g, tau float64) {
 	sq := math.Sqrt(float64(n))
-	l := math.Log(2 / s.conf)
+	// Union bound over the run's releases: every release decodes exactly
+	// with probability at least 1 - conf, all of them together.
+	r := float64(max(s.releases, 1))
+	l := math.Log(2 * r / s.conf)
 	if mutation.On("N6") { // the accuracy tau at ln(1/conf)
-		l = math.Log(1 / s.conf)
+		l = math.Log(r / s.conf)
 	}
 	switch s.kind {
 	case noiseSkellam:
@@ -147,11 +154,12 @@ func (s *secagg) start(b, n, k int) {
 		s.m--
 	}
 	// discrete Laplace with parameter exp(-epsNum/(2^epsBits g)): scale g 2^epsBits / epsNum
-	s.lapNum, s.lapDen = uint64(s.g)<<epsBits, s.epsNum*s.weaken
+	boost := max(s.boost, 1)
+	s.lapNum, s.lapDen = uint64(s.g)<<epsBits*boost, s.epsNum*s.weaken
 	if mutation.On("N15") { // the scale in the wrong units: 1/eps instead of g/eps
 		s.lapNum = uint64(1) << epsBits
 	}
-	s.polyaP = math.Exp(-float64(s.epsNum) / float64(uint64(s.g)<<epsBits) * float64(s.weaken))
+	s.polyaP = math.Exp(-float64(s.epsNum) / float64(uint64(s.g)<<epsBits) * float64(s.weaken) / float64(boost))
 	if s.inverted {
 		// DLap(1-p): scale -1/ln(1-p), rounded to a multiple of 2^-20.
 		s.polyaP = -math.Expm1(-float64(s.epsNum) / float64(uint64(s.g)<<epsBits))
@@ -159,6 +167,7 @@ func (s *secagg) start(b, n, k int) {
 	}
 	if s.kind == noiseSkellam || s.kind == noiseDGauss {
 		s.varNum, s.varDen = shareVariance(s.g, s.n, s.eps)
+		s.varNum *= boost * boost
 		s.varDen *= s.weaken * s.weaken
 		if mutation.On("N3") { // the share variance divided by n again (the accountant unchanged)
 			s.varDen *= uint64(s.n)

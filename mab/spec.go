@@ -83,6 +83,7 @@ func build(spec Spec) (*Run, core.Privacy, error) {
 		return nil, core.Privacy{}, err
 	}
 	r.proto = proto
+	setReleases(proto, l.releases)
 	if err := fits(proto, int64(spec.T)); err != nil {
 		return nil, core.Privacy{}, err
 	}
@@ -121,6 +122,14 @@ func newProtocol(alg Algorithm, eps float64, params map[string]float64, key rng.
 		s.inverted = ref
 	}
 	return s, err
+}
+
+// setReleases union-bounds a SecAgg protocol's accuracy tau over a run's
+// releases (docs/mab.md, "Decode errors").
+func setReleases(p protocol, releases int64) {
+	if s, ok := p.(*secagg); ok {
+		s.releases = releases
+	}
 }
 
 // secaggKind is the SecAgg protocol's noise for a declared noise.
