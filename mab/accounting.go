@@ -178,7 +178,7 @@ func account(alg Algorithm, spec Spec, params map[string]float64, l ledger) core
 	p.TargetEps = spec.Eps
 	notCertified := func(why string) core.Privacy {
 		p.Certified, p.DeliveredEps = false, math.Inf(1)
-		p.Note = "not certified: " + why
+		p.Note = why // the record prefixes "not certified: " (runner.fillPrivacy)
 		return p
 	}
 	ref := params["reference_code"] == 1

@@ -34,6 +34,20 @@ func TestFamilyAudit(t *testing.T) {
 			}
 		}
 	}
+	// Fail closed (the review's F2): a noiseless release whose claim (the
+	// paper preset's 7.59 at delta 1e-5) is above what 4000 trials can
+	// refute is inconclusive, exit 1; with eps the target (1.5) the same
+	// release is a violation.
+	for _, preset := range []string{"paper", "exact"} {
+		c := &AuditCmd{Algorithm: "dist-rdp-se", Eps: 1.5, Delta: 1e-5, B: 25, M: 1, T: 100, Trials: 4000, Seed: 1, Alpha: 0.01, SigmaScale: 0.001, Preset: preset}
+		if err := c.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		err := c.Run(t.Context())
+		if want := map[string]error{"paper": errAuditInconclusive, "exact": errAuditFailed}[preset]; !errors.Is(err, want) {
+			t.Errorf("noiseless dist-rdp-se, preset %s: %v, want %v", preset, err, want)
+		}
+	}
 	c := &AuditCmd{Algorithm: "dist-dp-se", Eps: 1, Delta: 1e-5, B: 100, M: 1, T: 100, Trials: 1000, Alpha: 0.01, SigmaScale: 0.3}
 	if err := c.Run(t.Context()); err == nil || !strings.Contains(err.Error(), "--sigma-scale") {
 		t.Errorf("--sigma-scale 0.3 for a SecAgg mechanism: %v", err)
