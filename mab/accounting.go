@@ -214,6 +214,7 @@ func account(alg Algorithm, spec Spec, params map[string]float64, l ledger) core
 		if alg.Noise.Kind == NoisePolya {
 			p.Note += "; the batch's total noise drawn once from its exact law (the sum of the Polya shares)"
 		}
+		p.Note += decodeNote(l, params)
 		return p
 	}
 	// Renyi and concentrated DP: stated as (eps, delta)-DP at spec.Delta.
@@ -240,10 +241,17 @@ func account(alg Algorithm, spec Spec, params map[string]float64, l ledger) core
 		p.Note = fmt.Sprintf("%s; delivered %.6g = KLS21 Proposition 14 for the sum of n discrete Gaussian shares actually drawn (variance rounded up to multiples of 2^-%d; worst batch n = %d); exact integer sampler",
 			param, w.eps, varBits, w.n)
 	}
+	p.Note += decodeNote(l, params)
 	if !p.Certified {
 		return notCertified(fmt.Sprintf("the bound the noise gives, (%.6g, %v), is above the target; %s", w.eps, spec.Delta, p.Note))
 	}
 	return p
+}
+
+// decodeNote states a SecAgg run's decode-error bound: tau is
+// union-bounded over its at most R releases.
+func decodeNote(l ledger, params map[string]float64) string {
+	return fmt.Sprintf("; SecAgg accuracy tau union-bounded over the run's at most %d releases: P(any decode error in the run) <= conf = %v", l.releases, params["conf"])
 }
 
 // batchRDP returns the nominal (Theorem 2's, or rho = e^2/2) and the
