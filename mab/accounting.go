@@ -33,10 +33,11 @@ type ledger struct {
 	noiseEps float64
 	paper    bool // eps is the paper's Renyi / zCDP parameter (paper_eps = 1)
 	batches  []batchClaim
-	// releases bounds the arm sums a run releases: K arms times the
-	// number of batch sizes (at most one batch of each completes). The
-	// SecAgg accuracy tau is union-bounded over them.
-	releases int64
+	// arms is the instance's K, over which (and every batch) the SecAgg
+	// accuracy tau is union-bounded; maxBatch is the schedule's last
+	// batch index within T (the one fits checks).
+	arms     int64
+	maxBatch int
 }
 
 // worst is the batch with the largest delivered eps.
@@ -90,7 +91,7 @@ func batchSizes(alg Algorithm, eps float64, params map[string]float64, T, arms i
 // which every batch certifies it (calibrate).
 func newLedger(alg Algorithm, spec Spec, params map[string]float64, arms int) (ledger, error) {
 	sizes := batchSizes(alg, spec.Eps, params, spec.T, arms)
-	l := ledger{noiseEps: spec.Eps, paper: params["paper_eps"] == 1, releases: int64(max(arms, 1) * len(sizes))}
+	l := ledger{noiseEps: spec.Eps, paper: params["paper_eps"] == 1, arms: int64(max(arms, 1)), maxBatch: len(sizes)}
 	switch alg.Model {
 	case "":
 		return l, nil
@@ -249,9 +250,9 @@ func account(alg Algorithm, spec Spec, params map[string]float64, l ledger) core
 }
 
 // decodeNote states a SecAgg run's decode-error bound: tau is
-// union-bounded over its at most R releases.
+// union-bounded over its K arms and every batch.
 func decodeNote(l ledger, params map[string]float64) string {
-	return fmt.Sprintf("; SecAgg accuracy tau union-bounded over the run's at most %d releases: P(any decode error in the run) <= conf = %v", l.releases, params["conf"])
+	return fmt.Sprintf("; SecAgg accuracy tau at conf/(K b^2 pi^2/6) in batch b, K = %d: P(any decode error in the run) <= conf = %v", l.arms, params["conf"])
 }
 
 // batchRDP returns the nominal (Theorem 2's, or rho = e^2/2) and the
@@ -266,10 +267,10 @@ func batchRDP(alg Algorithm, e, delta float64, params map[string]float64, n int6
 	if err != nil {
 		return 0, 0, err
 	}
-	if err := proto.fits(n); err != nil {
+	if err := proto.fits(n, 1); err != nil {
 		return 0, 0, err
 	}
-	g, _ := proto.params(n)
+	g, _ := proto.params(n, 1)
 	num, den := shareVariance(g, n, e)
 	if kind == noiseSkellam {
 		nom := float64(g) * float64(g) / (e * e)

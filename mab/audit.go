@@ -171,7 +171,7 @@ func Audit(spec AuditSpec) (AuditResult, error) {
 			if err != nil {
 				return AuditResult{}, err
 			}
-			setReleases(proto, l.releases)
+			setArms(proto, l.arms)
 			if spec.NoiseDivisor > 1 { // the mutation control: reach the noise scale
 				switch p := proto.(type) {
 				case *secagg:

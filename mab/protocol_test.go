@@ -22,11 +22,12 @@ func TestSecAggParamsGolden(t *testing.T) {
 		n      int
 		g, tau int64
 		m      int64
-		// releases tau is union-bounded over (0: one)
-		releases int64
+		// arms and batch tau is union-bounded over (0: one arm; batch 1)
+		arms  int64
+		batch int
 	}{
-		// 40 releases: ceil(4 ln(2 40/0.1)) = 27.
-		{kind: noisePolya, eps: 1, n: 16, g: 4, tau: 27, m: 119, releases: 40},
+		// K = 10, batch 2: ceil(4 ln(2 10 2^2 (pi^2/6)/0.1)) = ceil(28.73) = 29.
+		{kind: noisePolya, eps: 1, n: 16, g: 4, tau: 29, m: 123, arms: 10, batch: 2},
 		{kind: noiseSkellam, eps: 1, n: 16, g: 40, tau: 244, m: 1129},
 		{kind: noiseSkellam, eps: 0.5, n: 1024, g: 160, tau: 1922, m: 167685},
 		{kind: noiseSkellam, eps: 0.1, n: 100000, g: 317, tau: 18998, m: 31737997},
@@ -42,8 +43,8 @@ func TestSecAggParamsGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.releases = c.releases
-		s.start(1, c.n, 1)
+		s.arms = c.arms
+		s.start(max(c.batch, 1), c.n, 1)
 		if s.g != c.g || s.tau != c.tau || s.m != c.m {
 			t.Errorf("%s eps %v n %d: g %d tau %d m %d, want %d %d %d", c.kind, c.eps, c.n, s.g, s.tau, s.m, c.g, c.tau, c.m)
 		}
@@ -200,8 +201,8 @@ func TestRewardsInRange(t *testing.T) {
 	}
 }
 
-// The accuracy tau is union-bounded over a run's releases (the review's
-// F8): on means {0, 0.9, 1} with Bernoulli rewards, where an arm's sum
+// The accuracy tau is union-bounded over a run's arms and batches (the
+// review's F8): on means {0, 0.9, 1} with Bernoulli rewards, where an arm's sum
 // sits at an end of [0, n g] and a wrap makes it look like the opposite
 // extreme, Dist-DP-SE at eps 1, T = 10^5 had decode errors in 9 of 20
 // runs and lost the best arm in 3 with a per-release tau. With the union

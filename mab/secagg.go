@@ -62,9 +62,9 @@ type secagg struct {
 	src     rand.Source // noise shares, totals and the analyser's noise
 	weaken  uint64      // >1 only in tests: divides the noise's scale (an audit's mutation)
 	boost   uint64      // >1 only in the audit's power tests: multiplies it (scale boost/weaken; 0 means 1)
-	// releases is the number of releases tau is union-bounded over: the
-	// run's at most K B (K arms, B batches); 0 means 1 (one release).
-	releases int64
+	// arms is the K tau is union-bounded over (with the batches); 0 gives
+	// the paper's per-release tau (tests of the formulas).
+	arms int64
 	// inverted reproduces the authors' script's Polya sampler, whose Gamma
 	// scale (1-p)/p is the inverse of the one whose shares sum to DLap(p):
 	// its shares are Polya(1/n, 1-p) and sum to DLap(1-p), a spread orders
@@ -93,20 +93,26 @@ func newSecagg(kind string, eps, conf, scale float64, perUser bool, enc *rand.Ra
 	return &secagg{kind: kind, eps: eps, epsNum: uint64(e), conf: conf, scale: scale, perUser: perUser, enc: enc, src: src, weaken: 1}, nil
 }
 
-// params returns g and tau of a batch of n users per arm (the paper's
+// params returns g and tau of batch b of n users per arm (the paper's
 // Theorems 1, 2, 4, 5, 6 with the script's choices where it has them).
 // build refuses a spec whose largest batch does not fit (fits).
-func (s *secagg) params(n int64) (g, tau int64) {
-	gf, tf := s.paramsF(n)
+func (s *secagg) params(n int64, b int) (g, tau int64) {
+	gf, tf := s.paramsF(n, b)
 	return int64(gf), int64(tf)
 }
 
 // paramsF is params in float64 (whole numbers), before any conversion.
-func (s *secagg) paramsF(n int64) (g, tau float64) {
+// The accuracy tau is the paper's with conf replaced by conf/(K b^2
+// pi^2/6): union-bounded over the K arms and every batch b = 1, 2, ...
+// (sum 1/b^2 = pi^2/6), so that a run decodes every release exactly with
+// probability at least 1 - conf whatever its horizon, and a batch's tau
+// does not depend on T.
+func (s *secagg) paramsF(n int64, b int) (g, tau float64) {
 	sq := math.Sqrt(float64(n))
-	// Union bound over the run's releases: every release decodes exactly
-	// with probability at least 1 - conf, all of them together.
-	r := float64(max(s.releases, 1))
+	r := 1.0
+	if s.arms > 0 {
+		r = float64(s.arms) * float64(b) * float64(b) * math.Pi * math.Pi / 6
+	}
 	l := math.Log(2 * r / s.conf)
 	if mutation.On("N6") { // the accuracy tau at ln(1/conf)
 		l = math.Log(r / s.conf)
@@ -132,12 +138,12 @@ func (s *secagg) paramsF(n int64) (g, tau float64) {
 // 2^62, so that sums of two stay in int64.
 const maxInt = 1 << 62
 
-// fits reports whether a batch of n users per arm keeps every integer of
+// fits reports whether batch b of n users per arm keeps every integer of
 // the protocol within 2^62: the modulus n g + 2 tau + 1 (which bounds
 // every message, sum and decoded value) and g^2 (the share variance's
 // numerator). The error names the keys that set them.
-func (s *secagg) fits(n int64) error {
-	g, tau := s.paramsF(n)
+func (s *secagg) fits(n int64, b int) error {
+	g, tau := s.paramsF(n, b)
 	// float64 rounding is far below the margin 2^62 leaves to 2^63.
 	if m := float64(n)*g + 2*tau + 1; m > maxInt || g*g > maxInt {
 		return fmt.Errorf("eps = %v: at a batch of n = T = %d users (S = %v) the precision g = %.4g makes the modulus n g + 2 tau + 1 = %.4g or g^2 = %.4g exceed 2^62; lower eps, S or T",
@@ -148,7 +154,7 @@ func (s *secagg) fits(n int64) error {
 
 func (s *secagg) start(b, n, k int) {
 	s.n = int64(n)
-	s.g, s.tau = s.params(s.n)
+	s.g, s.tau = s.params(s.n, b)
 	s.m = s.n*s.g + 2*s.tau + 1
 	if mutation.On("N5") { // modulus off by one
 		s.m--

@@ -83,8 +83,8 @@ func build(spec Spec) (*Run, core.Privacy, error) {
 		return nil, core.Privacy{}, err
 	}
 	r.proto = proto
-	setReleases(proto, l.releases)
-	if err := fits(proto, int64(spec.T)); err != nil {
+	setArms(proto, l.arms)
+	if err := fits(proto, int64(spec.T), l.maxBatch); err != nil {
 		return nil, core.Privacy{}, err
 	}
 	if s, ok := proto.(*secagg); ok {
@@ -124,11 +124,11 @@ func newProtocol(alg Algorithm, eps float64, params map[string]float64, key rng.
 	return s, err
 }
 
-// setReleases union-bounds a SecAgg protocol's accuracy tau over a run's
-// releases (docs/mab.md, "Decode errors").
-func setReleases(p protocol, releases int64) {
+// setArms union-bounds a SecAgg protocol's accuracy tau over a run's K
+// arms (and its batches; docs/mab.md, "The SecAgg template").
+func setArms(p protocol, arms int64) {
 	if s, ok := p.(*secagg); ok {
-		s.releases = releases
+		s.arms = arms
 	}
 }
 
@@ -149,18 +149,18 @@ func secaggKind(n Noise) (string, error) {
 	return "", fmt.Errorf("no protocol draws %q noise placed %q", n.Kind, n.Placement)
 }
 
-// fits refuses a spec whose largest batch (n = T) would take an integer of
+// fits refuses a spec whose largest batch (n = T, batch index maxBatch) would take an integer of
 // the protocol beyond 2^62 (docs/mab.md, "Ranges").
-func fits(p protocol, T int64) error {
+func fits(p protocol, T int64, maxBatch int) error {
 	switch p := p.(type) {
 	case *secagg:
-		if err := p.fits(T); err != nil {
+		if err := p.fits(T, maxBatch); err != nil {
 			return err
 		}
 		if p.kind == noiseSkellam || p.kind == noiseDGauss {
 			// The largest batch's total variance must stay within the
 			// exact samplers' 64-bit range.
-			g, _ := p.params(T)
+			g, _ := p.params(T, 1)
 			if num, _ := shareVariance(g, T, p.eps); num > maxInt/uint64(T) {
 				return fmt.Errorf("eps = %v: with S = %v and T = %d the noise variance of a batch exceeds the exact samplers' range; lower eps, S or T", p.eps, p.scale, T)
 			}
