@@ -12,13 +12,14 @@ import (
 // control): the audit's false-alarm rate is alpha = 0.01 per mab audit
 // and 2 x 1e-5 per bco audit (their stated checks).
 func TestFamilyAudit(t *testing.T) {
-	// The mab cases are mab.TestAudit's (16 users per batch; delta 0.01
-	// for the Renyi entry, whose claim at smaller delta is too loose for
-	// half the noise to exceed it at this many trials).
+	// The mab cases are mab.TestAudit's (16 users per batch on each of two
+	// arms; delta 0.01 for the Renyi entry, whose claim at smaller delta is
+	// too loose for half the noise to exceed it at this many trials). Under
+	// .ci/mutations this is `run audit` against N4, N21 and N23.
 	for _, c := range []struct {
 		alg   string
 		delta float64
-	}{{"dist-dp-se", 1e-5}, {"dist-rdp-se", 0.01}, {"ldp-one-point", 1e-5}, {"ldp-two-point", 1e-5}} {
+	}{{"dist-dp-se", 1e-5}, {"dist-rdp-se", 0.01}, {"ldp-se", 1e-5}, {"ldp-one-point", 1e-5}, {"ldp-two-point", 1e-5}} {
 		alg := c.alg
 		for _, scale := range []float64{1, 0.5} {
 			c := &AuditCmd{Algorithm: alg, Eps: 1, Delta: c.delta, B: 16, M: 1, T: 100, Trials: 40000, Seed: 1, Alpha: 0.01, SigmaScale: scale}
