@@ -21,7 +21,10 @@ const (
 type Privacy struct {
 	Trust     string // TrustNone, TrustCentral, ...
 	Mechanism string // e.g. "tree-gaussian", "polya-secagg", "skellam-secagg"
-	Relation  string // the neighbouring relation the guarantee is stated for
+	// Sampler names the sampler that draws the noise (e.g. "exact discrete
+	// Laplace (CKS20)"; "" where a family does not record it).
+	Sampler  string
+	Relation string // the neighbouring relation the guarantee is stated for
 	// TargetEps, TargetDelta are what the run asked for.
 	TargetEps, TargetDelta float64
 	// DeliveredEps, DeliveredDelta are what the accountant certifies for

@@ -135,5 +135,8 @@ func onGrid(dst, src []float64, gamma float64) {
 // toGrid rounds v to the nearest multiple of gamma, ties to even (gamma a
 // power of two: the scaling is exact).
 func toGrid(v, gamma float64) float64 {
+	if mutation.On("N16") { // rounded down: error up to gamma, charged gamma/2
+		return math.Floor(v/gamma) * gamma
+	}
 	return math.RoundToEven(v/gamma) * gamma
 }

@@ -2,6 +2,7 @@ package mab
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"sort"
 
@@ -10,98 +11,237 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// AuditSpec is one audit of a batch release: the worst-case neighbouring
-// pair of datasets, n users on one arm whose rewards are all 0 except one
-// user's, 0 in D and 1 in D', each released Trials times through the
-// protocol's real encode-noise-modular-sum-decode path.
+// AuditSpec is one audit of a batch release as the protocol makes it:
+// a batch of N users on each of Slots active arms, every reward 0 except
+// one user's on the last slot (never the first), 0 in D and 1 in D', each
+// released Trials times through the protocol's real encode-noise-modular
+// sum-decode path, in every mode the entry offers (aggregate and per-user).
 type AuditSpec struct {
 	Algorithm string
 	Eps       float64
-	Delta     float64 // the delta of the (eps, delta) claim audited (RDP and zCDP entries)
-	Params    map[string]float64
-	N         int // users in the batch
-	Trials    int
-	Seed      uint64
-	Alpha     float64 // false-alarm rate of the audit (Clopper-Pearson, Bonferroni over thresholds)
+	// Delta is the delta of the (eps, delta) claim audited, in (0, 1) for
+	// the Renyi and concentrated entries; the pure entries are audited at
+	// delta 0 (their claim), and take 0 or a delta in (0, 1), ignored.
+	Delta  float64
+	Params map[string]float64
+	N      int // users per arm in the audited batch: one of the run's batch sizes
+	T      int // horizon of the run whose claim is audited (0: N, so that the batch is its last)
+	Slots  int // active arms in the batch, at least 2 (0: 2)
+	Trials int
+	Seed   uint64
+	Alpha  float64 // false-alarm rate of the audit (Clopper-Pearson, Bonferroni over releases, modes and thresholds)
 
 	// NoiseDivisor, when above 1, divides the noise's scale of the
 	// released batches: the mutation control a correct audit must catch
 	// (`run audit --sigma-scale 1/k`). 0 and 1 leave the noise as calibrated.
 	NoiseDivisor uint64
+	// noiseBoost, with NoiseDivisor, sets a fractional scale
+	// noiseBoost/NoiseDivisor (the power table's 0.9, 0.8, ...; tests only).
+	noiseBoost uint64
+}
+
+// Audit verdicts.
+const (
+	VerdictPass         = "pass"
+	VerdictViolation    = "VIOLATION"
+	VerdictInconclusive = "inconclusive" // the claim is above the largest bound the trials can reach
+)
+
+// AuditRelease is one audited release: which view, in which mode, and the
+// lower bound it gave.
+type AuditRelease struct {
+	Name      string // e.g. "slot 1 (aggregate)", "slot 1 - slot 0 (per-user)", "message (local)"
+	LowerEps  float64
+	Threshold float64
 }
 
 // AuditResult is an audit's verdict.
 type AuditResult struct {
-	Claimed   float64 // eps the accountant claims for this batch at Delta (0 for pure DP)
+	Claimed   float64 // eps the run's accountant records for this batch at Delta (the pure entries: at 0)
 	Delta     float64
-	LowerEps  float64 // a lower bound on the eps the release actually has, at confidence 1 - Alpha
+	Certified bool    // whether the run's claim is certified (an uncertified mode is audited against its exact-arithmetic bound)
+	NoiseEps  float64 // the parameter the noise is drawn at (the calibrated one for the Renyi and concentrated entries)
+	LowerEps  float64 // the largest lower bound over the releases, at confidence 1 - Alpha
+	Release   string  // the release that gave LowerEps
 	Threshold float64 // the output threshold that gave LowerEps
-	Pass      bool    // LowerEps <= Claimed
+	// Ceiling is the largest lower bound these trials can ever give (every
+	// D' release above a threshold no D release reaches); a claim at or
+	// above it cannot be refuted, and the verdict is inconclusive.
+	Ceiling float64
+	// TrialsNeeded is, when inconclusive, the fewest trials whose ceiling
+	// exceeds the claim (a necessary condition for power, not a sufficient one).
+	TrialsNeeded int
+	Releases     []AuditRelease
+	Verdict      string
+	Pass         bool // Verdict == VerdictPass
 }
 
 // Audit estimates, with one-sided confidence 1 - Alpha, a lower bound on
-// the privacy loss of one batch release and compares it with the
-// accountant's claim for that batch. For every threshold c among the
-// quantiles of the outputs, the events {out >= c} and {out <= c} bound eps
-// from below by ln((P_hi - delta)/P_lo), with P_hi a Clopper-Pearson
+// the privacy loss of one batch release and compares it with the claim
+// the run's accountant records for that batch (the ledger the run is
+// built with, not a recomputation). For every release (the varying slot's
+// sum; its difference with slot 0, a view of the joint release that shared
+// noise leaves noiseless; for local noise, the varying user's own message
+// at the batch's precision g) in every mode, and every threshold c among
+// the quantiles of the outputs, the events {out >= c} and {out <= c} bound
+// eps from below by ln((P_hi - delta)/P_lo), with P_hi a Clopper-Pearson
 // lower bound under the dataset that makes the event likelier and P_lo an
-// upper bound under the other. A pass means the audit found no violation;
-// a release whose noise is too small (for example half the claimed scale)
-// fails once Trials is large enough.
+// upper bound under the other. The verdict is VIOLATION when a bound
+// exceeds the claim, inconclusive when the claim is at or above the
+// largest bound the trials can reach, pass otherwise.
 func Audit(spec AuditSpec) (AuditResult, error) {
 	alg, ok := Lookup(spec.Algorithm)
-	if !ok || alg.Trust == core.TrustNone || alg.Name == "dp-se" {
-		return AuditResult{}, fmt.Errorf("algorithm = %q: audit covers the SecAgg entries (cdp-se, ldp-se, dist-*)", spec.Algorithm)
+	if !ok || alg.Trust == core.TrustNone {
+		return AuditResult{}, fmt.Errorf("algorithm = %q: not a private entry of the mab family", spec.Algorithm)
 	}
-	if spec.N < 1 || spec.Trials < 100 || !(spec.Alpha > 0 && spec.Alpha < 1) {
-		return AuditResult{}, fmt.Errorf("audit: need N >= 1, Trials >= 100 and Alpha in (0, 1)")
+	if spec.Slots == 0 {
+		spec.Slots = 2
+	}
+	if spec.T == 0 {
+		spec.T = spec.N
+	}
+	if spec.N < 1 || spec.T < spec.N || spec.Slots < 2 || spec.Trials < 100 || !(spec.Alpha > 0 && spec.Alpha < 1) {
+		return AuditResult{}, fmt.Errorf("audit: need N >= 1, T >= N, Slots >= 2, Trials >= 100 and Alpha in (0, 1)")
+	}
+	if alg.Model == "pure" {
+		if !(spec.Delta == 0 || spec.Delta > 0 && spec.Delta < 1) {
+			return AuditResult{}, fmt.Errorf("delta = %v: want 0 or a delta in (0, 1) (a pure entry is audited at delta 0)", spec.Delta)
+		}
+	} else if !(spec.Delta > 0 && spec.Delta < 1) {
+		return AuditResult{}, fmt.Errorf("delta = %v: %s's claim is stated at a delta in (0, 1)", spec.Delta, alg.Name)
 	}
 	params, err := core.Resolve(alg.Params, spec.Params)
 	if err != nil {
 		return AuditResult{}, err
 	}
-	if alg.Name == "ldp-se" {
-		// The local claim is per message: audit one user's message.
-		spec.N = 1
+	if params["reference_code"] == 1 {
+		return AuditResult{}, fmt.Errorf("reference_code = 1: never certified, nothing to audit")
 	}
-	res := AuditResult{Claimed: math.Floor(spec.Eps*(1<<epsBits)) / (1 << epsBits)}
+	l, err := newLedger(alg, Spec{Algorithm: alg.Name, Eps: spec.Eps, Delta: spec.Delta, T: spec.T, Params: params}, params, spec.Slots)
+	if err != nil {
+		return AuditResult{}, err
+	}
+	bc, ok := l.at(int64(spec.N))
+	if !ok {
+		var ns []int64
+		for _, b := range l.batches {
+			ns = append(ns, b.n)
+		}
+		return AuditResult{}, fmt.Errorf("N = %d: not a batch of the run (T = %d): its batches have %v users per arm", spec.N, spec.T, ns)
+	}
+	res := AuditResult{Claimed: bc.eps, NoiseEps: l.noiseEps}
 	if alg.Model != "pure" {
 		res.Delta = spec.Delta
-		if _, res.Claimed, err = batchClaim(alg, spec.Eps, spec.Delta, params, int64(spec.N)); err != nil {
-			return AuditResult{}, err
+	}
+	res.Certified = account(alg, Spec{Algorithm: alg.Name, Eps: spec.Eps, Delta: spec.Delta, T: spec.T}, params, l).Certified
+	modes := []float64{params["per_user"]}
+	for _, p := range alg.Params {
+		if p.Key == "per_user" {
+			modes = []float64{0, 1}
 		}
 	}
-	outs := [2][]float64{}
-	for d := range 2 {
-		key := rng.Derive(rng.NewKey("mab-audit", spec.Seed), "dataset", d)
-		proto, err := newProtocol(alg, spec.Eps, params, key)
-		if err != nil {
-			return AuditResult{}, err
+	type release struct {
+		name string
+		outs [2][]float64
+	}
+	var rels []*release
+	j := spec.Slots - 1 // the varying user's slot: not the first
+	for _, mode := range modes {
+		mp := maps.Clone(params)
+		mp["per_user"] = mode
+		mname := "aggregate"
+		if mode == 1 || alg.Noise.Placement == PlaceLocal || alg.Noise.Kind == NoiseDGauss {
+			mname = "per-user"
 		}
-		if spec.NoiseDivisor > 1 { // the mutation control: reach the noise scale
-			proto.(*secagg).weaken = spec.NoiseDivisor
+		if alg.Noise.Placement == PlaceCentral {
+			mname = "central"
 		}
-		outs[d] = make([]float64, spec.Trials)
-		for t := range outs[d] {
-			proto.start(1, spec.N, 1)
-			for u := range spec.N {
-				x := 0.0
-				if u == 0 && d == 1 {
-					x = 1
-				}
-				proto.add(0, x)
+		own := &release{name: fmt.Sprintf("slot %d (%s)", j, mname)}
+		diff := &release{name: fmt.Sprintf("slot %d - slot 0 (%s)", j, mname)}
+		rs := []*release{own, diff}
+		var msg *release
+		if alg.Noise.Placement == PlaceLocal {
+			msg = &release{name: fmt.Sprintf("the varying user's message at g = ceil(eps sqrt %d) (local)", spec.N)}
+			rs = append(rs, msg)
+		}
+		rels = append(rels, rs...)
+		for d := range 2 {
+			key := rng.Derive(rng.NewKey("mab-audit", spec.Seed), "dataset", uint64(d), "per_user", uint64(mode))
+			proto, err := newProtocol(alg, l.noiseEps, mp, key)
+			if err != nil {
+				return AuditResult{}, err
 			}
-			outs[d][t] = proto.sum(0)
+			setArms(proto, l.arms)
+			if spec.NoiseDivisor > 1 { // the mutation control: reach the noise scale
+				switch p := proto.(type) {
+				case *secagg:
+					p.weaken, p.boost = spec.NoiseDivisor, spec.noiseBoost
+				case *centralLaplace:
+					p.weaken, p.boost = spec.NoiseDivisor, spec.noiseBoost
+				}
+			}
+			for _, r := range rs {
+				r.outs[d] = make([]float64, spec.Trials)
+			}
+			for t := range spec.Trials {
+				proto.start(1, spec.N, spec.Slots)
+				for i := range spec.Slots {
+					for u := range spec.N {
+						x := 0.0
+						if i == j && u == 0 && d == 1 {
+							x = 1
+						}
+						proto.add(i, x)
+					}
+				}
+				if msg != nil {
+					x := float64(d)
+					msg.outs[d][t] = float64(proto.(*secagg).message(x))
+				}
+				s0 := proto.sum(0)
+				var sj float64
+				for i := 1; i < spec.Slots; i++ {
+					if v := proto.sum(i); i == j {
+						sj = v
+					}
+				}
+				own.outs[d][t], diff.outs[d][t] = sj, sj-s0
+			}
 		}
-		sort.Float64s(outs[d])
 	}
-	// Thresholds: 64 quantiles of the pooled outputs.
 	const nq = 64
+	tests := 4 * nq * len(rels) // two events, two bounds each, per threshold and release
+	a := spec.Alpha / float64(tests)
+	res.Ceiling = ceiling(spec.Trials, a, res.Delta)
+	res.LowerEps = math.Inf(-1)
+	for _, r := range rels {
+		lo, c := lowerEps(r.outs, spec.Trials, a, res.Delta, nq)
+		res.Releases = append(res.Releases, AuditRelease{Name: r.name, LowerEps: lo, Threshold: c})
+		if lo > res.LowerEps {
+			res.LowerEps, res.Release, res.Threshold = lo, r.name, c
+		}
+	}
+	switch {
+	case res.LowerEps > res.Claimed:
+		res.Verdict = VerdictViolation
+	case !(res.Claimed < res.Ceiling):
+		res.Verdict = VerdictInconclusive
+		res.TrialsNeeded = trialsNeeded(res.Claimed, a, res.Delta)
+	default:
+		res.Verdict = VerdictPass
+	}
+	res.Pass = res.Verdict == VerdictPass
+	return res, nil
+}
+
+// lowerEps is the largest lower bound on eps over the threshold events of
+// one release's outputs under D (outs[0]) and D' (outs[1]).
+func lowerEps(outs [2][]float64, trials int, a, delta float64, nq int) (float64, float64) {
+	sort.Float64s(outs[0])
+	sort.Float64s(outs[1])
 	pooled := append(append([]float64(nil), outs[0]...), outs[1]...)
 	sort.Float64s(pooled)
-	tests := 4 * nq // two events, two bounds each, per threshold
-	a := spec.Alpha / float64(tests)
-	res.LowerEps = math.Inf(-1)
+	best, at := math.Inf(-1), math.NaN()
 	for q := 1; q < nq; q++ {
 		c := pooled[q*len(pooled)/nq]
 		// {out >= c} is likelier under D' (reward 1), {out <= c} under D.
@@ -112,15 +252,50 @@ func Audit(spec AuditSpec) (AuditResult, error) {
 			} else {
 				kh, kl = countLE(outs[0], c), countLE(outs[1], c)
 			}
-			ph := cpLower(kh, spec.Trials, a)
-			pl := cpUpper(kl, spec.Trials, a)
-			if e := math.Log((ph - res.Delta) / pl); ph > res.Delta && e > res.LowerEps {
-				res.LowerEps, res.Threshold = e, c
+			ph := cpLower(kh, trials, a)
+			pl := cpUpper(kl, trials, a)
+			if e := math.Log((ph - delta) / pl); ph > delta && e > best {
+				best, at = e, c
 			}
 		}
 	}
-	res.Pass = res.LowerEps <= res.Claimed
-	return res, nil
+	return best, at
+}
+
+// ceiling is the largest lower bound an audit of n trials per dataset at
+// level a can give: every D' release in the event, no D release:
+// ln((a^(1/n) - delta)/(1 - a^(1/n))).
+func ceiling(n int, a, delta float64) float64 {
+	// The Clopper-Pearson bounds at k = n and k = 0 in closed form
+	// (cpLower(n, n, a) and cpUpper(0, n, a); exact where the Beta
+	// quantile loses precision).
+	r := math.Log(a) / float64(n)
+	hi, lo := math.Exp(r), -math.Expm1(r)
+	if !(hi > delta) {
+		return math.Inf(-1)
+	}
+	return math.Log((hi - delta) / lo)
+}
+
+// trialsNeeded is the fewest trials whose ceiling exceeds claim (capped
+// at 2^40).
+func trialsNeeded(claim, a, delta float64) int {
+	lo, hi := 100, 200
+	for !(ceiling(hi, a, delta) > claim) {
+		if hi >= 1<<40 {
+			return hi
+		}
+		lo, hi = hi, 2*hi
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if ceiling(mid, a, delta) > claim {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
 }
 
 func countGE(sorted []float64, c float64) int {
@@ -136,12 +311,18 @@ func cpLower(k, n int, a float64) float64 {
 	if k == 0 {
 		return 0
 	}
+	if k == n { // closed form: gonum's Beta quantile loses it at large n and tiny a
+		return math.Exp(math.Log(a) / float64(n))
+	}
 	return distuv.Beta{Alpha: float64(k), Beta: float64(n - k + 1)}.Quantile(a)
 }
 
 func cpUpper(k, n int, a float64) float64 {
 	if k == n {
 		return 1
+	}
+	if k == 0 { // closed form, as in cpLower
+		return -math.Expm1(math.Log(a) / float64(n))
 	}
 	return distuv.Beta{Alpha: float64(k + 1), Beta: float64(n - k)}.Quantile(1 - a)
 }

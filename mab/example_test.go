@@ -14,7 +14,7 @@ func ExampleNew() {
 	in.Gap, in.Seed, in.MeansFrom = 0.5, 0, mab.MeansNumpyLegacy
 	p, claim, err := mab.New(mab.Spec{
 		Algorithm: "dist-rdp-se", Eps: 0.5, Delta: 1e-5, T: 1_000_000, Seed: 1,
-		Params: map[string]float64{"S": 10}, Instance: in,
+		Params: map[string]float64{"S": 10, "paper_eps": 1}, Instance: in,
 	})
 	if err != nil {
 		panic(err)

@@ -24,7 +24,7 @@ func TestReferenceCode(t *testing.T) {
 	}
 	// DP-SE: one draw shared by every arm of a batch.
 	a, _ := Lookup("dp-se")
-	full := map[string]float64{"conf": 0.1, "crs": 1, "growth": 2, "reference_code": 1}
+	full := map[string]float64{"conf": 0.1, "crs": 1, "accuracy_base": 2, "reference_code": 1}
 	p, _ := newProtocol(a, 0.1, full, rng.NewKey("mab-ref", 1))
 	p.start(1, 10, 3)
 	for i := range 3 {

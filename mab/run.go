@@ -3,6 +3,8 @@ package mab
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/fedbandit/fedbandit/internal/mutation"
 )
 
 // Run is one run of batched successive elimination (the paper's
@@ -94,6 +96,9 @@ func (r *Run) Active() []int { return append([]int(nil), r.active...) }
 
 func gaussianClipped(sd float64) func(*rand.Rand, float64) float64 {
 	return func(r *rand.Rand, mu float64) float64 {
+		if mutation.On("N8") { // not clipped at 1
+			return max(mu+sd*r.NormFloat64(), 0)
+		}
 		return min(max(mu+sd*r.NormFloat64(), 0), 1)
 	}
 }

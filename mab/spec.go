@@ -11,8 +11,8 @@ import (
 // Spec is one run of the family: the entry point the registry wraps.
 type Spec struct {
 	Algorithm string             // an entry of Algorithms
-	Eps       float64            // privacy parameter (entries that use "eps")
-	Delta     float64            // privacy delta at which RDP and zCDP claims are stated as (eps, delta) (entries that use "delta")
+	Eps       float64            // the target (eps, delta)-DP guarantee's eps (entries that use "eps"; with paper_eps = 1, the paper's Renyi / zCDP parameter)
+	Delta     float64            // the target guarantee's delta (entries that use "delta": the Renyi and concentrated ones)
 	T         int                // rounds (users)
 	Seed      uint64             // the run's seed: rewards, rounding and noise streams
 	Params    map[string]float64 // the entry's own parameters; absent keys take their defaults
@@ -72,60 +72,46 @@ func build(spec Spec) (*Run, core.Privacy, error) {
 	} else {
 		r.reward = gaussianClipped(spec.Instance.NoiseSD)
 	}
-	growth, conf := params["growth"], params["conf"]
-	r.size = func(b, k int) int { return powCap(growth, b, spec.T) }
-	proto, err := newProtocol(alg, spec.Eps, params, key)
+	size := alg.Schedule
+	r.size = func(b, k int) int { return capSize(size(b, k, spec.Eps, params), spec.T) }
+	l, err := newLedger(alg, spec, params, len(means))
+	if err != nil {
+		return nil, core.Privacy{}, err
+	}
+	proto, err := newProtocol(alg, l.noiseEps, params, key)
 	if err != nil {
 		return nil, core.Privacy{}, err
 	}
 	r.proto = proto
+	setArms(proto, l.arms)
+	if err := fits(proto, int64(spec.T), l.maxBatch); err != nil {
+		return nil, core.Privacy{}, err
+	}
 	if s, ok := proto.(*secagg); ok {
 		r.stats = &s.stats
 	}
-	if alg.Name == "dp-se" {
-		r.size = func(b, k int) int {
-			return int(math.Min(dpseBatch(b, k, growth, spec.Eps, conf), float64(spec.T)))
-		}
-	}
-	if alg.Model == "rdp" || alg.Model == "zcdp" {
-		// The largest batch's total variance must stay within the exact
-		// samplers' 64-bit range.
-		n := int64(spec.T)
-		g, _ := proto.(*secagg).params(n)
-		if num, _ := shareVariance(g, n, spec.Eps); num > 1<<62/uint64(n) {
-			return nil, core.Privacy{}, fmt.Errorf("S = %v with eps = %v and T = %d: the noise variance of a batch exceeds the exact samplers' range", params["S"], spec.Eps, spec.T)
-		}
-	}
-	claim, err := account(alg, spec, params)
-	if err != nil {
-		return nil, core.Privacy{}, err
-	}
+	claim := account(alg, spec, params, l)
 	r.begin()
 	return r, claim, nil
 }
 
-// newProtocol builds the entry's protocol on the run's streams (the audit
-// builds it through here too).
+// newProtocol builds the entry's protocol, chosen by its declared noise,
+// on the run's streams (the audit builds it through here too).
 func newProtocol(alg Algorithm, eps float64, params map[string]float64, key rng.Key) (protocol, error) {
 	conf := params["conf"]
-	kind := ""
-	switch alg.Name {
-	case "se":
+	ref := params["reference_code"] == 1
+	if alg.Noise.Kind == NoiseNone {
 		return &plain{conf: conf}, nil
-	case "dp-se":
-		return &centralLaplace{eps: eps, conf: conf, noise: rng.New(key, "noise"), shared: params["reference_code"] == 1}, nil
-	case "cdp-se":
-		kind = noiseCentral
-	case "ldp-se":
-		kind = noiseLocal
-	case "dist-dp-se":
-		kind = noisePolya
-	case "dist-rdp-se":
-		kind = noiseSkellam
-	case "dist-cdp-se":
-		kind = noiseDGauss
-	default:
-		return nil, fmt.Errorf("algorithm = %q: no protocol", alg.Name)
+	}
+	if alg.Noise.Kind == NoiseLaplaceGrid {
+		if ref {
+			return &sharedLaplace{eps: eps, conf: conf, noise: rng.New(key, "noise")}, nil
+		}
+		return newCentralLaplace(eps, conf, rng.New(key, "encode"), rng.Source(key, "noise"))
+	}
+	kind, err := secaggKind(alg.Noise)
+	if err != nil {
+		return nil, fmt.Errorf("algorithm = %q: %w", alg.Name, err)
 	}
 	scale, ok := params["S"]
 	if !ok {
@@ -133,16 +119,64 @@ func newProtocol(alg Algorithm, eps float64, params map[string]float64, key rng.
 	}
 	s, err := newSecagg(kind, eps, conf, scale, params["per_user"] == 1, rng.New(key, "encode"), rng.Source(key, "noise"))
 	if err == nil {
-		s.inverted = params["reference_code"] == 1
+		s.inverted = ref
 	}
 	return s, err
 }
 
-// powCap is min(growth^b, limit) without overflow.
-func powCap(growth float64, b, limit int) int {
-	p := math.Pow(growth, float64(b))
-	if p >= float64(limit) {
+// setArms union-bounds a SecAgg protocol's accuracy tau over a run's K
+// arms (and its batches; docs/mab.md, "The SecAgg template").
+func setArms(p protocol, arms int64) {
+	if s, ok := p.(*secagg); ok {
+		s.arms = arms
+	}
+}
+
+// secaggKind is the SecAgg protocol's noise for a declared noise.
+func secaggKind(n Noise) (string, error) {
+	switch {
+	case n.Kind == NoiseDLap && n.Placement == PlaceCentral:
+		return noiseCentral, nil
+	case n.Kind == NoiseDLap && n.Placement == PlaceLocal:
+		return noiseLocal, nil
+	case n.Kind == NoisePolya && n.Placement == PlaceShares:
+		return noisePolya, nil
+	case n.Kind == NoiseSkellam && n.Placement == PlaceShares:
+		return noiseSkellam, nil
+	case n.Kind == NoiseDGauss && n.Placement == PlaceShares:
+		return noiseDGauss, nil
+	}
+	return "", fmt.Errorf("no protocol draws %q noise placed %q", n.Kind, n.Placement)
+}
+
+// fits refuses a spec whose largest batch (n = T, batch index maxBatch) would take an integer of
+// the protocol beyond 2^62 (docs/mab.md, "Ranges").
+func fits(p protocol, T int64, maxBatch int) error {
+	switch p := p.(type) {
+	case *secagg:
+		if err := p.fits(T, maxBatch); err != nil {
+			return err
+		}
+		if p.kind == noiseSkellam || p.kind == noiseDGauss {
+			// The largest batch's total variance must stay within the
+			// exact samplers' 64-bit range.
+			g, _ := p.params(T, 1)
+			if num, _ := shareVariance(g, T, p.eps); num > maxInt/uint64(T) {
+				return fmt.Errorf("eps = %v: with S = %v and T = %d the noise variance of a batch exceeds the exact samplers' range; lower eps, S or T", p.eps, p.scale, T)
+			}
+		}
+	case *centralLaplace:
+		if T > maxInt>>dpseGridBits {
+			return fmt.Errorf("T = %d: DP-SE's grid sum of a batch of T users can exceed 2^62; at most 2^%d", T, 62-dpseGridBits)
+		}
+	}
+	return nil
+}
+
+// capSize is a schedule's batch size as an int, capped at limit.
+func capSize(n float64, limit int) int {
+	if !(n < float64(limit)) {
 		return limit
 	}
-	return int(p)
+	return max(int(n), 1)
 }

@@ -12,13 +12,14 @@ import (
 // control): the audit's false-alarm rate is alpha = 0.01 per mab audit
 // and 2 x 1e-5 per bco audit (their stated checks).
 func TestFamilyAudit(t *testing.T) {
-	// The mab cases are mab.TestAudit's (16 users per batch; delta 0.01
-	// for the Renyi entry, whose claim at smaller delta is too loose for
-	// half the noise to exceed it at this many trials).
+	// The mab cases are mab.TestAudit's (16 users per batch on each of two
+	// arms; delta 0.01 for the Renyi entry, whose claim at smaller delta is
+	// too loose for half the noise to exceed it at this many trials). Under
+	// .ci/mutations this is `run audit` against N4, N21 and N23.
 	for _, c := range []struct {
 		alg   string
 		delta float64
-	}{{"dist-dp-se", 1e-5}, {"dist-rdp-se", 0.01}, {"ldp-one-point", 1e-5}, {"ldp-two-point", 1e-5}} {
+	}{{"dist-dp-se", 1e-5}, {"dist-rdp-se", 0.01}, {"ldp-se", 1e-5}, {"ldp-one-point", 1e-5}, {"ldp-two-point", 1e-5}} {
 		alg := c.alg
 		for _, scale := range []float64{1, 0.5} {
 			c := &AuditCmd{Algorithm: alg, Eps: 1, Delta: c.delta, B: 16, M: 1, T: 100, Trials: 40000, Seed: 1, Alpha: 0.01, SigmaScale: scale}
@@ -32,6 +33,20 @@ func TestFamilyAudit(t *testing.T) {
 			case scale == 0.5 && !errors.Is(err, errAuditFailed):
 				t.Errorf("%s: half the noise not caught (err %v)", alg, err)
 			}
+		}
+	}
+	// Fail closed (the review's F2): a noiseless release whose claim (the
+	// paper preset's 7.59 at delta 1e-5) is above what 4000 trials can
+	// refute is inconclusive, exit 1; with eps the target (1.5) the same
+	// release is a violation.
+	for _, preset := range []string{"paper", "exact"} {
+		c := &AuditCmd{Algorithm: "dist-rdp-se", Eps: 1.5, Delta: 1e-5, B: 25, M: 1, T: 100, Trials: 4000, Seed: 1, Alpha: 0.01, SigmaScale: 0.001, Preset: preset}
+		if err := c.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		err := c.Run(t.Context())
+		if want := map[string]error{"paper": errAuditInconclusive, "exact": errAuditFailed}[preset]; !errors.Is(err, want) {
+			t.Errorf("noiseless dist-rdp-se, preset %s: %v, want %v", preset, err, want)
 		}
 	}
 	c := &AuditCmd{Algorithm: "dist-dp-se", Eps: 1, Delta: 1e-5, B: 100, M: 1, T: 100, Trials: 1000, Alpha: 0.01, SigmaScale: 0.3}

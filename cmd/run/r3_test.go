@@ -109,12 +109,16 @@ T = [2000]
 // mab sweep says how to audit each of its algorithms.
 func TestR3_W6U9U10U11AuditFlags(t *testing.T) {
 	mabArgs := []string{"audit", "--algorithm", "dist-dp-se", "--eps", "1", "--B", "16", "--trials", "200"}
-	for _, extra := range [][]string{{"--noise", "discrete"}, {"--noise", "gaussian"}, {"--preset", "paper"}, {"--learner", "eager"},
+	for _, extra := range [][]string{{"--noise", "discrete"}, {"--noise", "gaussian"}, {"--learner", "eager"},
 		{"--protocol", "P_alt"}, {"--M", "50"}, {"--T", "1000"}, {"--pair", "schedule"}, {"--relation", "replace-one"},
 		{"--out", t.TempDir()}, {"--ignore-memory-check"}} {
 		_, err := runCLI(t, append(slices.Clone(mabArgs), extra...)...)
 		wantErr(t, "mab audit "+strings.Join(extra, " "), err, extra[0]+": a mab audit does not use it")
 	}
+	// --preset is read by the entries with the paper's parameterisation
+	// (paper_eps) only.
+	_, err := runCLI(t, append(slices.Clone(mabArgs), "--preset", "paper")...)
+	wantErr(t, "mab audit --preset paper", err, "--preset paper: a mab audit takes", "dist-dp-se has no such preset")
 	bcoArgs := []string{"audit", "--algorithm", "ldp-one-point", "--eps", "1", "--delta", "1e-5", "--trials", "200"}
 	for _, extra := range [][]string{{"--noise", "discrete"}, {"--B", "99999"}, {"--alpha", "0.05"}, {"--M", "2"}} {
 		_, err := runCLI(t, append(slices.Clone(bcoArgs), extra...)...)
@@ -125,7 +129,7 @@ func TestR3_W6U9U10U11AuditFlags(t *testing.T) {
 		t.Errorf("bco audit with its own flags: %v\n%s", err, out)
 	}
 	// The family's own ranges name the flag.
-	_, err := runCLI(t, "audit", "--algorithm", "dist-dp-se", "--eps", "1e-7", "--trials", "100")
+	_, err = runCLI(t, "audit", "--algorithm", "dist-dp-se", "--eps", "1e-7", "--trials", "100")
 	wantErr(t, "mab audit --eps 1e-7", err, "--eps: eps = 1e-07", "2^-20")
 	_, err = runCLI(t, "audit", "--algorithm", "ldp-one-point", "--delta", "1e-5", "--trials", "50")
 	wantErr(t, "bco audit --trials 50", err, "--trials: trials = 50")

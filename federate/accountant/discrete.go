@@ -72,6 +72,9 @@ func DiscreteSensitivities(relation string, gamma float64, d int) (gram, bias fl
 	if mutation.On("M18") { // the rounding not charged
 		c = 0
 	}
+	if mutation.On("N18") { // the Gram's inflation over sqrt(d(d+1)/2) packed entries, not d
+		return up(g + c*gamma*math.Sqrt(float64(d*(d+1)/2))), up(b + c*gamma*math.Sqrt(float64(d))), nil
+	}
 	return up(g + c*gamma*float64(d)), up(b + c*gamma*math.Sqrt(float64(d))), nil
 }
 
@@ -100,6 +103,9 @@ func DiscreteRho(r Request, sigma float64, kappa int) (float64, error) {
 		g, b, err := DiscreteSensitivities(r.Relation, gamma, r.D)
 		if err != nil {
 			return 0, fmt.Errorf("discrete rho: %w", err)
+		}
+		if mutation.On("N17") { // kappa - 1 releases composed
+			kappa--
 		}
 		return up(float64(kappa) * up(g*g+b*b) / (2 * sigma * sigma)), nil
 	case ModelUserLDP, ModelUserLDPGLM:

@@ -3,6 +3,8 @@ package dpnoise
 import (
 	"math/bits"
 	"math/rand/v2"
+
+	"github.com/fedbandit/fedbandit/internal/mutation"
 )
 
 // GeometricExp returns a draw of the geometric law with
@@ -52,7 +54,7 @@ func DiscreteLaplace(src rand.Source, num, den uint64) int64 {
 	for {
 		neg := src.Uint64()&1 == 1
 		y := GeometricExp(src, den, num)
-		if neg && y == 0 {
+		if neg && y == 0 && !mutation.On("N26") { // N26: 0 counted twice
 			continue
 		}
 		if y > 1<<62 {

@@ -3,6 +3,8 @@ package dpnoise
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/fedbandit/fedbandit/internal/mutation"
 )
 
 // Polya returns a draw of the Polya (negative binomial) law with
@@ -22,6 +24,9 @@ func Polya(src rand.Source, r, p float64) uint64 {
 		panic("dpnoise.Polya: need r > 0 and 0 < p < 1")
 	}
 	lambda := gamma(rand.New(src), r) * p / (1 - p)
+	if mutation.On("N2") { // the Gamma scale inverted, (1-p)/p (the authors' script's)
+		lambda = lambda / p * (1 - p) / p * (1 - p)
+	}
 	const scale = 1 << 32
 	if lambda*scale < 1<<40 {
 		return Poisson(src, uint64(math.Round(lambda*scale)), scale)

@@ -1,6 +1,10 @@
 package dpnoise
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+
+	"github.com/fedbandit/fedbandit/internal/mutation"
+)
 
 // Skellam returns a draw of the symmetric Skellam law with variance
 // mu = num/den: the difference of two independent Poisson(mu/2), exact.
@@ -11,7 +15,11 @@ func Skellam(src rand.Source, num, den uint64) int64 {
 	if den == 0 || den >= 1<<63 {
 		panic("dpnoise.Skellam: denominator out of range")
 	}
-	a := Poisson(src, num, 2*den)
-	b := Poisson(src, num, 2*den)
+	half := 2 * den
+	if mutation.On("N1") { // variance halved: Poisson means mu/4
+		half = 4 * den
+	}
+	a := Poisson(src, num, half)
+	b := Poisson(src, num, half)
 	return int64(a) - int64(b)
 }

@@ -139,7 +139,7 @@ func TestLabel(t *testing.T) {
 		want string
 	}{
 		{outputs.RunRecord{Algorithm: "se", Params: map[string]float64{"growth": 4, "conf": 0.05}, M: 10, T: 100}, "SE (conf=0.05, growth=4)"},
-		{outputs.RunRecord{Algorithm: "dp-se", Eps: 1, Params: map[string]float64{"growth": 2}, M: 10, T: 100}, "DP-SE (eps=1, growth=2)"},
+		{outputs.RunRecord{Algorithm: "dp-se", Eps: 1, Params: map[string]float64{"accuracy_base": 2}, M: 10, T: 100}, "DP-SE (eps=1, accuracy_base=2)"},
 		{outputs.RunRecord{Algorithm: "ldp", Eps: 1, Delta: 0.01, Lazy: true, Preset: "exact", M: 10, T: 100}, "LDP-FedLinUCB (lazy=true, eps=1, delta=0.01, preset=exact)"},
 	} {
 		if got := label(&c.r); got != c.want {
