@@ -7,7 +7,6 @@ import (
 
 	"github.com/fedbandit/fedbandit/bco"
 	"github.com/fedbandit/fedbandit/core"
-	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/outputs"
 )
 
@@ -28,11 +27,11 @@ func bcoAlgorithms() []*Algorithm {
 // header keys: M and B 1 (one silo, the paper's setting), checkpoint
 // spacing DefaultEvery.
 func bcoSpec(rs RunSpec) (bco.Spec, error) {
-	in, err := decodeBCOTable(rs.Table)
+	in, err := loadedValue[bco.Instance](rs, FamilyBCO)
 	if err != nil {
-		return bco.Spec{}, fmt.Errorf("instance: %w", err)
+		return bco.Spec{}, err
 	}
-	s := bco.Spec{Algorithm: rs.Algorithm, Instance: in.spec, Params: rs.Params, Eps: rs.Eps, Delta: rs.Delta,
+	s := bco.Spec{Algorithm: rs.Algorithm, Instance: in, Params: rs.Params, Eps: rs.Eps, Delta: rs.Delta,
 		M: rs.M, B: rs.B, T: rs.T, Every: rs.Every, Seed: rs.Seed}
 	if s.M == 0 {
 		s.M = 1
@@ -125,12 +124,11 @@ func decodeBCOTable(table map[string]any) (*bcoInstance, error) {
 	return &bcoInstance{spec: in}, nil
 }
 
-func (*bcoInstance) Kind() string              { return "bco" }
-func (*bcoInstance) PerM() bool                { return false }
-func (*bcoInstance) CheckM(int) error          { return nil }
-func (*bcoInstance) ShareKey() string          { return "" }
-func (*bcoInstance) Settings(*federate.Spec)   {}
-func (*bcoInstance) Record(*outputs.RunRecord) {}
+func (*bcoInstance) Kind() string                       { return "bco" }
+func (*bcoInstance) PerM() bool                         { return false }
+func (*bcoInstance) CheckM(int) error                   { return nil }
+func (*bcoInstance) ShareKey() string                   { return "" }
+func (*bcoInstance) Record(*Loaded, *outputs.RunRecord) {}
 
 func (y *bcoInstance) Load(int, Env) (*Loaded, error) {
 	s := y.spec
@@ -141,5 +139,5 @@ func (y *bcoInstance) Load(int, Env) (*Loaded, error) {
 	if s.Period != 0 {
 		name += fmt.Sprintf(" period=%d", s.Period)
 	}
-	return &Loaded{Hash: contentHash("fedbandit/bco/v1", s), Name: name, Dim: s.D, Actions: 1}, nil
+	return &Loaded{Hash: contentHash("fedbandit/bco/v1", s), Name: name, Dim: s.D, Actions: 1, Value: s}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/fedbandit/fedbandit/federate"
+	"github.com/fedbandit/fedbandit/ingest"
 	"github.com/fedbandit/fedbandit/ltr"
 	"github.com/fedbandit/fedbandit/outputs"
 )
@@ -16,7 +17,26 @@ import (
 // Kind is an instance kind: the keys its [[instance]] table takes, how a
 // table of them is decoded and checked, and the data it loads. Everything
 // specific to a kind lives in its own file (kind_synthetic.go,
-// kind_ltr.go); the runner asks through this type.
+// kind_ltr.go, mab.go, bco.go); the runner asks through this type.
+//
+// The contract a kind follows (every family):
+//
+//   - Decode (at sweep-file parse time) decodes and checks its table
+//     WITHOUT reading data: keys, ranges, that the dataset directory is a
+//     prepared dataset (its manifest). Errors are *KeyError naming the key.
+//   - Instance.Load(m, env) builds the instance once per plan (once per M
+//     when PerM): it reads the data, through env's loaders only (never
+//     ingest or ltr directly, so that tests count reads and plan shipped
+//     sweeps against stand-ins), and returns a *Loaded whose Value is the
+//     family's own instance (mab.Instance for the mab family, bco.Instance
+//     for bco, *LinearData for the linear family). A data error names the
+//     key and the file (a qid the dataset lacks: "query: ... in DIR").
+//   - The Loaded is shared read-only by every run of the plan: the
+//     algorithm's NewRun and Check receive it as RunSpec.Loaded and never
+//     decode the table or read the data again.
+//   - Instance.Record fills the kind's columns of a runs.arrow row from the
+//     decoded table and the loaded instance.
+//   - A kind of the linear family also implements LinearInstance.
 type Kind struct {
 	Name    string
 	Family  string
@@ -25,8 +45,8 @@ type Kind struct {
 	Keys []Key
 	// Decode decodes and checks one table (name and kind removed): an
 	// absent key takes its default, an explicit value is checked and never
-	// replaced; dir resolves relative paths. An error is a *KeyError
-	// naming the key within the table.
+	// replaced; dir resolves relative paths. It reads no data. An error
+	// is a *KeyError naming the key within the table.
 	Decode func(table map[string]any, dir string) (Instance, error)
 }
 
@@ -47,39 +67,119 @@ type Instance interface {
 	PerM() bool
 	// CheckM returns an error if the instance cannot serve m silos.
 	CheckM(m int) error
-	// Load builds it for m silos; env gives the loaders.
+	// Load builds it for m silos, reading its data through env's loaders:
+	// once per plan (and M), shared read-only by the plan's runs.
 	Load(m int, env Env) (*Loaded, error)
 	// ShareKey is equal for instances whose loaded documents are equal
 	// (the same data split for other M), "" for none.
 	ShareKey() string
-	// Record fills the kind's columns of a runs.arrow row.
-	Record(rec *outputs.RunRecord)
+	// Record fills the kind's columns of a runs.arrow row; l is the
+	// instance as Load built it.
+	Record(l *Loaded, rec *outputs.RunRecord)
+}
+
+// LinearInstance is an instance of a linear kind: it also sets the
+// instance fields of a linear spec that need no data.
+type LinearInstance interface {
+	Instance
 	// Settings sets the instance fields of a linear spec that need no
-	// data (its kind, a synthetic instance's parameters); Loaded.Linear
-	// sets them all.
+	// data (its kind, a synthetic instance's parameters); the loaded
+	// instance's LinearData.Set sets them all.
 	Settings(s *federate.Spec)
 }
 
-// Env holds the loaders of instance data (replaced by tests).
+// Env holds the loaders of instance data. A zero Env reads the real data;
+// tests replace a loader to count reads or to stand in for a dataset.
 type Env struct {
 	// BuildLTR builds a learning-to-rank instance (ltr.Build when nil).
 	BuildLTR func(ltr.Options) (*federate.LTRData, error)
+	// LoadDataset reads the documents of a prepared dataset, the feature
+	// columns cols (ingest.Load when nil).
+	LoadDataset func(dir string, cols []int) (*ingest.Dataset, error)
+}
+
+// LTR builds a learning-to-rank instance with env's loader.
+func (e Env) LTR(o ltr.Options) (*federate.LTRData, error) {
+	if e.BuildLTR != nil {
+		return e.BuildLTR(o)
+	}
+	return ltr.Build(o)
+}
+
+// Dataset reads a prepared dataset's documents with env's loader.
+func (e Env) Dataset(dir string, cols []int) (*ingest.Dataset, error) {
+	if e.LoadDataset != nil {
+		return e.LoadDataset(dir, cols)
+	}
+	return ingest.Load(dir, cols)
 }
 
 // Loaded is an instance built for its runs: what plans, cost estimates and
-// run ids need, and the instance part of a linear spec.
+// run ids need, and the family's own instance, shared read-only.
 type Loaded struct {
 	Hash    string  // content hash, part of every run id
 	Name    string  // description
 	Dim     int     // the learner's dimension
-	Actions float64 // mean actions per round (the cost model's)
+	Actions float64 // mean actions (arms, documents) per round: the cost models'
 	Bytes   int64   // memory held by shared data
-	// Linear sets the instance fields (Instance, Synthetic, LTR) of a
+	// Value is the family's instance: mab.Instance (mab family),
+	// bco.Instance (bco), *LinearData (linear). Runs read it, never
+	// modify it.
+	Value any
+}
+
+// LinearData is the Value of an instance of a linear kind.
+type LinearData struct {
+	// Set sets the instance fields (Instance, Synthetic, LTR) of a
 	// linear spec.
-	Linear func(s *federate.Spec)
+	Set func(s *federate.Spec)
 	// LTR is the shared learning-to-rank data (nil for other kinds), so
 	// that instances split for other M share its documents.
 	LTR *federate.LTRData
+}
+
+// Linear returns the linear family's view of a loaded instance (nil if it
+// is not of a linear kind).
+func (l *Loaded) Linear() *LinearData {
+	v, _ := l.Value.(*LinearData)
+	return v
+}
+
+// Load returns the spec's loaded instance: rs.Loaded (a plan's), else its
+// table decoded by its kind and loaded with env (a library caller's run:
+// its data is read for this run alone).
+func (rs RunSpec) Load(env Env) (*Loaded, error) {
+	if rs.Loaded != nil {
+		return rs.Loaded, nil
+	}
+	table := map[string]any{"kind": rs.Instance}
+	for key, v := range rs.Table {
+		table[key] = v
+	}
+	in, err := DecodeInstance(table, rs.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("instance: %w", err)
+	}
+	m := 0
+	if in.PerM() {
+		m = rs.M
+	}
+	return in.Load(m, env)
+}
+
+// loadedValue returns the Value of rs's loaded instance as the family's
+// type T, or an error naming the kind and the type it gave.
+func loadedValue[T any](rs RunSpec, family string) (T, error) {
+	var zero T
+	l, err := rs.Load(Env{})
+	if err != nil {
+		return zero, err
+	}
+	v, ok := l.Value.(T)
+	if !ok {
+		return zero, fmt.Errorf("instance kind %q gives the %s family a %T, want a %T", rs.Instance, family, l.Value, zero)
+	}
+	return v, nil
 }
 
 // kinds is the registry of instance kinds.

@@ -133,11 +133,7 @@ func (l *ltrInstance) ShareKey() string {
 }
 
 func (l *ltrInstance) Load(m int, env Env) (*Loaded, error) {
-	build := env.BuildLTR
-	if build == nil {
-		build = ltr.Build
-	}
-	data, err := build(ltr.Options{
+	data, err := env.LTR(ltr.Options{
 		Dataset: l.dir, Features: l.t.Features, Model: l.t.Model, NoiseVar: l.t.NoiseVar,
 		Silos: m, Strategy: l.t.Strategy, PartitionSeed: uint64(l.t.PartitionSeed), Theta: l.t.ThetaFile,
 	})
@@ -147,10 +143,10 @@ func (l *ltrInstance) Load(m int, env Env) (*Loaded, error) {
 	if data.Hash == "" {
 		return nil, fmt.Errorf("instance %s has no content hash", data.Name)
 	}
-	in := &Loaded{Hash: data.Hash, Name: data.Name, Dim: data.Dim, Bytes: data.Bytes(), LTR: data,
-		Linear: func(sp *federate.Spec) {
+	in := &Loaded{Hash: data.Hash, Name: data.Name, Dim: data.Dim, Bytes: data.Bytes(),
+		Value: &LinearData{LTR: data, Set: func(sp *federate.Spec) {
 			sp.Instance, sp.Synthetic, sp.LTR = federate.InstanceLTR, federate.SyntheticSpec{}, data
-		}}
+		}}}
 	var docs, n int64
 	for _, qs := range data.Silos {
 		for _, q := range qs {
@@ -164,7 +160,7 @@ func (l *ltrInstance) Load(m int, env Env) (*Loaded, error) {
 	return in, nil
 }
 
-func (l *ltrInstance) Record(rec *outputs.RunRecord) {
+func (l *ltrInstance) Record(_ *Loaded, rec *outputs.RunRecord) {
 	rec.NoiseVar = l.t.NoiseVar
 	rec.Features, rec.RewardModel, rec.PartitionStrategy, rec.PartitionSeed = l.t.Features, l.t.Model, l.t.Strategy, uint64(l.t.PartitionSeed)
 }

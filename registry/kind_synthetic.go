@@ -130,13 +130,13 @@ func (y *synthetic) Load(int, Env) (*Loaded, error) {
 	}
 	return &Loaded{
 		Hash: hex.EncodeToString(sum[:]), Name: strings.Join(name, " "), Dim: s.D, Actions: float64(s.K),
-		Linear: func(sp *federate.Spec) {
+		Value: &LinearData{Set: func(sp *federate.Spec) {
 			sp.Instance, sp.Synthetic, sp.LTR = federate.InstanceSynthetic, s, nil
-		},
+		}},
 	}, nil
 }
 
-func (y *synthetic) Record(rec *outputs.RunRecord) {
+func (y *synthetic) Record(_ *Loaded, rec *outputs.RunRecord) {
 	s := y.spec
 	rec.NoiseVar, rec.SynK, rec.FixedBasis, rec.InstanceSeed, rec.SharedContexts = s.NoiseVar, s.K, s.FixedBasis, s.Seed, s.SharedContexts
 	rec.ContextGen = s.ContextGen

@@ -46,21 +46,13 @@ func LinearSpec(rs RunSpec, env Env) (federate.Spec, error) {
 	if k.Family != FamilyLinear {
 		return federate.Spec{}, fmt.Errorf("instance kind %q is of family %s, not %s", k.Name, k.Family, FamilyLinear)
 	}
-	table := map[string]any{"kind": rs.Instance}
-	for key, v := range rs.Table {
-		table[key] = v
-	}
-	in, err := DecodeInstance(table, rs.Dir)
-	if err != nil {
-		return federate.Spec{}, fmt.Errorf("instance: %w", err)
-	}
-	m := 0
-	if in.PerM() {
-		m = rs.M
-	}
-	loaded, err := in.Load(m, env)
+	loaded, err := rs.Load(env)
 	if err != nil {
 		return federate.Spec{}, err
+	}
+	lin := loaded.Linear()
+	if lin == nil {
+		return federate.Spec{}, fmt.Errorf("instance kind %q gives the linear family a %T, want a *LinearData", rs.Instance, loaded.Value)
 	}
 	if _, err := federate.LookupAlgorithm(rs.Algorithm); err != nil {
 		return federate.Spec{}, err
@@ -72,7 +64,7 @@ func LinearSpec(rs RunSpec, env Env) (federate.Spec, error) {
 		Algorithm: rs.Algorithm, Seed: rs.Seed, T: rs.T, M: rs.M, B: rs.B, Every: rs.Every,
 		Eps: rs.Eps, Delta: rs.Delta, Params: rs.Params, Lazy: lazy, NoClip: noClip,
 	}
-	loaded.Linear(&s)
+	lin.Set(&s)
 	return s.Canonical(), nil
 }
 

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/fedbandit/fedbandit/core"
-	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/mab"
 	"github.com/fedbandit/fedbandit/outputs"
 )
@@ -35,15 +34,15 @@ func mabAlgorithms() []*Algorithm {
 // (at least 1), so that every curve has about 100 points.
 func DefaultEvery(T int) int { return max(T/100, 1) }
 
-// mabSpec is the family's spec of a family-neutral run spec: the
-// instance table decoded over mab.DefaultInstance.
+// mabSpec is the family's spec of a family-neutral run spec: its loaded
+// instance (a mab.Instance, of any kind of the family).
 func mabSpec(rs RunSpec) (mab.Spec, error) {
-	in, err := decodeMABTable(rs.Table)
+	in, err := loadedValue[mab.Instance](rs, FamilyMAB)
 	if err != nil {
-		return mab.Spec{}, fmt.Errorf("instance: %w", err)
+		return mab.Spec{}, err
 	}
 	return mab.Spec{Algorithm: rs.Algorithm, Eps: rs.Eps, Delta: rs.Delta, T: rs.T, Seed: rs.Seed,
-		Params: rs.Params, Instance: in.spec}, nil
+		Params: rs.Params, Instance: in}, nil
 }
 
 // checkMAB checks a run spec by the family's own rules (mab.New).
@@ -175,12 +174,11 @@ func decodeMABTable(table map[string]any) (*mabInstance, error) {
 	return &mabInstance{spec: in}, nil
 }
 
-func (*mabInstance) Kind() string              { return "mab" }
-func (*mabInstance) PerM() bool                { return false }
-func (*mabInstance) CheckM(int) error          { return nil }
-func (*mabInstance) ShareKey() string          { return "" }
-func (*mabInstance) Settings(*federate.Spec)   {}
-func (*mabInstance) Record(*outputs.RunRecord) {}
+func (*mabInstance) Kind() string                       { return "mab" }
+func (*mabInstance) PerM() bool                         { return false }
+func (*mabInstance) CheckM(int) error                   { return nil }
+func (*mabInstance) ShareKey() string                   { return "" }
+func (*mabInstance) Record(*Loaded, *outputs.RunRecord) {}
 
 func (y *mabInstance) Load(int, Env) (*Loaded, error) {
 	s := y.spec
@@ -192,7 +190,7 @@ func (y *mabInstance) Load(int, Env) (*Loaded, error) {
 	if s.Means != nil {
 		name = fmt.Sprintf("mab K=%d means=given reward=%s noise_sd=%g", len(means), s.Reward, s.NoiseSD)
 	}
-	return &Loaded{Hash: contentHash("fedbandit/mab/v1", s), Name: name, Dim: len(means), Actions: float64(len(means))}, nil
+	return &Loaded{Hash: contentHash("fedbandit/mab/v1", s), Name: name, Dim: len(means), Actions: float64(len(means)), Value: s}, nil
 }
 
 // contentHash is the content hash of a decoded instance: SHA-256 of the

@@ -48,13 +48,15 @@ type Algorithm struct {
 	// Uses lists the generic keys (its family's GenericKeys) that change
 	// its runs. A grid over any other generic key plans its runs once.
 	Uses []string
-	// NewRun plays one run of a family-neutral spec. The linear family's
-	// runs go through the runner's linear specs (their ids are pinned);
-	// NewRun is the way a library caller, or a new family, runs one.
+	// NewRun plays one run of a family-neutral spec on its loaded
+	// instance (spec.Loaded; a spec without one, a library caller's, is
+	// loaded first: RunSpec.Load). The linear family's runs go through the
+	// runner's linear specs (their ids are pinned); NewRun is the way a
+	// library caller, or a new family, runs one.
 	NewRun func(ctx context.Context, spec RunSpec) (*core.Result, error)
 	// Check reports a spec NewRun would refuse, by the family's own rules,
-	// without running it (nil for the linear family, whose runner checks
-	// its specs through federate.Spec).
+	// without running it, on its loaded instance as NewRun (nil for the
+	// linear family, whose runner checks its specs through federate.Spec).
 	Check func(spec RunSpec) error
 }
 
@@ -78,6 +80,10 @@ type RunSpec struct {
 	// and kind); Dir resolves its relative paths.
 	Table map[string]any
 	Dir   string
+	// Loaded is the instance as its kind loaded it, once per plan, shared
+	// read-only by the plan's runs (nil: Table is decoded and loaded by
+	// the run, RunSpec.Load). Never part of a run id.
+	Loaded *Loaded `json:"-"`
 }
 
 // UsesKey reports whether the generic key changes the algorithm's runs.

@@ -176,7 +176,7 @@ func TestAbsentKeysTakeDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	var s federate.Spec
-	c.Instances[0].inst.Settings(&s)
+	c.Instances[0].inst.(registry.LinearInstance).Settings(&s)
 	if y := s.Synthetic; y.D != 10 || y.K != 100 || y.NoiseVar != registry.DefaultNoiseVar {
 		t.Errorf("defaults: d %d k %d noise_var %v", y.D, y.K, y.NoiseVar)
 	}
@@ -197,7 +197,7 @@ func TestLogisticLinkKey(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		return NewPlan(c, nil)
+		return NewPlan(c, registry.Env{})
 	}
 	p, err := plan(`link = "logistic"`)
 	if err != nil {
@@ -219,7 +219,7 @@ func TestLogisticLinkKey(t *testing.T) {
 	}
 	c, err := ParseConfig([]byte("name = \"x\"\nseeds = 1\n[[instance]]\nkind = \"ltr\"\ndataset = \"d\"\nfeatures = \"title\"\nlink = \"logistic\"\n[[algorithm]]\nname = \"fedlinucb\"\n[grid]\nM = [2]\nB = [5]\nT = [10]\n"), "")
 	if err == nil {
-		_, err = NewPlan(c, nil)
+		_, err = NewPlan(c, registry.Env{})
 	}
 	if err == nil || !strings.Contains(err.Error(), "link") {
 		t.Errorf("link on ltr: %v", err)
@@ -314,7 +314,7 @@ T = [3000]
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := NewPlan(c, nil)
+			p, err := NewPlan(c, registry.Env{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/fedbandit/fedbandit/outputs"
+	"github.com/fedbandit/fedbandit/registry"
 	"github.com/fedbandit/fedbandit/runner"
 )
 
@@ -41,7 +42,7 @@ T = [50]
 		fmt.Println(err)
 		return
 	}
-	plan, err := runner.NewPlan(cfg, nil)
+	plan, err := runner.NewPlan(cfg, registry.Env{})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -143,8 +143,9 @@ func (c *Config) genericPoints(f func(p *genericPoint) error) error {
 	return nil
 }
 
-// validateGenericPoints checks every configuration of the non-linear
-// algorithms by its family's own rules (registry.Algorithm.Check).
+// validateGenericPoints checks the header of every configuration of the
+// non-linear algorithms; NewPlan checks each by its family's own rules
+// (registry.Algorithm.Check) on its loaded instance.
 func (c *Config) validateGenericPoints() error {
 	if c.isSet("checkpoint_every") && c.CheckpointEvery < 1 {
 		return &KeyError{Key: "checkpoint_every", Msg: fmt.Sprintf("%d, want a spacing >= 1 round (or leave it out)", c.CheckpointEvery)}
@@ -157,9 +158,6 @@ func (c *Config) validateGenericPoints() error {
 			if alg.UsesKey(k) && v < 1 {
 				return &KeyError{Key: p.keys[k], Msg: fmt.Sprintf("%d, want at least 1", v)}
 			}
-		}
-		if err := alg.Check(p.spec); err != nil {
-			return p.keyError(err)
 		}
 		return nil
 	})
@@ -226,7 +224,7 @@ func (r *Run) genericRecord(sweep string) outputs.RunRecord {
 	if a, err := registry.Lookup(s.Algorithm); err == nil {
 		rec.Family, rec.Trust = a.Family, a.Trust
 	}
-	ic.inst.Record(&rec)
+	ic.inst.Record(r.Instance.loaded, &rec)
 	return rec
 }
 

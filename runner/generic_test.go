@@ -171,7 +171,8 @@ func TestGenericRunIDs(t *testing.T) {
 }
 
 // TestGenericBadInput: an error of another family's configuration names
-// the sweep key at fault.
+// the sweep key at fault, from parsing (the table, the header) or from the
+// plan (the family's rules on the loaded instance).
 func TestGenericBadInput(t *testing.T) {
 	for _, c := range []struct{ from, to, key string }{
 		{"gap = 0.5", "gap = 0.5\narm = 3", "instance[0].arm"},
@@ -183,7 +184,10 @@ func TestGenericBadInput(t *testing.T) {
 		{`name = "se"`, "name = \"se\"\nprotocol = \"P\"", "algorithm[1].protocol"},
 		{"seeds = 2", "seeds = 2\ncheckpoint_every = 0", "checkpoint_every"},
 	} {
-		_, err := ParseConfig([]byte(strings.Replace(genericMAB, c.from, c.to, 1)), t.TempDir())
+		c2, err := ParseConfig([]byte(strings.Replace(genericMAB, c.from, c.to, 1)), t.TempDir())
+		if err == nil {
+			_, err = NewPlan(c2, registry.Env{})
+		}
 		var ke *KeyError
 		if !errors.As(err, &ke) || ke.Key != c.key {
 			t.Errorf("%q: %v, want an error at %s", c.to, err, c.key)

@@ -146,7 +146,9 @@ func (c *Config) points(f func(p *point) error) error {
 													R: c.Advanced.R, Crs: c.Advanced.Crs, GramNoise: c.Advanced.GramNoise,
 													NoClip: noClip, Params: params, Noise: noise,
 												}
-												ic.inst.Settings(&spec)
+												if li, ok := ic.inst.(registry.LinearInstance); ok {
+													li.Settings(&spec)
+												}
 												if len(c.Advanced.Reward) == 2 {
 													spec.RewardLo, spec.RewardHi = c.Advanced.Reward[0], c.Advanced.Reward[1]
 												}

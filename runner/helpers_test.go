@@ -18,6 +18,7 @@ import (
 	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/federate/accountant"
 	"github.com/fedbandit/fedbandit/internal/rng"
+	"github.com/fedbandit/fedbandit/registry"
 )
 
 // tinyTOML is a 12-run synthetic sweep (FedLinUCB once per seed, LDP at two
@@ -61,7 +62,7 @@ func mustPlan(t testing.TB, toml string) *Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewPlan(c, nil)
+	p, err := NewPlan(c, registry.Env{})
 	if err != nil {
 		t.Fatal(err)
 	}

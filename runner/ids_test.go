@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/fedbandit/fedbandit/federate"
+	"github.com/fedbandit/fedbandit/registry"
 )
 
 // pinnedIDs are, per shipped sweep, the first run id and the SHA-256 of
@@ -57,25 +58,45 @@ var pinnedIDs = map[string][2]string{
 	"bco-slopes-1e8.toml": {"09f8ca942ca69f477ab144a878ab1812d98bb8cf0711d6d99a9a782077fca616", "c8dd732644c1517af8077ed03dd25fc9ee77b7f42a59787d5f04674626d0aab3"},
 	"mab-fig1.toml":       {"003862bf6c1da5e5594e5cb6721d515400e3206115333ee9acce64e7a8feb36e", "d1ccc59f7c0463e7483d110bdfa3e265a937f428eb86225ce9c55740cb86dd57"},
 	"mab-fig4.toml":       {"005deb42c22ee2fdb3d980e279265193eb2ade7434fcc443dfb50b3e3a4351f8", "979b4a14409c88ecfd6ed08603332c7ab445fb7ffd4a3bae125ab19f849218a6"},
+	// Issue 32: the variants docs/ ships, pinned as they were at 98ad0ae
+	// (before the runner's one run model).
+	"docs/bco-two-point-smooth-1e7.toml": {"128c86b078bbf668447b98121cbfe55193fdbd84ab620180872f26ccff7cca63", "c856bdf71ba59f10dc059d1da7a12a13c9b71ac08e066376d508bf786d914dbe"},
+	"docs/mab-fig1-script.toml":          {"01016ba48ac2b149c6bc92b1eec24035e06e082c047ddb2c988c2a5415ac545c", "fcbef056c4005cf02d39fd2e0c14d964982f68f47dd7e88eacb5ffda6032ddf4"},
+	"docs/mab-fig4-dc2.toml":             {"009cd32e1cb18d1addd1c41d5bf0dfd32ff65b8020357ff0d90493b5baf845e0", "e9149bd83f7c6915aa3acc94d1736408d387f96db490339a202ea92d75d51cf4"},
 }
 
-// TestRunIDsPinned recomputes the run ids of every shipped sweep.
+// printIDs is the command that prints the pins of TestRunIDsPinned in
+// the form of pinnedIDs (paste its lines over the map's); a pin or list
+// test that fails names it.
+const printIDs = "FEDBANDIT_PRINT_IDS=1 go test ./runner -run 'TestRunIDsPinned' -count=1"
+
+// TestRunIDsPinned recomputes the run ids of every shipped sweep (sweeps/
+// and the variants docs/ ships, keyed "docs/NAME"), whatever its family.
 func TestRunIDsPinned(t *testing.T) {
 	build := standInMSLR(t)
 	files, _ := filepath.Glob(filepath.Join("..", "sweeps", "*.toml"))
+	docs, _ := filepath.Glob(filepath.Join("..", "docs", "*.toml"))
+	files = append(files, docs...)
+	families := map[string]bool{}
 	for _, f := range files {
 		name := filepath.Base(f)
+		if filepath.Base(filepath.Dir(f)) == "docs" {
+			name = "docs/" + name
+		}
 		cfg, err := LoadConfig(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		plan, err := NewPlan(cfg, build)
+		plan, err := NewPlan(cfg, registry.Env{BuildLTR: build})
 		if err != nil {
 			t.Fatal(err)
 		}
 		h := sha256.New()
 		for _, r := range plan.Runs {
 			fmt.Fprintf(h, "%s %s\n", r.ID, r.GroupID)
+			if a, err := registry.Lookup(r.Algorithm()); err == nil {
+				families[a.Family] = true
+			}
 		}
 		got := [2]string{plan.Runs[0].ID, hex.EncodeToString(h.Sum(nil))}
 		if os.Getenv("FEDBANDIT_PRINT_IDS") != "" {
@@ -83,7 +104,12 @@ func TestRunIDsPinned(t *testing.T) {
 			continue
 		}
 		if want, ok := pinnedIDs[name]; !ok || got != want {
-			t.Errorf("%s: run ids changed: first %s, digest %s; want %v (a change orphans every finished sweep: see the comment on pinnedIDs)", name, got[0], got[1], want)
+			t.Errorf("%s: run ids changed: first %s, digest %s; want %v (a change orphans every finished sweep: see the comment on pinnedIDs; a new sweep, or an intended change with SemanticsVersion bumped, is pinned by pasting the lines `%s` prints)", name, got[0], got[1], want, printIDs)
+		}
+	}
+	for _, f := range []string{registry.FamilyLinear, registry.FamilyMAB, registry.FamilyBCO} {
+		if !families[f] {
+			t.Errorf("no shipped sweep of the %s family is pinned", f)
 		}
 	}
 }

@@ -79,6 +79,14 @@ func (r *Run) Silos() int {
 	return r.Spec.M
 }
 
+// Algorithm returns the name of the run's algorithm.
+func (r *Run) Algorithm() string {
+	if r.Generic != nil {
+		return r.Generic.Algorithm
+	}
+	return r.Spec.Algorithm
+}
+
 // Seed returns the run's seed.
 func (r *Run) Seed() uint64 {
 	if r.Generic != nil {
@@ -145,14 +153,13 @@ func (c *Config) IgnoredKeys() map[int][]string {
 	return out
 }
 
-// NewPlan expands a validated configuration. Each distinct ltr instance
-// (dataset, features, model, partition, M) is built once with build (nil:
-// ltr.Build). Runs with identical specifications (e.g. FedLinUCB under
+// NewPlan expands a validated configuration. Each instance is loaded once
+// (once per M for an instance partitioned per M, registry.Instance.PerM)
+// with env's loaders (the zero Env reads the real data) and shared
+// read-only by its runs; every configuration is checked by its family's
+// rules on it. Runs with identical specifications (e.g. FedLinUCB under
 // several eps values) appear once.
-func NewPlan(c *Config, build BuildLTRFunc) (*Plan, error) {
-	if build == nil {
-		build = ltr.Build
-	}
+func NewPlan(c *Config, env registry.Env) (*Plan, error) {
 	p := &Plan{Config: c}
 	seen := map[string]bool{}
 	calibrated := map[string]bool{}          // group ids whose noise calibration succeeded
@@ -167,12 +174,19 @@ func NewPlan(c *Config, build BuildLTRFunc) (*Plan, error) {
 			if in := insts[m]; in != nil {
 				return in, nil
 			}
-			loaded, err := ic.inst.Load(m, registry.Env{BuildLTR: build})
+			loaded, err := ic.inst.Load(m, env)
 			if err != nil {
+				var ke *registry.KeyError
+				if errors.As(err, &ke) && ke.Key != "" {
+					return nil, &KeyError{Key: fmt.Sprintf("instance[%d].%s", ii, ke.Key), Msg: ke.Msg}
+				}
 				return nil, fmt.Errorf("instance[%d] (%s), M = %d: %w", ii, ic.Name, m, err)
 			}
-			in := &Instance{Config: ic, M: m, Data: loaded.LTR, Hash: loaded.Hash, Name: loaded.Name,
+			in := &Instance{Config: ic, M: m, Hash: loaded.Hash, Name: loaded.Name,
 				Actions: loaded.Actions, Dim: loaded.Dim, Bytes: loaded.Bytes, loaded: loaded}
+			if lin := loaded.Linear(); lin != nil {
+				in.Data = lin.LTR
+			}
 			if key := ic.inst.ShareKey(); key != "" && in.Data != nil {
 				if first := shared[key]; first == nil {
 					shared[key] = in.Data
@@ -218,9 +232,15 @@ func NewPlan(c *Config, build BuildLTRFunc) (*Plan, error) {
 	})
 	if err == nil {
 		err = c.genericPoints(func(pt *genericPoint) error {
-			in, err := instFor[pt.inst](0)
+			in, err := instFor[pt.inst](pt.spec.M)
 			if err != nil {
 				return err
+			}
+			pt.spec.Loaded = in.loaded
+			// The family's rules, on the loaded instance the runs share.
+			alg, _ := registry.Lookup(pt.spec.Algorithm)
+			if err := alg.Check(pt.spec); err != nil {
+				return pt.keyError(err)
 			}
 			for s := 0; s < c.Seeds; s++ {
 				spec := pt.spec
@@ -279,7 +299,11 @@ func or(a, b []float64) []float64 {
 // not affect the run and are cleared, so that a grid over them yields one
 // FedLinUCB run.
 func NewRun(spec federate.Spec, in *Instance) (Run, error) {
-	in.loaded.Linear(&spec)
+	lin := in.loaded.Linear()
+	if lin == nil {
+		return Run{}, fmt.Errorf("instance %s (kind %q) is not of the linear family", in.Config.Name, in.Config.Kind)
+	}
+	lin.Set(&spec)
 	if _, err := registry.Lookup(spec.Algorithm); err != nil {
 		return Run{}, err
 	}
@@ -362,7 +386,7 @@ func (r *Run) Record(sweep string) outputs.RunRecord {
 	if a, err := registry.Lookup(s.Algorithm); err == nil {
 		rec.Family, rec.Trust = a.Family, a.Trust
 	}
-	ic.inst.Record(&rec)
+	ic.inst.Record(r.Instance.loaded, &rec)
 	return rec
 }
 

@@ -152,7 +152,7 @@ T = [20]
 		}
 		return d, nil
 	}
-	p, err := NewPlan(c, build)
+	p, err := NewPlan(c, registry.Env{BuildLTR: build})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ T = [20]
 	}
 	hash = "h2"
 	calls = nil
-	p2, _ := NewPlan(c, build)
+	p2, _ := NewPlan(c, registry.Env{BuildLTR: build})
 	if p2.Runs[0].ID == p.Runs[0].ID {
 		t.Error("a different instance content hash kept the run id")
 	}
@@ -250,7 +250,7 @@ T = [1000]
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = NewPlan(c, nil)
+	_, err = NewPlan(c, registry.Env{})
 	var ke *KeyError
 	if !errors.As(err, &ke) || ke.File != p || ke.Key != "algorithm[1]" || !strings.Contains(err.Error(), "delta = 0.1") {
 		t.Fatalf("err = %v, want a KeyError for %s algorithm[1] at delta = 0.1", err, p)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/outputs"
+	"github.com/fedbandit/fedbandit/registry"
 )
 
 // sharedTOML has two shared instances (the published generator and the
@@ -169,7 +170,7 @@ func TestShareUnits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fig, err := NewPlan(c, nil)
+	fig, err := NewPlan(c, registry.Env{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/ltr"
+	"github.com/fedbandit/fedbandit/registry"
 )
 
 // TestShippedSweeps parses every sweep file of sweeps/ and checks its
@@ -49,12 +50,12 @@ func TestShippedSweeps(t *testing.T) {
 	}
 	files, _ := filepath.Glob(filepath.Join("..", "sweeps", "*.toml"))
 	if len(files) != len(want) {
-		t.Errorf("sweep files %v", files)
+		t.Errorf("sweep files %v, want the %d of TestShippedSweeps' want (a new sweep file adds its expectation there and its pin to pinnedIDs: `%s`)", files, len(want), printIDs)
 	}
 	for _, f := range files {
 		w, ok := want[filepath.Base(f)]
 		if !ok {
-			t.Errorf("%s: no expectation", f)
+			t.Errorf("%s: no expectation: add its runs, M, T and runs per algorithm to want in TestShippedSweeps (runner/sweeps_test.go), and its pin to pinnedIDs (`%s` prints it)", f, printIDs)
 			continue
 		}
 		p := planFile(t, f, build)
@@ -137,7 +138,7 @@ func TestDocSweeps(t *testing.T) {
 	for _, f := range files {
 		n, ok := want[filepath.Base(f)]
 		if !ok {
-			t.Errorf("%s: no expectation", f)
+			t.Errorf("%s: no expectation: add its number of runs to want in TestDocSweeps (runner/sweeps_test.go), and its pin to pinnedIDs (`%s` prints it)", f, printIDs)
 			continue
 		}
 		p := planFile(t, f, build)
@@ -154,7 +155,7 @@ func planFile(t *testing.T, f string, build BuildLTRFunc) *Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewPlan(c, build)
+	p, err := NewPlan(c, registry.Env{BuildLTR: build})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/ltr"
 	"github.com/fedbandit/fedbandit/outputs"
+	"github.com/fedbandit/fedbandit/registry"
 )
 
 // TestR9aUnconvergedNoteInRuns (attack round 2, R9a): the note of an
@@ -45,7 +46,7 @@ T = [20]
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := NewPlan(c, func(o ltr.Options) (*federate.LTRData, error) {
+		p, err := NewPlan(c, registry.Env{BuildLTR: func(o ltr.Options) (*federate.LTRData, error) {
 			d := &federate.LTRData{Name: "fake", Dim: 2, Hash: "h", R: 1, Crs: 0.1, Note: note}
 			for q := 0; q < 8; q++ {
 				d.Queries = append(d.Queries, federate.LTRQuery{X: []float64{1, 0, 0, 1}, Mu: []float64{0.1, 0.2}})
@@ -54,7 +55,7 @@ T = [20]
 				d.Silos = append(d.Silos, []int{s})
 			}
 			return d, nil
-		})
+		}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -46,7 +46,7 @@ func TestResumeLayout1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := NewPlan(cfg, nil)
+	plan, err := NewPlan(cfg, registry.Env{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestResumeLayout1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	morePlan, err := NewPlan(more, nil)
+	morePlan, err := NewPlan(more, registry.Env{})
 	if err != nil {
 		t.Fatal(err)
 	}

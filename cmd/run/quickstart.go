@@ -19,6 +19,7 @@ import (
 	"github.com/fedbandit/fedbandit/lasso"
 	"github.com/fedbandit/fedbandit/partition"
 	"github.com/fedbandit/fedbandit/prepare"
+	"github.com/fedbandit/fedbandit/registry"
 	"github.com/fedbandit/fedbandit/runner"
 )
 
@@ -94,7 +95,7 @@ func quickstartPlan(dataset string, quick bool) (*runner.Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("quickstart sweep: %w", err)
 	}
-	return runner.NewPlan(cfg, nil)
+	return runner.NewPlan(cfg, registry.Env{})
 }
 
 // PrepareMQ2008 prepares the embedded MQ2008 dataset under cache, keyed by

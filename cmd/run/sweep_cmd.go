@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fedbandit/fedbandit/outputs"
+	"github.com/fedbandit/fedbandit/registry"
 	"github.com/fedbandit/fedbandit/runner"
 )
 
@@ -22,7 +23,7 @@ func loadPlan(path string) (*runner.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return runner.NewPlan(cfg, nil)
+	return runner.NewPlan(cfg, registry.Env{})
 }
 
 // PlanCmd is `run plan`.
