@@ -63,6 +63,10 @@ var pinnedIDs = map[string][2]string{
 	"docs/bco-two-point-smooth-1e7.toml": {"128c86b078bbf668447b98121cbfe55193fdbd84ab620180872f26ccff7cca63", "c856bdf71ba59f10dc059d1da7a12a13c9b71ac08e066376d508bf786d914dbe"},
 	"docs/mab-fig1-script.toml":          {"01016ba48ac2b149c6bc92b1eec24035e06e082c047ddb2c988c2a5415ac545c", "fcbef056c4005cf02d39fd2e0c14d964982f68f47dd7e88eacb5ffda6032ddf4"},
 	"docs/mab-fig4-dc2.toml":             {"009cd32e1cb18d1addd1c41d5bf0dfd32ff65b8020357ff0d90493b5baf845e0", "e9149bd83f7c6915aa3acc94d1736408d387f96db490339a202ea92d75d51cf4"},
+	// Issue 32: the data-backed kinds of the mab and bco families, on the
+	// MQ2008 stand-in (standInMQ2008).
+	"mab-ltr.toml": {"0255da788e2cabd6c588dd3d1c4d6c83841b593fbbe0449d8e8e1a2d4e3e8eee", "2f595f4f689f8806603b8171e9069042131f35bfa077007731297a881c640d29"},
+	"bco-ltr.toml": {"057d70c9729007b7143a473fa59a95f06b5c56c58563fb3b4cf7ee4827b000c5", "c3c2e23e51099b1985f8567b1ccb9ea519eb0dc846e203df65dcea4c258c76c2"},
 }
 
 // printIDs is the command that prints the pins of TestRunIDsPinned in
@@ -74,6 +78,7 @@ const printIDs = "FEDBANDIT_PRINT_IDS=1 go test ./runner -run 'TestRunIDsPinned'
 // and the variants docs/ ships, keyed "docs/NAME"), whatever its family.
 func TestRunIDsPinned(t *testing.T) {
 	build := standInMSLR(t)
+	load := standInMQ2008(t)
 	files, _ := filepath.Glob(filepath.Join("..", "sweeps", "*.toml"))
 	docs, _ := filepath.Glob(filepath.Join("..", "docs", "*.toml"))
 	files = append(files, docs...)
@@ -87,7 +92,7 @@ func TestRunIDsPinned(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		plan, err := NewPlan(cfg, registry.Env{BuildLTR: build})
+		plan, err := NewPlan(cfg, registry.Env{BuildLTR: build, LoadDataset: load})
 		if err != nil {
 			t.Fatal(err)
 		}
