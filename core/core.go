@@ -46,6 +46,10 @@ type Result struct {
 	Scalars     int64
 	Privacy     Privacy
 	WallSeconds float64 // wall time of the simulation (not part of byte-identity)
+	// Detail is the family's own result, when it has more than this
+	// (the linear family's *federate.Result: calibration, per-silo
+	// totals), read by its registry entry's Result.
+	Detail any
 }
 
 // ErrNonFinite is returned (wrapped) by Drive when a round's regret is NaN

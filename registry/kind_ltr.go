@@ -164,3 +164,27 @@ func (l *ltrInstance) Record(_ *Loaded, rec *outputs.RunRecord) {
 	rec.NoiseVar = l.t.NoiseVar
 	rec.Features, rec.RewardModel, rec.PartitionStrategy, rec.PartitionSeed = l.t.Features, l.t.Model, l.t.Strategy, uint64(l.t.PartitionSeed)
 }
+
+// ShareData makes the loaded instance l use first's documents when they
+// are identical (the same dataset split for another M: instances whose
+// ShareKey is equal), so that a grid over M holds the dataset in memory
+// once. It reports whether it did (false for instances without shared
+// documents).
+func ShareData(first, l *Loaded) bool {
+	a, b := first.Linear(), l.Linear()
+	if a == nil || b == nil || a.LTR == nil || b.LTR == nil {
+		return false
+	}
+	f, data := a.LTR, b.LTR
+	if f.Dim != data.Dim || len(f.Queries) != len(data.Queries) {
+		return false
+	}
+	for i := range f.Queries {
+		x, y := f.Queries[i], data.Queries[i]
+		if !slices.Equal(x.X, y.X) || !slices.Equal(x.Mu, y.Mu) {
+			return false
+		}
+	}
+	data.ShareQueries(f)
+	return true
+}

@@ -177,11 +177,17 @@ func genericFields(a *Algorithm, c Config) []Field {
 	return out
 }
 
-// FromRunSpec is the configuration of a family-neutral run spec on the
-// named instance.
+// FromRunSpec is the configuration of a compiled run spec (any family) on
+// the named instance.
 func FromRunSpec(s RunSpec, instance, desc string) Config {
-	return Config{Algorithm: s.Algorithm, Params: s.Params, Eps: s.Eps, Delta: s.Delta,
+	c := Config{Algorithm: s.Algorithm, Params: s.Params, Lazy: s.Lazy, NoClip: s.NoClip,
+		Eps: s.Eps, Delta: s.Delta, Alpha: s.Alpha, R: s.R, Crs: s.Crs, RewardLo: s.RewardLo, RewardHi: s.RewardHi,
+		Relation: s.Relation, Protocol: s.Protocol, Preset: s.Preset, GramNoise: s.GramNoise,
 		M: s.M, B: s.B, T: s.T, Every: s.Every, Instance: instance, InstanceDesc: desc}
+	if s.Noise == federate.NoiseDiscrete {
+		c.Noise = federate.NoiseDiscrete
+	}
+	return c
 }
 
 // Label joins a configuration's fields with spaces: e.g. "ldp lazy eps=1

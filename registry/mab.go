@@ -20,11 +20,13 @@ import (
 func mabAlgorithms() []*Algorithm {
 	var out []*Algorithm
 	for _, a := range mab.Algorithms {
-		out = append(out, &Algorithm{
+		e := &Algorithm{
 			Name: a.Name, Display: a.Display, Summary: a.Summary, Family: FamilyMAB,
 			Trust: a.Trust, Params: a.Params, Uses: append(append([]string(nil), a.Uses...), "checkpoint_every"),
 			NewRun: runMAB, Check: checkMAB,
-		})
+		}
+		withMABRunModel(e)
+		out = append(out, e)
 	}
 	return out
 }

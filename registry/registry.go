@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/fedbandit/fedbandit/core"
+	"github.com/fedbandit/fedbandit/outputs"
 )
 
 // Families.
@@ -54,16 +55,46 @@ type Algorithm struct {
 	// runner's linear specs (their ids are pinned); NewRun is the way a
 	// library caller, or a new family, runs one.
 	NewRun func(ctx context.Context, spec RunSpec) (*core.Result, error)
-	// Check reports a spec NewRun would refuse, by the family's own rules,
-	// without running it, on its loaded instance as NewRun (nil for the
-	// linear family, whose runner checks its specs through federate.Spec).
+	// Check reports a compiled spec NewRun would refuse, by the family's
+	// own rules, without running it (the linear family: its noise cannot
+	// be calibrated), on its loaded instance as NewRun. The planner calls
+	// it once per configuration.
 	Check func(spec RunSpec) error
+
+	// The run model every family implements (run.go): the runner plans,
+	// names, prices, pilots and records every run through these alone.
+
+	// Compile completes a run spec by the family's rules: its defaults
+	// filled in, the keys the algorithm does not use cleared (a grid over
+	// them plans one run), every value checked (an error is a *FieldError
+	// naming the key). It may set Native, the family's own spec. A spec
+	// without a loaded instance but with its decoded one (Decoded) is
+	// checked as far as it can be without the data.
+	Compile func(spec RunSpec) (RunSpec, error)
+	// ID is the identity of a compiled run spec, a hex SHA-256 that
+	// covers the spec, its instance's content hash and SemanticsVersion
+	// (stable across versions: runner.TestRunIDsPinned).
+	ID func(spec RunSpec) (string, error)
+	// Cost is the family's cost model of a compiled run: work in its own
+	// unit, memory, cost class.
+	Cost func(spec RunSpec) Cost
+	// Pilot returns a run of spec's cost class that does at most about
+	// work units of its Cost (a pilot timing the class: seconds, and
+	// memory no more than the run's).
+	Pilot func(spec RunSpec, work float64) RunSpec
+	// Result checks a finished run's family-specific results and fills
+	// their columns of its runs.arrow row (privacy claim, calibration).
+	Result func(spec RunSpec, res *core.Result, rec *outputs.RunRecord) error
+	// Stream is the capability of runs that can share their input
+	// stream (nil: none).
+	Stream *Stream
 }
 
 // RunSpec is a family-neutral run specification: the header every family
 // reads, the algorithm's own parameters and the instance's decoded table.
 // Its field names (and the parameters' keys) are encoded in the run ids
-// of the families other than the linear one (runner.GenericRunID):
+// of the mab and bco families (neutralID; the linear family hashes its
+// federate.Spec, LinearRunID):
 // renaming a field changes every such id (runner.TestRunIDsPinned).
 type RunSpec struct {
 	Algorithm string // a registered algorithm
@@ -80,10 +111,38 @@ type RunSpec struct {
 	// and kind); Dir resolves its relative paths.
 	Table map[string]any
 	Dir   string
+	// Settings of the linear family's learners, protocols and clamp
+	// (the sweep file's lazy, protocol, preset, grid.relation,
+	// grid.alpha, grid.noise and [advanced] keys): zero when absent; a
+	// family that does not use one clears it, so that it is left out of
+	// its run ids.
+	Protocol  string  `json:",omitempty"`
+	Preset    string  `json:",omitempty"`
+	Lazy      bool    `json:",omitempty"`
+	Relation  string  `json:",omitempty"`
+	Alpha     float64 `json:",omitempty"`
+	Noise     string  `json:",omitempty"`
+	R         float64 `json:",omitempty"`
+	Crs       float64 `json:",omitempty"`
+	GramNoise string  `json:",omitempty"`
+	RewardLo  float64 `json:",omitempty"`
+	RewardHi  float64 `json:",omitempty"`
+	NoClip    bool    `json:",omitempty"`
+	// Set lists the keys the sweep file sets explicitly ("lazy",
+	// "no_clip", "alpha", "reward", "checkpoint_every", "M", "B", ...):
+	// an absent one takes its family's default, a set one is kept, 0
+	// included.
+	Set []string `json:"-"`
 	// Loaded is the instance as its kind loaded it, once per plan, shared
 	// read-only by the plan's runs (nil: Table is decoded and loaded by
 	// the run, RunSpec.Load). Never part of a run id.
 	Loaded *Loaded `json:"-"`
+	// Decoded is the instance as its kind decoded it, without data: what
+	// a sweep file's check before planning has (nil otherwise).
+	Decoded Instance `json:"-"`
+	// Native is the run as its family compiled it (Algorithm.Compile):
+	// the family's own spec, if it keeps one.
+	Native any `json:"-"`
 }
 
 // UsesKey reports whether the generic key changes the algorithm's runs.

@@ -353,21 +353,10 @@ func (c *Config) Validate() error {
 		return bad("algorithm", "no [[algorithm]] table: give at least one algorithm")
 	}
 	g := c.Grid
-	// M and B are required by the linear family; the others take 1 when
-	// absent (or do not use them).
-	linear := false
-	for _, a := range c.Algorithms {
-		if alg, err := registry.Lookup(a.Name); err == nil && alg.Family == registry.FamilyLinear {
-			linear = true
-		}
-	}
-	for _, l := range []struct {
-		key string
-		n   int
-	}{{"grid.M", len(g.M)}, {"grid.B", len(g.B)}, {"grid.T", len(g.T)}} {
-		if l.n == 0 && (linear || l.key == "grid.T") {
-			return bad(l.key, "missing: give a list of values, e.g. %s = [25]", strings.TrimPrefix(l.key, "grid."))
-		}
+	// Every family has a horizon; whether M and B may be absent is the
+	// family's rule (its Compile).
+	if len(g.T) == 0 {
+		return bad("grid.T", "missing: give a list of values, e.g. T = [25]")
 	}
 	for i, a := range c.Algorithms {
 		key := fmt.Sprintf("algorithm[%d]", i)
@@ -388,7 +377,7 @@ func (c *Config) Validate() error {
 			if len(a.Eps) == 0 && len(g.Eps) == 0 {
 				return bad("grid.eps", "missing: %s (%s) is private and needs eps values", key, a.Name)
 			}
-			if len(a.Delta) == 0 && len(g.Delta) == 0 && (alg.Family == registry.FamilyLinear || alg.UsesKey("delta")) {
+			if len(a.Delta) == 0 && len(g.Delta) == 0 && alg.UsesKey("delta") {
 				return bad("grid.delta", "missing: %s (%s) is private and needs delta values", key, a.Name)
 			}
 		}
@@ -426,8 +415,5 @@ func (c *Config) Validate() error {
 	}
 	// The rules of a run (values, ranges, combinations) are the spec's:
 	// every configuration of the grid is checked by them.
-	if err := c.validatePoints(); err != nil {
-		return err
-	}
-	return c.validateGenericPoints()
+	return c.validatePoints()
 }

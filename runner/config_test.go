@@ -203,7 +203,7 @@ func TestLogisticLinkKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := p.Runs[0].Spec; s.Synthetic.Link != federate.LinkLogistic || s.Synthetic.NoiseVar != 0 || p.Instances[0].Name != "synthetic d=10 K=100 noise_var=0 seed=0 link=logistic" {
+	if s := native(&p.Runs[0]); s.Synthetic.Link != federate.LinkLogistic || s.Synthetic.NoiseVar != 0 || p.Instances[0].Name != "synthetic d=10 K=100 noise_var=0 seed=0 link=logistic" {
 		t.Errorf("spec %+v, instance %q", s.Synthetic, p.Instances[0].Name)
 	}
 	id, _ := plan(`link = "identity"`)
@@ -288,7 +288,7 @@ func TestConfigAccepts(t *testing.T) {
 			}
 		}},
 		{"checkpoint every round, another family", strings.Replace(genericBCO, "checkpoint_every = 100", "checkpoint_every = 1", 1), func(t *testing.T, p *Plan) {
-			if e := p.Runs[0].Generic.Every; e != 1 {
+			if e := p.Runs[0].Spec.Every; e != 1 {
 				t.Errorf("checkpoint spacing %d, want 1", e)
 			}
 		}},

@@ -4,14 +4,19 @@
 //
 // LoadConfig reads and validates a sweep file (unknown keys and invalid
 // values are *KeyError values naming the key, e.g. "grid.eps[1]").
-// NewPlan expands it deterministically: every combination of instance,
-// algorithm, grid value and seed becomes a Run whose ID is the SHA-256 of
-// its full specification, its instance's content hash and the results
-// format version; runs are sorted by ID, so that the order is stable and a
-// shard i/n is simply runs[j] for j mod n == i. Each distinct learning-to-
-// rank instance is built once and shared read-only by its runs.
-// Plan.Estimate gives the cost model (sum of M T K d^2 multiply-adds) and a
-// peak-memory estimate.
+// NewPlan expands it deterministically, whatever the family: every
+// combination of instance, algorithm, grid value and seed becomes a Run
+// holding its algorithm's compiled registry.RunSpec, whose ID (its family's,
+// registry.Algorithm.ID) is the SHA-256 of its full specification, its
+// instance's content hash and the simulator's semantics version; runs are
+// sorted by ID, so that the order is stable and a shard i/n is simply
+// runs[j] for j mod n == i. Each instance is loaded once per plan (once per
+// M when partitioned per M) and shared read-only by its runs.
+// Plan.Estimate gives each family's cost model (registry.Cost: work in the
+// family's unit) and a peak-memory estimate; Plan.MeasureRates times a
+// pilot of each cost class, bounded in time and memory. The runner has no
+// branch on a family: everything a family decides goes through its
+// registry entries.
 //
 // Sweep.Execute runs the plan with a pool of workers (conc), publishes
 // each finished run atomically as DIR/runs/<id>.arrow (outputs.WriteRun),

@@ -1,17 +1,16 @@
 package runner
 
 import (
-	"github.com/fedbandit/fedbandit/federate"
+	"slices"
+
 	"github.com/fedbandit/fedbandit/outputs"
+	"github.com/fedbandit/fedbandit/registry"
 )
 
-// DefaultMaddsPerSecond is the assumed speed of one core, counted in the
-// cost model's M T K d^2 multiply-adds per run. It is a deliberate round
-// figure from the paper's synthetic instance on a 2.45 GHz Zen 3 core
-// with AVX2 (1e10 in 2.1 s, where fresh contexts cost as much as the UCB
-// scores; learning-to-rank runs at d = 57 reach about 2e10); override it
-// with the rate measured on your machine (docs/bench/runner.md).
-const DefaultMaddsPerSecond = 4e9
+// DefaultMaddsPerSecond is the linear family's model speed of one core
+// (registry.DefaultMaddsPerSecond), the reference of --rate: every
+// family's model speed is scaled by the same factor (EstimateRun).
+const DefaultMaddsPerSecond = registry.DefaultMaddsPerSecond
 
 // Estimate is what `run plan` prints: how much work a sweep is and what it
 // needs.
@@ -20,14 +19,15 @@ type Estimate struct {
 	Done    int // of which already published as done in the output directory
 	Failed  int // of which published as failed (they are retried)
 	Pending int // runs a sweep would execute (not done)
-	// Madds is the total number of multiply-adds of the pending runs,
-	// sum over runs of M T K d^2 (K: actions per round).
-	Madds float64
+	// Work is the total work of the pending runs in each family's unit
+	// (registry.Cost), in order of first appearance.
+	Work []Work
 	// CPUSeconds is the single-core CPU time of the pending runs: from
-	// the measured Rates where given, else Madds / rate.
+	// the measured Rates where given, else from each family's cost
+	// model.
 	CPUSeconds float64
 	// Measured counts the pending runs whose time comes from measured
-	// rates (the others from the multiply-add model).
+	// rates (the others from the cost models).
 	Measured int
 	// WallSeconds is the time the runs take on the workers, scheduled as
 	// a sweep does: in plan order, each to the first free worker.
@@ -35,52 +35,24 @@ type Estimate struct {
 	// LongestRunSeconds is the CPU time of the longest pending run.
 	LongestRunSeconds float64
 	// PeakBytes estimates the peak memory: the shared instances plus one
-	// run's state per worker (O(M d^2) each), or per worker executing a
-	// unit of runs sharing a stream, all of its runs' states (twice: the
-	// heap's headroom) and the stream's window.
+	// run's state per worker (registry.Cost.Bytes), or per worker
+	// executing a unit of runs sharing a stream, all of its runs' states
+	// (twice: the heap's headroom) and the stream's window. It comes from
+	// the cost models alone, before any pilot.
 	PeakBytes int64
-	// SharedBytes is the memory of the shared ltr instances.
+	// SharedBytes is the memory of the shared instances.
 	SharedBytes int64
 }
 
-// genericMaddsPerSiloRound is the cost model's figure for one
-// silo-round of a run of another family than the linear one (mab, bco),
-// whose work is not M T K d^2: a round figure, 0.1 us per silo-round at
-// DefaultMaddsPerSecond (a mab round costs about 0.08 us, a bco round at
-// d = 10 a few tenths). `run plan` times a pilot of each cost class
-// instead (MeasureRates).
-const genericMaddsPerSiloRound = 400
-
-// RunMadds is the cost model of one run: M T K d^2 multiply-adds (other
-// families: M T genericMaddsPerSiloRound).
-func RunMadds(r *Run) float64 {
-	if r.Generic != nil {
-		return float64(r.Silos()) * float64(r.Rounds()) * genericMaddsPerSiloRound
-	}
-	d := float64(r.Instance.Dim)
-	return float64(r.Spec.M) * float64(r.Spec.T) * r.Instance.Actions * d * d
+// Work is the total of one unit of work (registry.Cost.Unit).
+type Work struct {
+	Unit  string
+	Total float64
 }
 
-// RunBytes estimates the memory of one run beyond the shared data: per
-// silo a local Gram, bias and inverse (3 d^2 + d), the tree nodes of the
-// protocol (kappa levels, per silo for P_alt), the synchronised statistics
-// and the curve.
-func RunBytes(r *Run) int64 {
-	if g := r.Generic; g != nil {
-		// Per silo (or arm) a few d-vectors, and the curve.
-		points := int64(g.T/max(g.Every, 1) + 1)
-		return 8*int64(r.Silos())*8*int64(r.Instance.Dim+1) + 32*points + 1<<20
-	}
-	d := int64(r.Instance.Dim)
-	m := int64(r.Spec.M)
-	k := int64(1)
-	for n := (r.Spec.T + r.Spec.B - 1) / r.Spec.B; n > 1; n >>= 1 {
-		k++
-	}
-	mat := d*d + d
-	points := int64(r.Spec.T/max(r.Spec.Every, 1) + 1)
-	return 8*(m*3*mat+(m+2)*k*mat+4*mat+int64(r.Spec.M)*2) + 32*points + 1<<20
-}
+// RunBytes estimates the memory of one run beyond the shared data, by
+// its family's cost model (registry.Cost.Bytes).
+func RunBytes(r *Run) int64 { return r.Cost().Bytes }
 
 // Estimate computes the plan's cost as a sweep executes it (runs sharing
 // their context streams: EstimateShared with share true).
@@ -90,9 +62,9 @@ func (p *Plan) Estimate(scan *outputs.Scan, workers int, rates *Rates, rate floa
 
 // EstimateShared computes the plan's cost; scan (may be nil) is the
 // content of the output directory, workers the number of concurrent runs,
-// rates the measured speeds (nil: none), rate the multiply-adds per second
-// of one core for runs whose class has no measured speed (0:
-// DefaultMaddsPerSecond), and share whether runs share their context
+// rates the measured speeds (nil: none), rate the speed of this machine
+// for runs whose class has no measured speed (EstimateRun; 0: the cost
+// models' own), and share whether runs share their context
 // streams (Sweep.NoShare false). The pending runs are cut into units as
 // the sweep cuts them (shareUnits): a unit of several runs costs its
 // stream once (StreamSeconds: drawing, and preparing the instance) plus
@@ -120,11 +92,16 @@ func (p *Plan) EstimateShared(scan *outputs.Scan, workers int, rates *Rates, rat
 		}
 		e.Pending++
 		pending = append(pending, r)
-		e.Madds += RunMadds(r)
+		c := r.Cost()
+		if i := slices.IndexFunc(e.Work, func(w Work) bool { return w.Unit == c.Unit }); i >= 0 {
+			e.Work[i].Total += c.Work
+		} else {
+			e.Work = append(e.Work, Work{c.Unit, c.Work})
+		}
 		if _, ok := rates.RunSeconds(r); ok {
 			e.Measured++
 		}
-		maxRun = max(maxRun, RunBytes(r))
+		maxRun = max(maxRun, c.Bytes)
 	}
 	free := make([]float64, workers) // when each worker is next free
 	prepared := map[string]bool{}    // streams whose instance is prepared
@@ -139,7 +116,7 @@ func (p *Plan) EstimateShared(scan *outputs.Scan, workers int, rates *Rates, rat
 			stream, prep := StreamSeconds(u.runs[0], rates)
 			sec = stream + prep // every unit of the stream waits for the preparation
 			e.CPUSeconds += stream
-			if key, _ := federate.SharedContextsKey(u.runs[0].Spec); !prepared[key] {
+			if key := streamKey(u.runs[0]); !prepared[key] {
 				prepared[key] = true
 				e.CPUSeconds += prep
 			}
@@ -153,7 +130,7 @@ func (p *Plan) EstimateShared(scan *outputs.Scan, workers int, rates *Rates, rat
 				e.CPUSeconds += s
 				e.LongestRunSeconds = max(e.LongestRunSeconds, own)
 			}
-			window = max(window, federate.FeedWindowBytes)
+			window = max(window, streamOf(u.runs[0]).WindowBytes)
 		}
 		w := 0
 		for j := range free {
@@ -184,24 +161,30 @@ func (p *Plan) EstimateShared(scan *outputs.Scan, workers int, rates *Rates, rat
 }
 
 // SimSeconds is the CPU time of run r without drawing its context stream,
-// measured for classes that can share their stream (Rates.SimPerSiloRound).
+// measured for classes that can share their stream (Rates.SimPerUnit).
 func (rt *Rates) SimSeconds(r *Run) (float64, bool) {
 	if rt == nil {
 		return 0, false
 	}
-	v, ok := rt.SimPerSiloRound[CostClass(r)]
-	return v * float64(r.Silos()) * float64(r.Rounds()), ok
+	c := r.Cost()
+	v, ok := rt.SimPerUnit[c.Class]
+	return v * c.Work, ok
 }
 
 // EstimateRun is one run's estimated CPU seconds, as Estimate counts it:
-// from its class's measured rate, else from the multiply-add model at
-// rate per second (DefaultMaddsPerSecond when rate <= 0).
+// from its class's measured rate, else from its family's cost model
+// (registry.Cost: work over the model's speed). rate > 0 is the speed of
+// this machine in the linear model's multiply-adds per second (--rate):
+// every family's model speed is then scaled by rate /
+// DefaultMaddsPerSecond.
 func EstimateRun(r *Run, rates *Rates, rate float64) float64 {
 	if sec, ok := rates.RunSeconds(r); ok {
 		return sec
 	}
-	if rate <= 0 {
-		rate = DefaultMaddsPerSecond
+	c := r.Cost()
+	speed := c.Rate
+	if rate > 0 {
+		speed *= rate / DefaultMaddsPerSecond
 	}
-	return RunMadds(r) / rate
+	return c.Work / speed
 }

@@ -6,72 +6,17 @@ import (
 
 	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/outputs"
-	"github.com/fedbandit/fedbandit/registry"
 )
+
+// linearWork is the Estimate.Work of n multiply-adds of the linear model.
+func linearWork(n float64) []Work {
+	return []Work{{Unit: "multiply-adds (sum of M T K d^2)", Total: n}}
+}
 
 // near reports whether got equals want up to rounding (the expected values
 // below are sums taken in another order than the code's).
 func near(got, want float64) bool {
 	return math.Abs(got-want) <= 1e-12*math.Max(math.Abs(want), 1e-300)
-}
-
-// TestRunMaddsAndBytes pins the cost model of one run against figures
-// worked out by hand from the formulas' doc comments (M T K d^2
-// multiply-adds; 8 bytes per float of 3 d^2 + d per silo, kappa tree levels
-// per silo and two more, 4 synchronised d^2 + d, 2 per silo, 32 bytes per
-// curve point and 1 MiB). Mutation controls: each arithmetic operator of
-// RunMadds and RunBytes changed, and the tree's level count (T+B-1)/B
-// changed (T = 3B: the ceiling is 3, and 4 would add a level) or its
-// `n > 1` as `>=`, fail.
-func TestRunMaddsAndBytes(t *testing.T) {
-	for _, c := range []struct {
-		name  string
-		r     Run
-		madds float64
-		bytes int64
-	}{
-		{
-			// d = 4: mat = 20; T/B = 3 batches: kappa = 2 (3 -> 1);
-			// points 30/10 + 1 = 4.
-			// 8 (5*3*20 + 7*2*20 + 4*20 + 5*2) = 8*670 = 5360.
-			name:  "linear T=3B",
-			r:     Run{Spec: federate.Spec{M: 5, T: 30, B: 10, Every: 10}, Instance: &Instance{Dim: 4, Actions: 10}},
-			madds: 5 * 30 * 10 * 16, bytes: 5360 + 32*4 + 1<<20,
-		},
-		{
-			// 10 batches: kappa = 4 (10 -> 5 -> 2 -> 1); Every 0 counts
-			// as 1: 101 points. 8 (300 + 7*4*20 + 80 + 10) = 7600.
-			name:  "linear every 0",
-			r:     Run{Spec: federate.Spec{M: 5, T: 100, B: 10}, Instance: &Instance{Dim: 4, Actions: 10}},
-			madds: 5 * 100 * 10 * 16, bytes: 7600 + 32*101 + 1<<20,
-		},
-		{
-			// One batch: kappa = 1. d = 3: mat = 12, M = 2:
-			// 8 (2*3*12 + 4*1*12 + 4*12 + 2*2) = 8*172 = 1376; 2 points.
-			name:  "linear one batch",
-			r:     Run{Spec: federate.Spec{M: 2, T: 7, B: 7, Every: 7}, Instance: &Instance{Dim: 3, Actions: 2.5}},
-			madds: 2 * 7 * 2.5 * 9, bytes: 1376 + 32*2 + 1<<20,
-		},
-		{
-			// M T 400; 8 M 8 (d+1) + 32 (T/every + 1) + 1 MiB.
-			name:  "generic",
-			r:     Run{Generic: &registry.RunSpec{M: 3, T: 1000, Every: 100}, Instance: &Instance{Dim: 5}},
-			madds: 3 * 1000 * 400, bytes: 8*3*8*6 + 32*11 + 1<<20,
-		},
-		{
-			// M 0 is one silo; every 0 counts as 1.
-			name:  "generic M=0 every 0",
-			r:     Run{Generic: &registry.RunSpec{T: 50}, Instance: &Instance{Dim: 2}},
-			madds: 50 * 400, bytes: 8*1*8*3 + 32*51 + 1<<20,
-		},
-	} {
-		if got := RunMadds(&c.r); got != c.madds {
-			t.Errorf("%s: RunMadds %v, want %v", c.name, got, c.madds)
-		}
-		if got := RunBytes(&c.r); got != c.bytes {
-			t.Errorf("%s: RunBytes %d, want %d", c.name, got, c.bytes)
-		}
-	}
 }
 
 // estTOML is one shared stream of the published generator: 4 runs
@@ -117,7 +62,7 @@ func TestEstimateSharedStream(t *testing.T) {
 		t.Fatalf("%d runs, want 4", len(plan.Runs))
 	}
 	r := &plan.Runs[0]
-	maxRun := RunBytes(r) // pinned by TestRunMaddsAndBytes
+	maxRun := RunBytes(r) // pinned by registry.TestCostModels
 	var shared int64
 	for _, in := range plan.Instances {
 		shared += in.Bytes
@@ -130,14 +75,14 @@ func TestEstimateSharedStream(t *testing.T) {
 	own, stream, prep := 0.032, 6000*12e-9, 6000*5e-9
 	sim := own - stream
 	e := plan.EstimateShared(nil, 2, nil, 1e6, true)
-	want := Estimate{Runs: 4, Pending: 4, Madds: 4 * 32000,
+	want := Estimate{Runs: 4, Pending: 4, Work: linearWork(4 * 32000),
 		CPUSeconds: 2*stream + prep + 4*sim, WallSeconds: stream + prep + 2*sim,
 		LongestRunSeconds: own, PeakBytes: peak, SharedBytes: shared}
 	checkEstimate(t, "model", e, want)
 
 	// A stream dearer than the runs: a run's own time is not negative.
 	e = plan.EstimateShared(nil, 1, nil, 1e12, true)
-	want = Estimate{Runs: 4, Pending: 4, Madds: 4 * 32000,
+	want = Estimate{Runs: 4, Pending: 4, Work: linearWork(4 * 32000),
 		CPUSeconds: stream + prep, WallSeconds: stream + prep,
 		LongestRunSeconds: 32000 / 1e12, PeakBytes: shared + 2*4*maxRun + federate.FeedWindowBytes, SharedBytes: shared}
 	checkEstimate(t, "stream dearer", e, want)
@@ -145,15 +90,16 @@ func TestEstimateSharedStream(t *testing.T) {
 	// Measured: per silo-round (M T = 200) 4e-5 s a run, 3e-5 its
 	// simulation, 5e-6 the stream, 2e-6 the preparation.
 	class, sc := CostClass(r), StreamClass(r)
+	// Per unit of work: a silo-round is K d^2 = 160 multiply-adds.
 	rt := &Rates{
-		PerSiloRound:       map[string]float64{class: 4e-5},
-		SimPerSiloRound:    map[string]float64{class: 3e-5},
+		PerUnit:            map[string]float64{class: 4e-5 / 160},
+		SimPerUnit:         map[string]float64{class: 3e-5 / 160},
 		StreamPerSiloRound: map[string]float64{sc: 5e-6},
 		PrepPerSiloRound:   map[string]float64{sc: 2e-6},
 	}
 	own, sim, stream, prep = 200*4e-5, 200*3e-5, 200*5e-6, 200*2e-6
 	e = plan.EstimateShared(nil, 2, rt, 0, true)
-	want = Estimate{Runs: 4, Pending: 4, Measured: 4, Madds: 4 * 32000,
+	want = Estimate{Runs: 4, Pending: 4, Measured: 4, Work: linearWork(4 * 32000),
 		CPUSeconds: 2*stream + prep + 4*sim, WallSeconds: stream + prep + 2*sim,
 		LongestRunSeconds: own, PeakBytes: peak, SharedBytes: shared}
 	checkEstimate(t, "measured", e, want)
@@ -166,17 +112,29 @@ func TestEstimateSharedStream(t *testing.T) {
 
 	// Not shared: every run is a unit of its own at its measured time.
 	e = plan.EstimateShared(nil, 2, rt, 0, false)
-	want = Estimate{Runs: 4, Pending: 4, Measured: 4, Madds: 4 * 32000,
+	want = Estimate{Runs: 4, Pending: 4, Measured: 4, Work: linearWork(4 * 32000),
 		CPUSeconds: 4 * own, WallSeconds: 2 * own,
 		LongestRunSeconds: own, PeakBytes: shared + 2*maxRun, SharedBytes: shared}
 	checkEstimate(t, "no share", e, want)
+}
+
+func sameWork(a, b []Work) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Unit != b[i].Unit || !near(a[i].Total, b[i].Total) {
+			return false
+		}
+	}
+	return true
 }
 
 func checkEstimate(t *testing.T, name string, got, want Estimate) {
 	t.Helper()
 	if got.Runs != want.Runs || got.Done != want.Done || got.Failed != want.Failed || got.Pending != want.Pending ||
 		got.Measured != want.Measured || got.PeakBytes != want.PeakBytes || got.SharedBytes != want.SharedBytes ||
-		!near(got.Madds, want.Madds) || !near(got.CPUSeconds, want.CPUSeconds) || !near(got.WallSeconds, want.WallSeconds) ||
+		!sameWork(got.Work, want.Work) || !near(got.CPUSeconds, want.CPUSeconds) || !near(got.WallSeconds, want.WallSeconds) ||
 		!near(got.LongestRunSeconds, want.LongestRunSeconds) {
 		t.Errorf("%s: estimate\n%+v, want\n%+v", name, got, want)
 	}
@@ -224,7 +182,7 @@ func TestStreamSeconds(t *testing.T) {
 		s := federate.Spec{Algorithm: federate.AlgFedLinUCB, M: 3, T: 50, B: 5, Seed: 1,
 			Synthetic: federate.SyntheticSpec{D: 5, K: 7, NoiseVar: 0.25, Seed: 2, FixedBasis: gen == federate.ContextsNumPy,
 				SharedContexts: shared, ContextGen: gen}}.WithDefaults()
-		return &Run{Spec: s, Instance: &Instance{Dim: 5, Actions: 7}}
+		return linearRun(s, &Instance{Dim: 5, Actions: 7})
 	}
 	const normals = 3 * 50 * 7 * 4
 	for _, c := range []struct {

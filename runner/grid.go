@@ -4,32 +4,36 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/registry"
 )
 
 // point is one configuration of a sweep's grid (everything but the
-// seed): the spec it gives, without instance data, the sweep key that
-// each spec field came from, so that the spec's validation (the one set of
-// rules, federate.Spec.ValidateGiven) reports errors in the user's terms,
-// and the fields the file gives explicitly.
+// seed), for any family: the run spec it gives, without its instance data
+// (the planner adds it), and the sweep key that each key of the spec came
+// from, so that the family's rules (registry.Algorithm.Compile and Check)
+// report errors in the user's terms.
 type point struct {
 	inst, alg int // indices of the [[instance]] and [[algorithm]] tables
-	spec      federate.Spec
-	keys      map[string]string // federate.FieldError.Field -> sweep key
-	given     []string          // spec fields the file sets (federate.Spec.ValidateGiven)
+	spec      registry.RunSpec
+	keys      map[string]string // registry.FieldError.Key -> sweep key
 }
 
-// keyError returns err as a *KeyError naming the sweep key of the spec
-// field at fault (err unchanged if it is not a spec field error).
+// keyError returns err as a *KeyError naming the sweep key of the spec key
+// at fault (err unchanged if it names none).
 func (p *point) keyError(err error) error {
-	var fe *federate.FieldError
+	var fe *registry.FieldError
 	if !errors.As(err, &fe) {
 		return err
 	}
-	key, ok := p.keys[fe.Field]
-	if !ok {
+	key, ok := p.keys[fe.Key]
+	switch {
+	case ok:
+	case strings.HasPrefix(fe.Key, "instance."):
+		key = fmt.Sprintf("instance[%d].%s", p.inst, strings.TrimPrefix(fe.Key, "instance."))
+	default:
 		key = fmt.Sprintf("algorithm[%d]", p.alg)
 	}
 	return &KeyError{Key: key, Msg: fe.Msg}
@@ -42,7 +46,8 @@ type values struct {
 }
 
 // list is the values of a grid list, or the single absent value (the
-// spec's zero, which its defaults fill) when the file does not set it.
+// spec's zero, which its family's defaults fill) when the file does not
+// set it.
 func list(v []float64, key string) values {
 	if len(v) == 0 {
 		return values{[]float64{0}, func(int) string { return key }}
@@ -50,109 +55,103 @@ func list(v []float64, key string) values {
 	return values{v, func(i int) string { return fmt.Sprintf("%s[%d]", key, i) }}
 }
 
+// strs is list for a list of strings.
+func strs(v []string, key string) ([]string, func(i int) string) {
+	if len(v) == 0 {
+		return []string{""}, func(int) string { return key }
+	}
+	return v, func(i int) string { return fmt.Sprintf("%s[%d]", key, i) }
+}
+
+func ints(v []int) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = float64(x)
+	}
+	return out
+}
+
 // points calls f for every configuration of the grid, in plan order:
-// instances, algorithms, M, B, T, alpha, relation, noise, eps, delta and the
-// algorithm's own parameters (by key). The spec has its instance kind and
-// settings but no instance data, seed 0, and the keys the algorithm does
-// not use at their absent value (federate.Spec.Canonical). A key the file
-// leaves out is left out of the spec too: its default is the spec's.
+// instances, algorithms, M, B, T, alpha, relation, noise, eps, delta and
+// the algorithm's own parameters (by key). The spec has seed 0, no
+// instance data, and every key as the file gives it: a key the file leaves
+// out is left out of the spec too (its default is the family's), a key the
+// algorithm does not use is cleared by its family's Compile (the same run
+// for every value, planned once).
 func (c *Config) points(f func(p *point) error) error {
 	g := c.Grid
-	relations := g.Relation
-	if len(relations) == 0 {
-		relations = []string{""}
-	}
-	noises := g.Noise
-	if len(noises) == 0 {
-		noises = []string{""}
+	relations, relKey := strs(g.Relation, "grid.relation")
+	noises, noiseKey := strs(g.Noise, "grid.noise")
+	ms, bs, ts, alphas := list(ints(g.M), "grid.M"), list(ints(g.B), "grid.B"), list(ints(g.T), "grid.T"), list(g.Alpha, "grid.alpha")
+	// The keys the file sets: an absent one takes its family's default,
+	// a set one is kept (0 included).
+	var set []string
+	for _, k := range []struct {
+		key  string
+		path []any
+	}{
+		{"alpha", []any{"grid", "alpha"}}, {"R", []any{"advanced", "R"}}, {"crs", []any{"advanced", "crs"}},
+		{"checkpoint_every", []any{"checkpoint_every"}}, {"reward", []any{"advanced", "reward"}},
+		{"no_clip", []any{"advanced", "no_clip"}}, {"M", []any{"grid", "M"}}, {"B", []any{"grid", "B"}},
+	} {
+		if c.isSet(k.path...) {
+			set = append(set, k.key)
+		}
 	}
 	for ii, ic := range c.Instances {
 		for ai, ac := range c.Algorithms {
-			alg, err := registry.Lookup(ac.Name)
-			if err != nil {
+			if _, err := registry.Lookup(ac.Name); err != nil {
 				return &KeyError{Key: fmt.Sprintf("algorithm[%d].name", ai), Msg: err.Error()}
 			}
-			if alg.Family != registry.FamilyLinear {
-				continue // genericPoints plans it
-			}
 			at := func(k string) string { return fmt.Sprintf("algorithm[%d].%s", ai, k) }
-			epss, deltas := values{[]float64{0}, func(int) string { return "grid.eps" }}, values{[]float64{0}, func(int) string { return "grid.delta" }}
-			if alg.Private() {
-				epss, deltas = list(g.Eps, "grid.eps"), list(g.Delta, "grid.delta")
-				if len(ac.Eps) > 0 {
-					epss = list(ac.Eps, at("eps"))
-				}
-				if len(ac.Delta) > 0 {
-					deltas = list(ac.Delta, at("delta"))
-				}
+			epss, deltas := list(g.Eps, "grid.eps"), list(g.Delta, "grid.delta")
+			if len(ac.Eps) > 0 {
+				epss = list(ac.Eps, at("eps"))
 			}
-			// Absent lazy and no_clip take the spec layer's defaults.
-			lazy, noClip := registry.LinearDefaults(ac.Name, ac.Preset)
+			if len(ac.Delta) > 0 {
+				deltas = list(ac.Delta, at("delta"))
+			}
+			aset := set
 			if c.isSet("algorithm", ai, "lazy") {
-				lazy = ac.Lazy
+				aset = append(slices.Clip(set), "lazy")
 			}
-			if c.isSet("advanced", "no_clip") {
-				noClip = c.Advanced.NoClip
-			}
-			var given []string
-			for _, gk := range []struct {
-				field string
-				path  []any
-			}{
-				{"Alpha", []any{"grid", "alpha"}}, {"R", []any{"advanced", "R"}}, {"Crs", []any{"advanced", "crs"}},
-				{"Every", []any{"checkpoint_every"}}, {"Reward", []any{"advanced", "reward"}},
-			} {
-				if c.isSet(gk.path...) {
-					given = append(given, gk.field)
-				}
-			}
-			in := func(k string) string { return fmt.Sprintf("instance[%d].%s", ii, k) }
 			keys := map[string]string{
-				"Algorithm": at("name"), "Protocol": at("protocol"), "Lazy": at("lazy"), "Preset": at("preset"),
-				"Every": "checkpoint_every", "R": "advanced.R", "Crs": "advanced.crs",
-				"GramNoise": "advanced.gram_noise", "RewardLo": "advanced.reward", "RewardHi": "advanced.reward",
-				"NoClip": "advanced.no_clip", "Instance": in("kind"), "LTR": in("dataset"),
-				"Synthetic.D": in("d"), "Synthetic.K": in("k"), "Synthetic.NoiseVar": in("noise_var"),
-				"Synthetic.ContextGen": in("context_gen"), "Synthetic.Theta": in("theta"), "Synthetic.Seed": in("seed"),
-				"Synthetic.Link": in("link"),
+				"name": at("name"), "protocol": at("protocol"), "lazy": at("lazy"), "preset": at("preset"),
+				"checkpoint_every": "checkpoint_every", "R": "advanced.R", "crs": "advanced.crs",
+				"gram_noise": "advanced.gram_noise", "reward": "advanced.reward", "no_clip": "advanced.no_clip",
 			}
 			combos, ckeys := c.paramCombos(ai, ac)
-			alphas := list(g.Alpha, "grid.alpha")
-			for im, m := range g.M {
-				for ib, b := range g.B {
-					for it, t := range g.T {
+			for im, m := range ms.v {
+				for ib, b := range bs.v {
+					for it, t := range ts.v {
 						for ial, alpha := range alphas.v {
 							for ir, rel := range relations {
 								for in, noise := range noises {
 									for ie, eps := range epss.v {
 										for id, delta := range deltas.v {
 											for ci, params := range combos {
-												p := &point{inst: ii, alg: ai, given: given, keys: map[string]string{
-													"M": fmt.Sprintf("grid.M[%d]", im), "B": fmt.Sprintf("grid.B[%d]", ib),
-													"T": fmt.Sprintf("grid.T[%d]", it), "Alpha": alphas.key(ial),
-													"Relation": fmt.Sprintf("grid.relation[%d]", ir), "Noise": fmt.Sprintf("grid.noise[%d]", in),
-													"Eps": epss.key(ie), "Delta": deltas.key(id),
+												p := &point{inst: ii, alg: ai, keys: map[string]string{
+													"M": ms.key(im), "B": bs.key(ib), "T": ts.key(it), "alpha": alphas.key(ial),
+													"relation": relKey(ir), "noise": noiseKey(in), "eps": epss.key(ie), "delta": deltas.key(id),
 												}}
 												for k, v := range keys {
 													p.keys[k] = v
 												}
 												for k, v := range ckeys[ci] {
-													p.keys[k] = v
+													p.keys[strings.TrimPrefix(k, "Params.")] = v
 												}
-												spec := federate.Spec{
-													Algorithm: ac.Name, Protocol: ac.Protocol, Lazy: lazy, Preset: ac.Preset,
-													Eps: eps, Delta: delta, Relation: rel,
-													M: m, T: t, B: b, Alpha: alpha, Every: c.CheckpointEvery,
-													R: c.Advanced.R, Crs: c.Advanced.Crs, GramNoise: c.Advanced.GramNoise,
-													NoClip: noClip, Params: params, Noise: noise,
-												}
-												if li, ok := ic.inst.(registry.LinearInstance); ok {
-													li.Settings(&spec)
+												rs := registry.RunSpec{
+													Algorithm: ac.Name, Instance: ic.Kind, T: int(t), M: int(m), B: int(b),
+													Every: c.CheckpointEvery, Eps: eps, Delta: delta, Params: params,
+													Table: c.instanceTable(ii), Dir: c.dir,
+													Protocol: ac.Protocol, Preset: ac.Preset, Lazy: ac.Lazy, Relation: rel, Alpha: alpha,
+													Noise: noise, R: c.Advanced.R, Crs: c.Advanced.Crs, GramNoise: c.Advanced.GramNoise,
+													NoClip: c.Advanced.NoClip, Set: aset,
 												}
 												if len(c.Advanced.Reward) == 2 {
-													spec.RewardLo, spec.RewardHi = c.Advanced.Reward[0], c.Advanced.Reward[1]
+													rs.RewardLo, rs.RewardHi = c.Advanced.Reward[0], c.Advanced.Reward[1]
 												}
-												p.spec = spec.Canonical()
+												p.spec = rs
 												if err := f(p); err != nil {
 													return err
 												}
@@ -168,6 +167,18 @@ func (c *Config) points(f func(p *point) error) error {
 		}
 	}
 	return nil
+}
+
+// instanceTable is the [[instance]] table ii without name and kind: what
+// its kind decodes.
+func (c *Config) instanceTable(ii int) map[string]any {
+	t := map[string]any{}
+	for k, v := range c.tables("instance")[ii] {
+		if k != "name" && k != "kind" {
+			t[k] = v
+		}
+	}
+	return t
 }
 
 // paramCombos returns every combination of the values the [[algorithm]]
@@ -218,24 +229,37 @@ func (c *Config) isList(path ...any) bool {
 	return ok
 }
 
-// validatePoints runs the spec's validation on every configuration of the
-// grid, reporting the first error under the sweep key that caused it.
+// validatePoints checks every configuration of the grid by its family's
+// rules as far as they go without the instance's data (Compile on the
+// decoded instance), reporting the first error under the sweep key that
+// caused it; NewPlan checks each again on its loaded instance.
 func (c *Config) validatePoints() error {
 	return c.points(func(p *point) error {
-		if err := p.spec.ValidateGiven(p.given...); err != nil {
+		rs := p.spec
+		rs.Decoded = c.Instances[p.inst].inst
+		if _, err := registry.Compile(rs); err != nil {
 			return p.keyError(err)
 		}
 		return nil
 	})
 }
 
-// Configurations returns the sweep's configurations in plan order: every
-// spec of the grid without its seed and without instance data (ltr data
-// is not loaded). `run audit --sweep` audits them.
+// Configurations returns the sweep's configurations of the linear family
+// in plan order: every spec of the grid without its seed and without
+// instance data (ltr data is not loaded), defaults filled. `run audit
+// --sweep` audits them.
 func (c *Config) Configurations() ([]federate.Spec, error) {
 	var out []federate.Spec
 	err := c.points(func(p *point) error {
-		out = append(out, p.spec)
+		rs := p.spec
+		rs.Decoded = c.Instances[p.inst].inst
+		cs, err := registry.Compile(rs)
+		if err != nil {
+			return p.keyError(err)
+		}
+		if s, ok := registry.NativeLinear(cs); ok {
+			out = append(out, s)
+		}
 		return nil
 	})
 	return out, err

@@ -15,9 +15,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fedbandit/fedbandit/core"
 	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/federate/accountant"
 	"github.com/fedbandit/fedbandit/internal/rng"
+	"github.com/fedbandit/fedbandit/ltr"
 	"github.com/fedbandit/fedbandit/registry"
 )
 
@@ -80,7 +82,12 @@ type fakeSim struct {
 	delay     time.Duration
 }
 
-func (f fakeSim) run(ctx context.Context, s federate.Spec) (*federate.Result, error) {
+// run fakes a run of the linear family (its compiled federate.Spec).
+func (f fakeSim) run(ctx context.Context, rs registry.RunSpec) (*core.Result, error) {
+	s, ok := registry.NativeLinear(rs)
+	if !ok {
+		return nil, fmt.Errorf("fake: %s is not a linear run", rs.Algorithm)
+	}
 	if f.delay > 0 {
 		select {
 		case <-time.After(f.delay):
@@ -97,7 +104,7 @@ func (f fakeSim) run(ctx context.Context, s federate.Spec) (*federate.Result, er
 	case f.panicSeed:
 		panic(fmt.Sprintf("fake panic for seed %d", s.Seed))
 	}
-	key, _ := RunID(s, "fake")
+	key, _ := registry.LinearRunID(s, "fake")
 	var k rng.Key
 	copy(k[:], key)
 	r := rng.New(k, "fake")
@@ -111,7 +118,7 @@ func (f fakeSim) run(ctx context.Context, s federate.Spec) (*federate.Result, er
 		p += r.Float64()
 		q += r.Float64() - 0.2
 		if t%s.Every == 0 || t == s.T {
-			res.Curve = append(res.Curve, federate.Checkpoint{Round: t, Pseudo: p, Realised: q, Syncs: t / s.B})
+			res.Curve = append(res.Curve, core.Checkpoint{Round: t, Pseudo: p, Realised: q, Syncs: t / s.B})
 		}
 	}
 	if s.Seed == f.nanSeed {
@@ -121,7 +128,9 @@ func (f fakeSim) run(ctx context.Context, s federate.Spec) (*federate.Result, er
 		res.SiloPseudo = append(res.SiloPseudo, p/float64(s.M))
 		res.SiloRealised = append(res.SiloRealised, q/float64(s.M))
 	}
-	return res, nil
+	out := res.Result
+	out.Detail = res
+	return &out, nil
 }
 
 // dirHashes maps every regular file under dir (relative path) to its
@@ -176,4 +185,31 @@ func sweepInto(t testing.TB, plan *Plan, dir string, workers int, sim fakeSim, h
 	t.Helper()
 	s := &Sweep{Plan: plan, Out: dir, Workers: workers, Simulate: sim.run, Log: quietLog(), LogEvery: time.Hour, AfterPublish: hook}
 	return s.Execute(context.Background())
+}
+
+// BuildLTRFunc builds a learning-to-rank instance (registry.Env.BuildLTR).
+type BuildLTRFunc func(ltr.Options) (*federate.LTRData, error)
+
+// native is the compiled federate spec of a linear run.
+func native(r *Run) federate.Spec {
+	s, _ := registry.NativeLinear(r.Spec)
+	return s
+}
+
+// linearRun is a run of the linear family's compiled spec s on in.
+func linearRun(s federate.Spec, in *Instance) *Run {
+	rs := registry.RunSpec{Algorithm: s.Algorithm, Seed: s.Seed, M: s.M, T: s.T, B: s.B, Every: s.Every,
+		Eps: s.Eps, Delta: s.Delta, Params: s.Params, Native: s}
+	if in.loaded == nil {
+		in.loaded = &registry.Loaded{Dim: in.Dim, Actions: in.Actions, Hash: in.Hash}
+	}
+	rs.Loaded = in.loaded
+	return &Run{Spec: rs, Instance: in}
+}
+
+// siloRound is a run's figure in rates (seconds per unit of work) per
+// silo-round of the run.
+func siloRound(rates map[string]float64, r *Run) float64 {
+	c := r.Cost()
+	return rates[c.Class] * c.Work / (float64(r.Silos()) * float64(r.Rounds()))
 }

@@ -28,6 +28,12 @@ import (
 // the former, clamped runs keep their own ids; fig2a, fig3a and fig3b
 // also moved to the published code's own instance (numpy-mt19937, seed 2).
 var pinnedIDs = map[string][2]string{
+	// Issue 32: the variants docs/ ships, pinned as they were at 98ad0ae
+	// (before the runner's one run model).
+	"docs/bco-two-point-smooth-1e7.toml": {"128c86b078bbf668447b98121cbfe55193fdbd84ab620180872f26ccff7cca63", "c856bdf71ba59f10dc059d1da7a12a13c9b71ac08e066376d508bf786d914dbe"},
+	"docs/mab-fig1-script.toml":          {"01016ba48ac2b149c6bc92b1eec24035e06e082c047ddb2c988c2a5415ac545c", "fcbef056c4005cf02d39fd2e0c14d964982f68f47dd7e88eacb5ffda6032ddf4"},
+	"docs/mab-fig4-dc2.toml":             {"009cd32e1cb18d1addd1c41d5bf0dfd32ff65b8020357ff0d90493b5baf845e0", "e9149bd83f7c6915aa3acc94d1736408d387f96db490339a202ea92d75d51cf4"},
+
 	"fig2a.toml":     {"013d69c36fd3a1422dc2b0ec7fa43540383a4d0c55b05857b47813763459006c", "f0d2339dbb8ee6c07dcff1a704b5812047179aa1ca8df09fed5ef01c51a22cee"},
 	"fig2c.toml":     {"0808a5253ce2dddf1b09174219f298991e3bdc086c4e8b5861395b7cd4f4a4b6", "1dae216c3235a8faa533bd2836fa7e531e123389a65e170e5c0ec41c178c38c4"},
 	"fig3a.toml":     {"01a2f4674cbcd7bc43f9985cada4308174e9a2c2e9de5c85965c4b69bc078793", "f19b330ff0c12fd5130b450298039636c873915b17b9f1f9f54d1c92e78c3eac"},
@@ -49,7 +55,7 @@ var pinnedIDs = map[string][2]string{
 	// FedLinUCB and P_TVec runs keep theirs: the first id is unchanged).
 	"scaling-m.toml": {"008e9dbef16c8b6f7efa7d65d6b568c62afc2861d8fad9b5b8d51ef58f8c236e", "ace0bde1978d48f47f89d5e21a7efd26e70b243a568c07eaa27cd6c8e20dc012"},
 	// New pins (issue 25): the first sweeps of the mab and bco families,
-	// whose ids are GenericRunID's (the linear pins above are unchanged).
+	// whose ids are their families' (registry.neutralID; the linear pins above are unchanged).
 	"bco-rates.toml": {"0041bbd7af0fdad244db8b95f953e1f537ad85212877c23638be3557c1993e17", "af907ffe48750f472bcd6bdfc7f08b3bd5e1946b144e807f8d7a2999407d99cb"},
 	// Issue 24: the slides' construction and the local slopes (new
 	// sweeps; bco-slopes shares bco-rates' one-point runs, same ids).
@@ -58,11 +64,6 @@ var pinnedIDs = map[string][2]string{
 	"bco-slopes-1e8.toml": {"09f8ca942ca69f477ab144a878ab1812d98bb8cf0711d6d99a9a782077fca616", "c8dd732644c1517af8077ed03dd25fc9ee77b7f42a59787d5f04674626d0aab3"},
 	"mab-fig1.toml":       {"003862bf6c1da5e5594e5cb6721d515400e3206115333ee9acce64e7a8feb36e", "d1ccc59f7c0463e7483d110bdfa3e265a937f428eb86225ce9c55740cb86dd57"},
 	"mab-fig4.toml":       {"005deb42c22ee2fdb3d980e279265193eb2ade7434fcc443dfb50b3e3a4351f8", "979b4a14409c88ecfd6ed08603332c7ab445fb7ffd4a3bae125ab19f849218a6"},
-	// Issue 32: the variants docs/ ships, pinned as they were at 98ad0ae
-	// (before the runner's one run model).
-	"docs/bco-two-point-smooth-1e7.toml": {"128c86b078bbf668447b98121cbfe55193fdbd84ab620180872f26ccff7cca63", "c856bdf71ba59f10dc059d1da7a12a13c9b71ac08e066376d508bf786d914dbe"},
-	"docs/mab-fig1-script.toml":          {"01016ba48ac2b149c6bc92b1eec24035e06e082c047ddb2c988c2a5415ac545c", "fcbef056c4005cf02d39fd2e0c14d964982f68f47dd7e88eacb5ffda6032ddf4"},
-	"docs/mab-fig4-dc2.toml":             {"009cd32e1cb18d1addd1c41d5bf0dfd32ff65b8020357ff0d90493b5baf845e0", "e9149bd83f7c6915aa3acc94d1736408d387f96db490339a202ea92d75d51cf4"},
 	// Issue 32: the data-backed kinds of the mab and bco families, on the
 	// MQ2008 stand-in (standInMQ2008).
 	"mab-ltr.toml": {"0255da788e2cabd6c588dd3d1c4d6c83841b593fbbe0449d8e8e1a2d4e3e8eee", "2f595f4f689f8806603b8171e9069042131f35bfa077007731297a881c640d29"},
@@ -161,5 +162,30 @@ func TestSpecJSONTags(t *testing.T) {
 	}
 	if !slices.Equal(seen, v1SpecFields) {
 		t.Errorf("v1 fields in declaration order %v, want %v (removing or reordering one changes every id)", seen, v1SpecFields)
+	}
+}
+
+// TestLinearLabelsAsBefore: the group label of every linear run of the
+// shipped sweeps, made from its compiled RunSpec (registry.FromRunSpec),
+// is the label of its federate.Spec (registry.FromSpec), as before the one
+// run model: runs.arrow's group column and the legends keep their text.
+func TestLinearLabelsAsBefore(t *testing.T) {
+	build := standInMSLR(t)
+	files, _ := filepath.Glob(filepath.Join("..", "sweeps", "*.toml"))
+	n := 0
+	for _, f := range files {
+		for _, r := range planFile(t, f, build).Runs {
+			s, ok := registry.NativeLinear(r.Spec)
+			if !ok {
+				continue
+			}
+			n++
+			if want := registry.Label(registry.FromSpec(s, r.Instance.Config.Name, r.Instance.Name)); r.Group != want {
+				t.Fatalf("%s: group %q, want %q", f, r.Group, want)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no linear run")
 	}
 }

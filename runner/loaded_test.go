@@ -85,7 +85,7 @@ func TestRunsShareTheLoadedInstance(t *testing.T) {
 		p := mustPlan(t, toml)
 		byInst := map[*Instance]*registry.Loaded{}
 		for _, r := range p.Runs {
-			l := r.Generic.Loaded
+			l := r.Spec.Loaded
 			if l == nil || l != r.Instance.loaded || l.Value == nil {
 				t.Fatalf("run %s: loaded %p, its instance's %p", r.ID, l, r.Instance.loaded)
 			}
@@ -95,12 +95,12 @@ func TestRunsShareTheLoadedInstance(t *testing.T) {
 			byInst[r.Instance] = l
 		}
 		r := p.Runs[0]
-		alg, _ := registry.Lookup(r.Generic.Algorithm)
-		shared, err := alg.NewRun(context.Background(), *r.Generic)
+		alg, _ := registry.Lookup(r.Spec.Algorithm)
+		shared, err := alg.NewRun(context.Background(), r.Spec)
 		if err != nil {
 			t.Fatal(err)
 		}
-		own := *r.Generic
+		own := r.Spec
 		own.Loaded = nil
 		alone, err := alg.NewRun(context.Background(), own)
 		if err != nil {
@@ -108,14 +108,14 @@ func TestRunsShareTheLoadedInstance(t *testing.T) {
 		}
 		shared.WallSeconds, alone.WallSeconds = 0, 0
 		if fmt.Sprint(shared) != fmt.Sprint(alone) {
-			t.Errorf("%s: the run on the plan's instance differs from one loading its own", r.Generic.Algorithm)
+			t.Errorf("%s: the run on the plan's instance differs from one loading its own", r.Spec.Algorithm)
 		}
 		// The table is not read again: a run whose table is gone runs on
 		// the loaded instance alone.
-		noTable := *r.Generic
+		noTable := r.Spec
 		noTable.Table = map[string]any{"no such key": true}
 		if _, err := alg.NewRun(context.Background(), noTable); err != nil {
-			t.Errorf("%s: a run with its loaded instance read its table: %v", r.Generic.Algorithm, err)
+			t.Errorf("%s: a run with its loaded instance read its table: %v", r.Spec.Algorithm, err)
 		}
 	}
 }

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fedbandit/fedbandit/core"
 	"github.com/fedbandit/fedbandit/federate"
-	"github.com/fedbandit/fedbandit/federate/accountant"
 	"github.com/fedbandit/fedbandit/registry"
 )
 
@@ -87,24 +87,25 @@ func TestPilotBestOfTwo(t *testing.T) {
 		clk := &scriptClock{ticks: c.ticks}
 		plan.cpu = clk.read
 		pilots := 0
-		sim := func(ctx context.Context, s federate.Spec) (*federate.Result, error) {
+		sim := func(ctx context.Context, rs registry.RunSpec) (*core.Result, error) {
+			s := native(&Run{Spec: rs})
 			pilots++
 			if s.T != 100 || s.M != 5 {
 				t.Errorf("pilot M = %d T = %d, want 5 and 100", s.M, s.T)
 			}
-			return fakeSim{}.run(ctx, s)
+			return fakeSim{}.run(ctx, rs)
 		}
 		rt, err := plan.MeasureRates(context.Background(), nil, cache, true, sim)
 		if err != nil {
 			t.Fatal(err)
 		}
 		want := c.best.Seconds() / 500
-		if got := rt.PerSiloRound[CostClass(&plan.Runs[0])]; got != want || pilots != 2 || clk.reads != 4 || rt.Measured != 1 {
+		if got := siloRound(rt.PerUnit, &plan.Runs[0]); got != want || pilots != 2 || clk.reads != 4 || rt.Measured != 1 {
 			t.Errorf("%s: %v s per silo-round from %d pilots and %d readings (measured %d), want %v from 2 and 4",
 				c.name, got, pilots, clk.reads, rt.Measured, want)
 		}
 		rt, err = mustPlan(t, oneClassTOML).MeasureRates(context.Background(), nil, cache, false, sim)
-		if err != nil || rt.Cached != 1 || rt.Measured != 0 || rt.PerSiloRound[CostClass(&plan.Runs[0])] != want {
+		if err != nil || rt.Cached != 1 || rt.Measured != 0 || !near(siloRound(rt.PerUnit, &plan.Runs[0]), want) {
 			t.Errorf("%s: cached: %v, %+v", c.name, err, rt)
 		}
 	}
@@ -131,41 +132,8 @@ func TestPilotWallFallback(t *testing.T) {
 	}
 	// Readings: 1 the start; pilots at 4 -> 9 (5 ms) and 16 -> 25 (9 ms);
 	// 36 the end.
-	if got, want := rt.PerSiloRound[CostClass(&plan.Runs[0])], 0.005/500; got != want || rt.Pilot != 35*ms {
+	if got, want := siloRound(rt.PerUnit, &plan.Runs[0]), 0.005/500; got != want || rt.Pilot != 35*ms {
 		t.Errorf("%v s per silo-round over %v, want %v over 35ms", got, rt.Pilot, want)
-	}
-}
-
-// TestPilotSpecLengths pins the pilot's length: about pilotMadds of
-// work (4e8 / (M K d^2) rounds), at least two batches and 8 rounds, at
-// most T, cut to a multiple of B when T is one. Mutation controls: the
-// work per round's `/`, the rounds' `/` and the two batches' `2*s.B`
-// changed fail.
-func TestPilotSpecLengths(t *testing.T) {
-	for _, c := range []struct {
-		name       string
-		d, m, t, b int
-		k          float64
-		wantT      int
-		wantB      int
-	}{
-		// 10*100*100 = 1e5 a round: 4000 rounds.
-		{"4000 rounds", 10, 10, 10000, 25, 100, 4000, 25},
-		// 7e4 a round: 5714 rounds, cut to 5700 (B = 25 divides T).
-		{"cut to B", 10, 7, 10000, 25, 100, 5700, 25},
-		{"not cut", 10, 7, 10001, 25, 100, 5714, 25},
-		// 1e9 a round: two batches.
-		{"two batches", 100, 100, 10000, 25, 1000, 50, 25},
-		// B = 1: at least 8 rounds.
-		{"8 rounds", 100, 100, 10000, 1, 1000, 8, 1},
-		// Short runs: all of T, B cut to it.
-		{"whole run", 4, 5, 30, 50, 10, 30, 30},
-	} {
-		s := federate.Spec{Algorithm: federate.AlgFedLinUCB, M: c.m, T: c.t, B: c.b, Every: 7, Calib: &accountant.Calibration{}}
-		p := pilotSpec(&Run{Spec: s, Instance: &Instance{Dim: c.d, Actions: c.k}})
-		if p.T != c.wantT || p.B != c.wantB || p.Every != c.wantT || p.Calib != nil || p.M != c.m {
-			t.Errorf("%s: pilot T = %d B = %d every %d M = %d calib %v, want T = %d B = %d", c.name, p.T, p.B, p.Every, p.M, p.Calib, c.wantT, c.wantB)
-		}
 	}
 }
 
@@ -197,9 +165,10 @@ func TestPilotShared(t *testing.T) {
 		clk := &scriptClock{ticks: c.ticks}
 		plan.cpu = clk.read
 		var specs []federate.Spec
-		sim := func(ctx context.Context, s federate.Spec) (*federate.Result, error) {
+		sim := func(ctx context.Context, rs registry.RunSpec) (*core.Result, error) {
+			s := native(&Run{Spec: rs})
 			specs = append(specs, s)
-			return fakeSim{}.run(ctx, s)
+			return fakeSim{}.run(ctx, rs)
 		}
 		rt, err := plan.MeasureRates(context.Background(), nil, "", false, sim)
 		if err != nil {
@@ -209,13 +178,13 @@ func TestPilotShared(t *testing.T) {
 			t.Fatalf("%s: %d pilot passes, %d readings", c.name, len(specs), clk.reads)
 		}
 		r := &plan.Runs[0]
-		class, sc := CostClass(r), StreamClass(r)
+		sc := StreamClass(r)
 		for _, v := range []struct {
 			what      string
 			got, want float64
 		}{
-			{"run", rt.PerSiloRound[class], (c.stream + c.simTime).Seconds() / 180},
-			{"simulation", rt.SimPerSiloRound[class], c.simTime.Seconds() / 180},
+			{"run", siloRound(rt.PerUnit, r), (c.stream + c.simTime).Seconds() / 180},
+			{"simulation", siloRound(rt.SimPerUnit, r), c.simTime.Seconds() / 180},
 			{"stream", rt.StreamPerSiloRound[sc], c.stream.Seconds() / 180},
 			{"preparation", rt.PrepPerSiloRound[sc], c.prep.Seconds() / 180},
 		} {
@@ -239,54 +208,53 @@ func TestPilotSharedCache(t *testing.T) {
 	if err != nil || rt.Measured != 1 || rt.Cached != 0 {
 		t.Fatalf("%v: measured %d, cached %d", err, rt.Measured, rt.Cached)
 	}
-	again, err := mustPlan(t, estTOML).MeasureRates(context.Background(), nil, cache, false, func(context.Context, federate.Spec) (*federate.Result, error) {
+	again, err := mustPlan(t, estTOML).MeasureRates(context.Background(), nil, cache, false, func(context.Context, registry.RunSpec) (*core.Result, error) {
 		return nil, errors.New("timed again")
 	})
 	if err != nil || again.Measured != 0 || again.Cached != 1 {
 		t.Fatalf("%v: measured %d, cached %d", err, again.Measured, again.Cached)
 	}
-	class := CostClass(&plan.Runs[0])
-	if want := (2*ms + 4*ms).Seconds() / 180; !near(rt.PerSiloRound[class], want) || again.PerSiloRound[class] != rt.PerSiloRound[class] ||
-		again.SimPerSiloRound[class] != rt.SimPerSiloRound[class] {
-		t.Errorf("run %v then %v, simulation %v then %v; want %v", rt.PerSiloRound[class], again.PerSiloRound[class],
-			rt.SimPerSiloRound[class], again.SimPerSiloRound[class], want)
+	r := &plan.Runs[0]
+	if want := (2*ms + 4*ms).Seconds() / 180; !near(siloRound(rt.PerUnit, r), want) || siloRound(again.PerUnit, r) != siloRound(rt.PerUnit, r) ||
+		siloRound(again.SimPerUnit, r) != siloRound(rt.SimPerUnit, r) {
+		t.Errorf("run %v then %v, simulation %v then %v; want %v", siloRound(rt.PerUnit, r), siloRound(again.PerUnit, r),
+			siloRound(rt.SimPerUnit, r), siloRound(again.SimPerUnit, r), want)
 	}
 }
 
 // TestPilotErrors: a failing pilot stops the measure with an error
 // naming its group, for each kind of class. Mutation controls: the error
 // tests of MeasureRates' shared and generic branches, of measureShared's
-// preparation and pass, and of measureGeneric's lookup and pilot negated
+// preparation and pass, and of the family pilot's run negated
 // fail.
 func TestPilotErrors(t *testing.T) {
-	fail := func(context.Context, federate.Spec) (*federate.Result, error) { return nil, errors.New("pilot broke") }
+	fail := func(context.Context, registry.RunSpec) (*core.Result, error) { return nil, errors.New("pilot broke") }
 	if _, err := mustPlan(t, estTOML).MeasureRates(context.Background(), nil, "", false, fail); err == nil || !strings.Contains(err.Error(), "timing pilot of") || !strings.Contains(err.Error(), "pilot broke") {
 		t.Errorf("shared class: %v", err)
 	}
 	// A shared spec the feed refuses.
 	bad := mustPlan(t, estTOML)
-	bad.Runs[0].Spec.Synthetic.NoiseVar = -1
+	s := native(&bad.Runs[0])
+	s.Synthetic.NoiseVar = -1
+	bad.Runs[0].Spec.Native = s
 	if _, err := bad.MeasureRates(context.Background(), nil, "", false, fakeSim{}.run); err == nil || !strings.Contains(err.Error(), "timing pilot of") {
 		t.Errorf("invalid shared spec: %v", err)
 	}
-	// Another family's algorithm that does not exist, and one whose
-	// pilot fails (a spec its family refuses).
-	for _, g := range []registry.RunSpec{{Algorithm: "no-such-algorithm", T: 10}, {Algorithm: "se", Instance: "mab", T: 10, Table: map[string]any{"gap": -1.0}}} {
-		p := &Plan{Runs: []Run{{ID: "x", Group: "g", Generic: &g, Instance: &Instance{}}}}
+	// Runs of another family whose pilots fail: an instance of another
+	// family's type, a table its kind refuses.
+	for _, g := range []registry.RunSpec{{Algorithm: "se", Instance: "mab", T: 10, Loaded: &registry.Loaded{Value: "x"}}, {Algorithm: "se", Instance: "mab", T: 10, Table: map[string]any{"gap": -1.0}}} {
+		p := &Plan{Runs: []Run{{ID: "x", Group: "g", Spec: g, Instance: &Instance{}}}}
 		if _, err := p.MeasureRates(context.Background(), nil, "", false, nil); err == nil || !strings.Contains(err.Error(), "timing pilot of g") {
 			t.Errorf("%s: %v", g.Algorithm, err)
 		}
 	}
 }
 
-// TestPilotGeneric: another family's class is timed on its own NewRun,
-// over at most genericPilotRounds rounds, twice, the faster kept, per
-// silo-round, counted as measured. Mutation controls: measureGeneric's
-// `try < 2` (both mutants), `try == 0 || d < best` with either test
-// negated, `best / (max(M, 1) * T)` with either operator changed, and
-// MeasureRates' generic `rt.Measured++` as `--` fail; `d < best` as
-// `d <= best` is equivalent.
-func TestPilotGeneric(t *testing.T) {
+// TestPilotOtherFamily: another family's class is timed on its own NewRun,
+// over its family's pilot (here the whole 1000 rounds: bco's pilot at d
+// = 4 is capped by T), twice, the faster kept, per unit of work, counted
+// as measured.
+func TestPilotOtherFamily(t *testing.T) {
 	plan := mustPlan(t, genericBCO)
 	clk := &scriptClock{ticks: []time.Duration{time.Second, 4 * ms, time.Second, 5 * ms}}
 	plan.cpu = clk.read
@@ -295,12 +263,12 @@ func TestPilotGeneric(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := plan.Runs[0].Generic
+	g := plan.Runs[0].Spec
 	if g.T != 1000 {
 		t.Fatalf("T = %d", g.T)
 	}
 	want := 0.004 / (float64(max(g.M, 1)) * 1000)
-	if got := rt.PerSiloRound[CostClass(&plan.Runs[0])]; got != want || clk.reads != 4 || rt.Measured != 1 || rt.Cached != 0 {
+	if got := siloRound(rt.PerUnit, &plan.Runs[0]); got != want || clk.reads != 4 || rt.Measured != 1 || rt.Cached != 0 {
 		t.Errorf("%v s per silo-round after %d readings (measured %d, cached %d), want %v after 4 (1, 0)", got, clk.reads, rt.Measured, rt.Cached, want)
 	}
 }
@@ -312,14 +280,14 @@ func TestPilotGeneric(t *testing.T) {
 func TestRateCacheFile(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "rates.json")
-	os.WriteFile(p, []byte(`{"version": 2, "seconds_per_silo_round": {"a": 1.5, "zero": 0, "neg": -1}}`), 0o644)
+	os.WriteFile(p, []byte(`{"version": 3, "seconds_per_unit": {"a": 1.5, "zero": 0, "neg": -1}}`), 0o644)
 	got, err := readRateCache(p)
 	if err != nil || len(got) != 1 || got["a"] != 1.5 {
 		t.Errorf("read %v, %v; want only a = 1.5", got, err)
 	}
-	os.WriteFile(p, []byte(`{"version": 1, "seconds_per_silo_round": {"a": 1.5}}`), 0o644)
+	os.WriteFile(p, []byte(`{"version": 2, "seconds_per_silo_round": {"a": 1.5}}`), 0o644)
 	if got, err := readRateCache(p); err != nil || len(got) != 0 {
-		t.Errorf("version 1: %v, %v", got, err)
+		t.Errorf("version 2: %v, %v", got, err)
 	}
 	if _, err := readRateCache(dir); err == nil {
 		t.Error("a directory read as a cache")
@@ -369,12 +337,57 @@ func TestPilotSharedOwnT(t *testing.T) {
 		plan := mustPlan(t, strings.Replace(estTOML, c.from, c.to, 1))
 		plan.cpu = (&scriptClock{}).read
 		var got []int
-		sim := func(ctx context.Context, s federate.Spec) (*federate.Result, error) {
+		sim := func(ctx context.Context, rs registry.RunSpec) (*core.Result, error) {
+			s := native(&Run{Spec: rs})
 			got = append(got, s.T)
-			return fakeSim{}.run(ctx, s)
+			return fakeSim{}.run(ctx, rs)
 		}
 		if _, err := plan.MeasureRates(context.Background(), nil, "", false, sim); err != nil || len(got) != 2 || got[0] != c.want || got[1] != c.want {
 			t.Errorf("%s: pilot T %v (%v), want %d twice", c.to, got, err, c.want)
 		}
+	}
+}
+
+// k1TOML is attack round 3's K1: a bco sweep whose one run holds M = 1e5
+// silos of d = 1e5 (about 223 GiB by the bco cost model).
+const k1TOML = `
+name = "bM"
+seeds = 1
+[[instance]]
+name = "i"
+kind = "bco"
+loss = "absolute"
+d = 100000
+[[algorithm]]
+name = "one-point"
+[grid]
+T = [10]
+M = [100000]
+B = [5]
+`
+
+// TestPilotMemoryBound (K1): a class whose one run's state exceeds
+// PilotMaxBytes is not timed (its runs take the cost model's time): the
+// pilot, which would allocate that state, never runs. Mutation control
+// (run 2026-11-29): MeasureRates without the `cost.Bytes > PilotMaxBytes`
+// test calls the pilot and fails.
+func TestPilotMemoryBound(t *testing.T) {
+	plan := mustPlan(t, k1TOML)
+	if b := RunBytes(&plan.Runs[0]); b <= PilotMaxBytes {
+		t.Fatalf("run state %d bytes, want more than the pilots' %d", b, PilotMaxBytes)
+	}
+	sim := func(context.Context, registry.RunSpec) (*core.Result, error) {
+		t.Fatal("a pilot ran")
+		return nil, nil
+	}
+	rt, err := plan.MeasureRates(context.Background(), nil, "", true, sim)
+	if err != nil || rt.Measured != 0 || rt.Unmeasured != 1 {
+		t.Fatalf("%v: measured %d, unmeasured %d", err, rt.Measured, rt.Unmeasured)
+	}
+	if sec, ok := rt.RunSeconds(&plan.Runs[0]); ok || sec != 0 {
+		t.Errorf("an untimed class has a measured time %v", sec)
+	}
+	if e := plan.Estimate(nil, 1, rt, 0); !(e.CPUSeconds > 0) || e.PeakBytes < RunBytes(&plan.Runs[0]) {
+		t.Errorf("estimate %+v", e)
 	}
 }

@@ -1,42 +1,29 @@
 package runner
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"time"
 
-	"github.com/fedbandit/fedbandit/federate"
-	"github.com/fedbandit/fedbandit/federate/accountant"
-	"github.com/fedbandit/fedbandit/ltr"
 	"github.com/fedbandit/fedbandit/outputs"
 	"github.com/fedbandit/fedbandit/registry"
 )
-
-// BuildLTRFunc builds a learning-to-rank instance; ltr.Build by default.
-type BuildLTRFunc func(ltr.Options) (*federate.LTRData, error)
 
 // Instance is a bandit instance of a plan, built once and shared read-only
 // by all its runs.
 type Instance struct {
 	Config InstanceConfig
-	// M is the number of silos an ltr instance is partitioned for (0 for
-	// synthetic instances, which do not depend on M).
+	// M is the number of silos an instance partitioned per M is loaded
+	// for (0 for one that does not depend on M, registry.Instance.PerM).
 	M int
-	// Data is the ltr instance (nil for synthetic).
-	Data *federate.LTRData
-	// Hash is the instance's content hash (ltr: Data.Hash; synthetic:
-	// SHA-256 of its parameters).
+	// Hash is the instance's content hash (registry.Loaded.Hash).
 	Hash string
 	// Name describes the instance.
 	Name string
-	// Actions is the mean number of actions per round (K, or the mean
-	// number of documents per query) and Dim the learner's dimension; both
-	// feed the cost model.
+	// Actions is the mean number of actions per round (K, arms, or the
+	// mean number of documents per query) and Dim the learner's dimension;
+	// both feed the cost models.
 	Actions float64
 	Dim     int
 	// Bytes is the memory held by the shared data.
@@ -46,54 +33,44 @@ type Instance struct {
 	loaded *registry.Loaded
 }
 
-// Run is one planned simulation.
+// Run is one planned simulation, of any family.
 type Run struct {
-	// ID is the run identity: hex SHA-256 of the canonical encoding of the
-	// full specification (defaults filled in), the instance content hash
-	// and SemanticsVersion.
+	// ID is the run identity (its family's registry.Algorithm.ID): hex
+	// SHA-256 of the canonical encoding of the full specification
+	// (defaults filled in), the instance content hash and
+	// SemanticsVersion.
 	ID string
 	// GroupID and Group identify the configuration without the seed.
 	GroupID, Group string
 	Instance       *Instance
-	// Spec is the complete specification (LTR data attached) of a run of
-	// the linear family (zero for the others).
-	Spec federate.Spec
-	// Generic is the run spec of a run of another family (mab, bco),
-	// nil for the linear family's runs (generic.go).
-	Generic *registry.RunSpec
+	// Spec is the compiled run spec (registry.Algorithm.Compile), its
+	// loaded instance attached.
+	Spec registry.RunSpec
 }
 
 // Rounds returns the run's horizon T.
-func (r *Run) Rounds() int {
-	if r.Generic != nil {
-		return r.Generic.T
-	}
-	return r.Spec.T
-}
+func (r *Run) Rounds() int { return r.Spec.T }
 
 // Silos returns the run's number of silos M (at least 1).
-func (r *Run) Silos() int {
-	if r.Generic != nil {
-		return max(r.Generic.M, 1)
-	}
-	return r.Spec.M
-}
+func (r *Run) Silos() int { return max(r.Spec.M, 1) }
 
 // Algorithm returns the name of the run's algorithm.
-func (r *Run) Algorithm() string {
-	if r.Generic != nil {
-		return r.Generic.Algorithm
-	}
-	return r.Spec.Algorithm
-}
+func (r *Run) Algorithm() string { return r.Spec.Algorithm }
 
 // Seed returns the run's seed.
-func (r *Run) Seed() uint64 {
-	if r.Generic != nil {
-		return r.Generic.Seed
+func (r *Run) Seed() uint64 { return r.Spec.Seed }
+
+// entry returns the run's registry entry (planned runs have one).
+func (r *Run) entry() *registry.Algorithm {
+	a, err := registry.Lookup(r.Spec.Algorithm)
+	if err != nil {
+		panic(fmt.Sprintf("run %s: %v", r.ID, err))
 	}
-	return r.Spec.Seed
+	return a
 }
+
+// Cost is the run's cost by its family's model.
+func (r *Run) Cost() registry.Cost { return r.entry().Cost(r.Spec) }
 
 // Plan is the deterministic expansion of a sweep: its runs sorted by id
 // (a stable order, so that a shard i/n is runs[j] for j mod n == i).
@@ -156,14 +133,17 @@ func (c *Config) IgnoredKeys() map[int][]string {
 // NewPlan expands a validated configuration. Each instance is loaded once
 // (once per M for an instance partitioned per M, registry.Instance.PerM)
 // with env's loaders (the zero Env reads the real data) and shared
-// read-only by its runs; every configuration is checked by its family's
-// rules on it. Runs with identical specifications (e.g. FedLinUCB under
-// several eps values) appear once.
+// read-only by its runs. Every run, whatever its family, is its
+// algorithm's compiled registry.RunSpec, named by its family's ID; every
+// configuration is checked once by its family's rules on the loaded
+// instance (the linear family: its noise can be calibrated), so that a
+// sweep that cannot run fails here, not run by run. Runs with identical
+// specifications (e.g. FedLinUCB under several eps values) appear once.
 func NewPlan(c *Config, env registry.Env) (*Plan, error) {
 	p := &Plan{Config: c}
 	seen := map[string]bool{}
-	calibrated := map[string]bool{}          // group ids whose noise calibration succeeded
-	shared := map[string]*federate.LTRData{} // by dataset, features, model, noise: see shareQueries
+	checked := map[string]bool{}            // group ids checked by their family
+	shared := map[string]*registry.Loaded{} // by ShareKey: see registry.ShareData
 	instFor := make([]func(m int) (*Instance, error), len(c.Instances))
 	for ii, ic := range c.Instances {
 		insts := map[int]*Instance{} // by M
@@ -184,13 +164,10 @@ func NewPlan(c *Config, env registry.Env) (*Plan, error) {
 			}
 			in := &Instance{Config: ic, M: m, Hash: loaded.Hash, Name: loaded.Name,
 				Actions: loaded.Actions, Dim: loaded.Dim, Bytes: loaded.Bytes, loaded: loaded}
-			if lin := loaded.Linear(); lin != nil {
-				in.Data = lin.LTR
-			}
-			if key := ic.inst.ShareKey(); key != "" && in.Data != nil {
+			if key := ic.inst.ShareKey(); key != "" {
 				if first := shared[key]; first == nil {
-					shared[key] = in.Data
-				} else if shareQueries(first, in.Data) {
+					shared[key] = loaded
+				} else if registry.ShareData(first, loaded) {
 					in.Bytes = 0 // counted once, with the first instance
 				}
 			}
@@ -205,23 +182,28 @@ func NewPlan(c *Config, env registry.Env) (*Plan, error) {
 		if err != nil {
 			return err
 		}
+		alg, err := registry.Lookup(pt.spec.Algorithm)
+		if err != nil {
+			return pt.keyError(err)
+		}
+		rs := pt.spec
+		rs.Loaded = in.loaded
 		for s := 0; s < c.Seeds; s++ {
-			spec := pt.spec
-			spec.Seed = uint64(c.FirstSeed) + uint64(s)
-			r, err := NewRun(spec, in)
+			rs.Seed = uint64(c.FirstSeed) + uint64(s)
+			r, err := newRun(alg, rs, in)
 			if err != nil {
 				return pt.keyError(err)
 			}
-			// Calibrate every configuration now, so that a sweep whose
-			// noise cannot be calibrated fails here, not run by run at
-			// execution.
-			if !calibrated[r.GroupID] {
-				if _, err := accountant.Calibrate(r.Spec.Request()); err != nil {
-					return &KeyError{Key: fmt.Sprintf("algorithm[%d]", pt.alg),
-						Msg: fmt.Sprintf("%s cannot be calibrated at eps = %g, delta = %g, M = %d, B = %d, T = %d (instance %s): %v",
-							spec.Algorithm, spec.Eps, spec.Delta, spec.M, spec.B, spec.T, ic.Name, err)}
+			if !checked[r.GroupID] {
+				if err := alg.Check(r.Spec); err != nil {
+					err = pt.keyError(err)
+					var ke *KeyError
+					if errors.As(err, &ke) {
+						ke.Msg += fmt.Sprintf(" (instance %s)", ic.Name)
+					}
+					return err
 				}
-				calibrated[r.GroupID] = true
+				checked[r.GroupID] = true
 			}
 			if !seen[r.ID] {
 				seen[r.ID] = true
@@ -230,33 +212,6 @@ func NewPlan(c *Config, env registry.Env) (*Plan, error) {
 		}
 		return nil
 	})
-	if err == nil {
-		err = c.genericPoints(func(pt *genericPoint) error {
-			in, err := instFor[pt.inst](pt.spec.M)
-			if err != nil {
-				return err
-			}
-			pt.spec.Loaded = in.loaded
-			// The family's rules, on the loaded instance the runs share.
-			alg, _ := registry.Lookup(pt.spec.Algorithm)
-			if err := alg.Check(pt.spec); err != nil {
-				return pt.keyError(err)
-			}
-			for s := 0; s < c.Seeds; s++ {
-				spec := pt.spec
-				spec.Seed = uint64(c.FirstSeed) + uint64(s)
-				r, err := newGenericRun(spec, in)
-				if err != nil {
-					return err
-				}
-				if !seen[r.ID] {
-					seen[r.ID] = true
-					p.Runs = append(p.Runs, r)
-				}
-			}
-			return nil
-		})
-	}
 	if err != nil {
 		var ke *KeyError
 		// A KeyError of the plan names the sweep file, as ParseConfig's do.
@@ -269,22 +224,25 @@ func NewPlan(c *Config, env registry.Env) (*Plan, error) {
 	return p, nil
 }
 
-// shareQueries makes data use the query slice of first when their
-// documents are identical (the same dataset split for another M), so that
-// a grid over M holds the dataset in memory once. It reports whether it
-// did.
-func shareQueries(first, data *federate.LTRData) bool {
-	if first.Dim != data.Dim || len(first.Queries) != len(data.Queries) {
-		return false
+// newRun compiles a run spec by its algorithm's family and names it: its
+// id, its configuration's id (the id without the seed) and label.
+func newRun(alg *registry.Algorithm, rs registry.RunSpec, in *Instance) (Run, error) {
+	cs, err := alg.Compile(rs)
+	if err != nil {
+		return Run{}, err
 	}
-	for i := range first.Queries {
-		a, b := first.Queries[i], data.Queries[i]
-		if !slices.Equal(a.X, b.X) || !slices.Equal(a.Mu, b.Mu) {
-			return false
-		}
+	id, err := alg.ID(cs)
+	if err != nil {
+		return Run{}, err
 	}
-	data.ShareQueries(first)
-	return true
+	noSeed := cs
+	noSeed.Seed = 0
+	gid, err := alg.ID(noSeed)
+	if err != nil {
+		return Run{}, err
+	}
+	group := registry.Label(registry.FromRunSpec(cs, in.Config.Name, in.Name))
+	return Run{ID: id, GroupID: gid[:16], Group: group, Instance: in, Spec: cs}, nil
 }
 
 func or(a, b []float64) []float64 {
@@ -294,108 +252,18 @@ func or(a, b []float64) []float64 {
 	return b
 }
 
-// NewRun completes spec (instance, defaults, canonical form) and computes
-// its identity. For a non-private algorithm eps, delta and the relation do
-// not affect the run and are cleared, so that a grid over them yields one
-// FedLinUCB run.
-func NewRun(spec federate.Spec, in *Instance) (Run, error) {
-	lin := in.loaded.Linear()
-	if lin == nil {
-		return Run{}, fmt.Errorf("instance %s (kind %q) is not of the linear family", in.Config.Name, in.Config.Kind)
-	}
-	lin.Set(&spec)
-	if _, err := registry.Lookup(spec.Algorithm); err != nil {
-		return Run{}, err
-	}
-	spec = spec.Canonical().WithDefaults()
-	if err := spec.Validate(); err != nil {
-		return Run{}, fmt.Errorf("run %s: %w", describe(spec, in), err)
-	}
-	id, err := RunID(spec, in.Hash)
-	if err != nil {
-		return Run{}, err
-	}
-	noSeed := spec
-	noSeed.Seed = 0
-	gid, err := RunID(noSeed, in.Hash)
-	if err != nil {
-		return Run{}, err
-	}
-	return Run{ID: id, GroupID: gid[:16], Group: describe(spec, in), Instance: in, Spec: spec}, nil
-}
-
-// SemanticsVersion is the version of what determines a run's result
-// beyond its spec and instance: the simulator's semantics. It is hashed
-// into every run id; bump it only when the same spec would now compute
-// different results, which orphans every finished run. The table layout
-// (outputs.FormatVersion) is not part of the id: a new column orphans
-// nothing.
-const SemanticsVersion = 1
-
-// RunID returns the identity of a run: the hex SHA-256 of a canonical
-// encoding of the spec (call on spec.WithDefaults(); the LTR data is
-// represented by instanceHash and never encoded itself), the instance
-// content hash and SemanticsVersion. The encoding is JSON of the Spec
-// struct (fields in declaration order with pinned names, floats in Go's
-// shortest round-trip form). New Spec fields are omitempty, so a field at
-// its zero value (the behaviour before it existed) changes no id, while
-// any other value gives a new one; an intentional change of identity
-// bumps SemanticsVersion, which `run plan` prints. TestRunIDsPinned pins
-// the ids of the shipped sweeps.
-func RunID(spec federate.Spec, instanceHash string) (string, error) {
-	spec.LTR = nil
-	spec.Calib = nil
-	b, err := json.Marshal(struct {
-		Domain       string
-		Format       int // named when the layout was hashed; the name is encoded, so it stays
-		InstanceHash string
-		Spec         federate.Spec
-	}{"fedbandit/run", SemanticsVersion, instanceHash, spec})
-	if err != nil {
-		return "", fmt.Errorf("encode run spec: %w", err)
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
-}
-
-// describe is the group label of a spec (everything but the seed): the
-// one label of a configuration, registry.Label.
-func describe(s federate.Spec, in *Instance) string {
-	return registry.Label(registry.FromSpec(s, in.Config.Name, in.Name))
-}
+// SemanticsVersion is the version of the simulator's semantics hashed
+// into every run id (registry.SemanticsVersion): `run plan` prints it.
+const SemanticsVersion = registry.SemanticsVersion
 
 // Record returns the run's row of runs.arrow with the specification
 // filled in (results are added by the sweep).
 func (r *Run) Record(sweep string) outputs.RunRecord {
-	if r.Generic != nil {
-		return r.genericRecord(sweep)
-	}
-	s := r.Spec
 	ic := r.Instance.Config
-	rec := outputs.RunRecord{
+	return registry.Record(r.Spec, ic.inst, outputs.RunRecord{
 		RunID: r.ID, FormatVersion: outputs.FormatVersion, Sweep: sweep,
 		Group: r.Group, GroupID: r.GroupID,
 		Instance: ic.Name, InstanceKind: ic.Kind, InstanceHash: r.Instance.Hash, InstanceName: r.Instance.Name,
-		Dim:       r.Instance.Dim,
-		Algorithm: s.Algorithm, Params: recordedParams(s.Params), Protocol: s.Protocol, Lazy: s.Lazy, Preset: s.Preset,
-		Eps: s.Eps, Delta: s.Delta, Relation: s.Relation,
-		M: s.M, T: s.T, B: s.B, Alpha: s.Alpha, Every: s.Every, Seed: s.Seed,
-		R: s.R, Crs: s.Crs, GramNoise: s.GramNoise, RewardLo: s.RewardLo, RewardHi: s.RewardHi, NoClip: s.NoClip,
-		SiloPseudo: []float64{}, SiloRealised: []float64{},
-	}
-	if a, err := registry.Lookup(s.Algorithm); err == nil {
-		rec.Family, rec.Trust = a.Family, a.Trust
-	}
-	ic.inst.Record(r.Instance.loaded, &rec)
-	return rec
-}
-
-// recordedParams is what runs.arrow records of an algorithm's own
-// parameters: an empty map, never nil, for one without parameters (nil
-// means "not recorded", which only layout-1 rows are).
-func recordedParams(p map[string]float64) map[string]float64 {
-	if p == nil {
-		return map[string]float64{}
-	}
-	return p
+		Dim: r.Instance.Dim,
+	})
 }

@@ -71,8 +71,8 @@ func TestPlanExpansion(t *testing.T) {
 			t.Errorf("defaults not filled: %+v", r.Spec)
 		}
 		// Certified defaults: private algorithms take the lazy learner.
-		if r.Spec.Lazy != (r.Spec.Algorithm != federate.AlgFedLinUCB) || r.Spec.Uncertified() != "" {
-			t.Errorf("%s: lazy = %v, uncertified %q", r.Spec.Algorithm, r.Spec.Lazy, r.Spec.Uncertified())
+		if r.Spec.Lazy != (r.Spec.Algorithm != federate.AlgFedLinUCB) || native(&r).Uncertified() != "" {
+			t.Errorf("%s: lazy = %v, uncertified %q", r.Spec.Algorithm, r.Spec.Lazy, native(&r).Uncertified())
 		}
 		if r.Spec.Algorithm == federate.AlgFedLinUCB && (r.Spec.Eps != 0 || r.Spec.Delta != 0) {
 			t.Errorf("fedlinucb keeps eps/delta: %+v", r.Spec)
@@ -163,12 +163,12 @@ T = [20]
 		t.Errorf("%d runs", len(p.Runs))
 	}
 	for _, r := range p.Runs {
-		if r.Spec.LTR == nil || len(r.Spec.LTR.Silos) != r.Spec.M {
+		if native(&r).LTR == nil || len(native(&r).LTR.Silos) != r.Spec.M {
 			t.Fatalf("run %s: wrong instance attached", r.ID)
 		}
 	}
 	// The two partitions share one copy of the documents.
-	if &p.Instances[0].Data.Queries[0] != &p.Instances[1].Data.Queries[0] {
+	if &p.Instances[0].loaded.Linear().LTR.Queries[0] != &p.Instances[1].loaded.Linear().LTR.Queries[0] {
 		t.Error("identical documents held twice")
 	}
 	e := p.Estimate(nil, 2, nil, 1e9)
@@ -179,8 +179,8 @@ T = [20]
 	}
 	// Madds: M T K d^2 with K = 2 documents per query, d = 2.
 	want := 2.0 * (2*20*2*4 + 4*20*2*4) * 3
-	if e.Madds != want {
-		t.Errorf("madds %v, want %v", e.Madds, want)
+	if !sameWork(e.Work, linearWork(want)) {
+		t.Errorf("work %v, want %v multiply-adds", e.Work, want)
 	}
 	hash = "h2"
 	calls = nil
@@ -212,15 +212,19 @@ func TestEstimateCountsDone(t *testing.T) {
 	}
 }
 
-func TestShareQueriesOnlyIdentical(t *testing.T) {
+func TestShareDataOnlyIdentical(t *testing.T) {
 	a := &federate.LTRData{Dim: 1, Queries: []federate.LTRQuery{{X: []float64{1}, Mu: []float64{0.5}}}}
 	b := &federate.LTRData{Dim: 1, Queries: []federate.LTRQuery{{X: []float64{1}, Mu: []float64{0.25}}}}
-	if shareQueries(a, b) || b.Queries[0].Mu[0] != 0.25 {
+	la, lb := &registry.Loaded{Value: &registry.LinearData{LTR: a}}, &registry.Loaded{Value: &registry.LinearData{LTR: b}}
+	if registry.ShareData(la, lb) || b.Queries[0].Mu[0] != 0.25 {
 		t.Error("different documents shared")
 	}
 	b.Queries[0].Mu[0] = 0.5
-	if !shareQueries(a, b) || &a.Queries[0] != &b.Queries[0] {
+	if !registry.ShareData(la, lb) || &a.Queries[0] != &b.Queries[0] {
 		t.Error("identical documents not shared")
+	}
+	if registry.ShareData(la, &registry.Loaded{Value: "another family's"}) {
+		t.Error("shared with an instance without documents")
 	}
 }
 
@@ -358,8 +362,8 @@ func TestPresetsSayWhatTheyAre(t *testing.T) {
 				continue
 			}
 			n++
-			if s.NoClip != c.noClip || s.Lazy != c.lazy || (s.Uncertified() == "") != c.certified {
-				t.Errorf("%s: no_clip %v lazy %v uncertified %q; want no_clip %v lazy %v certified %v", c.name, s.NoClip, s.Lazy, s.Uncertified(), c.noClip, c.lazy, c.certified)
+			if s.NoClip != c.noClip || s.Lazy != c.lazy || (native(&r).Uncertified() == "") != c.certified {
+				t.Errorf("%s: no_clip %v lazy %v uncertified %q; want no_clip %v lazy %v certified %v", c.name, s.NoClip, s.Lazy, native(&r).Uncertified(), c.noClip, c.lazy, c.certified)
 				break
 			}
 		}
@@ -379,8 +383,8 @@ func TestFedUCBSweep(t *testing.T) {
 	for _, r := range plan.Runs {
 		if s := r.Spec; s.Algorithm == federate.AlgFedUCB {
 			n++
-			if s.Protocol != federate.ProtocolPAlt || s.Lazy || s.Params["sync_threshold"] != 3 || !strings.Contains(s.Uncertified(), "schedule") {
-				t.Errorf("feducb spec %+v (uncertified %q)", s, s.Uncertified())
+			if s.Protocol != federate.ProtocolPAlt || s.Lazy || s.Params["sync_threshold"] != 3 || !strings.Contains(native(&r).Uncertified(), "schedule") {
+				t.Errorf("feducb spec %+v (uncertified %q)", s, native(&r).Uncertified())
 			}
 		}
 	}
@@ -399,13 +403,9 @@ func TestFedUCBSweep(t *testing.T) {
 	}
 }
 
-// TestRunSeed: a run's seed is its spec's, of either family. Mutation
-// control: Seed's `r.Generic != nil` negated fails.
+// TestRunSeed: a run's seed is its spec's, whatever its family.
 func TestRunSeed(t *testing.T) {
-	if got := (&Run{Spec: federate.Spec{Seed: 7}}).Seed(); got != 7 {
-		t.Errorf("linear run: seed %d", got)
-	}
-	if got := (&Run{Spec: federate.Spec{Seed: 7}, Generic: &registry.RunSpec{Seed: 9}}).Seed(); got != 9 {
-		t.Errorf("generic run: seed %d", got)
+	if got := (&Run{Spec: registry.RunSpec{Seed: 9}}).Seed(); got != 9 {
+		t.Errorf("seed %d", got)
 	}
 }

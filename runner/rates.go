@@ -16,82 +16,67 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/internal/atomicfile"
 	"github.com/fedbandit/fedbandit/outputs"
+	"github.com/fedbandit/fedbandit/registry"
 )
 
 // Rates are the measured speeds of this machine: the CPU seconds of one
-// silo-round (one silo playing one round, its share of synchronisations
-// included) for each cost class of a plan. A run costs M T times its
-// class's figure: a run's work per silo-round does not depend on T, the
-// seed or the privacy budget, only on what CostClass keeps.
+// unit of work (registry.Cost: the unit is the family's) for each cost
+// class of a plan. A run costs its work times its class's figure: a run's
+// work per unit does not depend on T, the seed or the privacy budget, only
+// on what its class keeps.
 type Rates struct {
-	// PerSiloRound maps CostClass to seconds per silo-round.
-	PerSiloRound map[string]float64
-	// SimPerSiloRound maps the CostClass of runs that can share their
-	// context stream to their seconds per silo-round without it, and
+	// PerUnit maps a cost class (registry.Cost.Class) to seconds per unit
+	// of work.
+	PerUnit map[string]float64
+	// SimPerUnit maps the class of runs that can share their context
+	// stream to their seconds per unit of work without it, and
 	// StreamPerSiloRound and PrepPerSiloRound map StreamClass to the
 	// seconds per silo-round of drawing the stream and of preparing its
-	// instance (streamcost.go; PerSiloRound is then simulation plus
-	// stream).
-	SimPerSiloRound, StreamPerSiloRound, PrepPerSiloRound map[string]float64
+	// instance (streamcost.go; PerUnit is then simulation plus stream).
+	SimPerUnit, StreamPerSiloRound, PrepPerSiloRound map[string]float64
 	// Measured and Cached count the classes timed by this call and those
-	// read from the cache.
-	Measured, Cached int
+	// read from the cache; Unmeasured those left to the cost model
+	// because one run's state would exceed PilotMaxBytes.
+	Measured, Cached, Unmeasured int
 	// Pilot is the wall time spent timing pilots.
 	Pilot time.Duration
 }
 
-// CostClass is what the speed of a run depends on: the algorithm and its
-// learner and protocol, the instance (kind, content, d, actions per
-// round), the number of silos and the batch size. Runs of one class cost
-// the same per silo-round.
-func CostClass(r *Run) string {
-	if g := r.Generic; g != nil {
-		// Other families: the algorithm, its parameters, the instance and
-		// M (a mab round's work does not depend on eps: its batches do).
-		return fmt.Sprintf("%s params=%v instance=%.16s M=%d", g.Algorithm, g.Params, r.Instance.Hash, g.M)
-	}
-	s := r.Spec
-	return fmt.Sprintf("%s lazy=%t protocol=%s instance=%.16s d=%d actions=%g M=%d B=%d gram=%s",
-		s.Algorithm, s.Lazy, s.Protocol, r.Instance.Hash, r.Instance.Dim, r.Instance.Actions, s.M, s.B, s.GramNoise)
-}
+// CostClass is what the speed of a run depends on, by its family's cost
+// model (registry.Cost.Class): runs of one class cost the same per unit
+// of work.
+func CostClass(r *Run) string { return r.Cost().Class }
 
-// RunSeconds is the estimated single-core CPU time of run r: M T times
-// its class's seconds per silo-round. It reports false when the class was
+// RunSeconds is the estimated single-core CPU time of run r: its work
+// times its class's seconds per unit. It reports false when the class was
 // not measured.
 func (rt *Rates) RunSeconds(r *Run) (float64, bool) {
 	if rt == nil {
 		return 0, false
 	}
-	v, ok := rt.PerSiloRound[CostClass(r)]
-	return v * float64(r.Silos()) * float64(r.Rounds()), ok
+	c := r.Cost()
+	v, ok := rt.PerUnit[c.Class]
+	return v * c.Work, ok
 }
 
-// pilotMadds is the work of one pilot, in the M T K d^2 of RunMadds:
-// about 0.1 s on a current core, enough to time the kernels well above
-// timer and start-up noise.
-const pilotMadds = 4e8
+// PilotSeconds is the time a pilot is sized for at its family's model
+// speed (registry.Algorithm.Pilot): about a tenth of a second, enough to
+// time the kernels well above timer and start-up noise; pilots of every
+// class of a plan take seconds, not a run's time.
+const PilotSeconds = 0.1
 
-// pilotSpec is the run that times r's class: r's spec over fewer rounds
-// (at least two batches when T allows, at most T, a multiple of B when
-// T is), with its batch cut to the pilot's length if needed.
-func pilotSpec(r *Run) federate.Spec {
-	s := r.Spec
-	perRound := RunMadds(r) / float64(s.T)
-	rounds := int(pilotMadds / max(perRound, 1))
-	rounds = max(rounds, min(2*s.B, s.T), 8)
-	rounds = min(rounds, s.T)
-	s.B = min(s.B, rounds)
-	if s.T%s.B == 0 {
-		// Keep T a multiple of B where the run has it (sdp-vec needs it).
-		rounds -= rounds % s.B
-	}
-	s.T = rounds
-	s.Every = rounds
-	s.Calib = nil
-	return s
+// PilotMaxBytes bounds the memory of a pilot: a class whose run state
+// (registry.Cost.Bytes) exceeds it is not timed (its runs take the cost
+// model's time), so that `run plan` allocates no more than this.
+const PilotMaxBytes = 1 << 30
+
+// pilotOf is the run that times r's class: its family's pilot of about
+// PilotSeconds at the model's speed.
+func pilotOf(r *Run) registry.RunSpec {
+	c := r.Cost()
+	return r.entry().Pilot(r.Spec, c.Rate*PilotSeconds)
 }
 
 // MeasureRates times a short pilot of every cost class of the plan's runs
@@ -101,16 +86,16 @@ func pilotSpec(r *Run) federate.Spec {
 // twice and keeping the faster (the first warms the shared instance), one
 // at a time so that the figure is one core's, timed in CPU time of the
 // pilot's thread where the platform reports it (pilotClock: other
-// processes on the machine do not inflate it). New figures are added to
-// the cache, which is keyed by the machine (CPU model, kernels, Go
-// version, program revision): a cached figure is never used on another
-// machine or build. sim nil means federate.Run.
+// processes on the machine do not inflate it). A pilot is its family's
+// (registry.Algorithm.Pilot), bounded in time (PilotSeconds at the
+// model's speed) and memory (PilotMaxBytes: a class whose runs need more
+// is not timed). New figures are added to the cache, which is keyed by
+// the machine (CPU model, kernels, Go version, program revision): a cached
+// figure is never used on another machine or build. sim nil runs each
+// pilot by its algorithm's NewRun.
 func (p *Plan) MeasureRates(ctx context.Context, scan *outputs.Scan, cache string, remeasure bool, sim SimulateFunc) (*Rates, error) {
-	if sim == nil {
-		sim = federate.Run
-	}
 	start := p.wallNow()
-	rt := &Rates{PerSiloRound: map[string]float64{}, SimPerSiloRound: map[string]float64{}, StreamPerSiloRound: map[string]float64{}, PrepPerSiloRound: map[string]float64{}}
+	rt := &Rates{PerUnit: map[string]float64{}, SimPerUnit: map[string]float64{}, StreamPerSiloRound: map[string]float64{}, PrepPerSiloRound: map[string]float64{}}
 	stored, err := readRateCache(cache)
 	if err != nil {
 		return nil, err
@@ -123,18 +108,20 @@ func (p *Plan) MeasureRates(ctx context.Context, scan *outputs.Scan, cache strin
 			done[f.Record.RunID] = f.Record.Status == outputs.StatusDone
 		}
 	}
+	skipped := map[string]bool{}
 	for i := range p.Runs {
 		r := &p.Runs[i]
 		if done[r.ID] {
 			continue // Estimate does not time done runs
 		}
+		cost := r.Cost()
+		class := cost.Class
+		if _, ok := rt.PerUnit[class]; ok || skipped[class] {
+			continue
+		}
 		if sc := StreamClass(r); sc != "" {
 			// A run that can share its stream: one pilot, as a group of
 			// one, times its simulation and its stream apart.
-			class := CostClass(r)
-			if _, ok := rt.PerSiloRound[class]; ok {
-				continue
-			}
 			keys := [4]string{cacheKey(machine, class), cacheKey(machine, "sim "+class), cacheKey(machine, sc), cacheKey(machine, "prep "+sc)}
 			var v [4]float64
 			cached := !remeasure
@@ -145,48 +132,49 @@ func (p *Plan) MeasureRates(ctx context.Context, scan *outputs.Scan, cache strin
 			}
 			if cached {
 				rt.Cached++
+			} else if cost.Bytes > PilotMaxBytes {
+				skipped[class] = true
+				rt.Unmeasured++
+				continue
 			} else {
 				sp, err := p.measureShared(ctx, r, sim)
 				if err != nil {
 					return nil, fmt.Errorf("timing pilot of %s: %w", r.Group, err)
 				}
-				v = [4]float64{sp.sim + sp.stream, sp.sim, sp.stream, sp.prep}
+				// Per silo-round to per unit of work (the class's work per
+				// silo-round is constant).
+				perUnit := float64(r.Silos()) * float64(r.Rounds()) / max(cost.Work, 1)
+				v = [4]float64{(sp.sim + sp.stream) * perUnit, sp.sim * perUnit, sp.stream, sp.prep}
 				for j, k := range keys {
 					stored[k] = v[j]
 				}
 				rt.Measured++
 				added = true
 			}
-			rt.PerSiloRound[class], rt.SimPerSiloRound[class] = v[0], v[1]
+			rt.PerUnit[class], rt.SimPerUnit[class] = v[0], v[1]
 			if _, ok := rt.StreamPerSiloRound[sc]; !ok {
 				rt.StreamPerSiloRound[sc], rt.PrepPerSiloRound[sc] = v[2], v[3]
 			}
 			continue
 		}
-		class := CostClass(r)
-		if _, ok := rt.PerSiloRound[class]; ok {
-			continue
-		}
 		if v, ok := stored[cacheKey(machine, class)]; ok && !remeasure {
-			rt.PerSiloRound[class] = v
+			rt.PerUnit[class] = v
 			rt.Cached++
 			continue
 		}
-		if r.Generic != nil {
-			v, err := p.measureGeneric(ctx, r)
-			if err != nil {
-				return nil, fmt.Errorf("timing pilot of %s: %w", r.Group, err)
-			}
-			rt.PerSiloRound[class] = v
-			stored[cacheKey(machine, class)] = v
-			rt.Measured++
-			added = true
+		if cost.Bytes > PilotMaxBytes {
+			skipped[class] = true
+			rt.Unmeasured++
 			continue
 		}
-		s := pilotSpec(r)
+		pilot := pilotOf(r)
+		run := sim
+		if run == nil {
+			run = r.entry().NewRun
+		}
 		best := 0.0
 		for try := 0; try < 2; try++ {
-			d, err := p.pilotClock(func() error { _, err := sim(ctx, s); return err })
+			d, err := p.pilotClock(func() error { _, err := run(ctx, pilot); return err })
 			if err != nil {
 				return nil, fmt.Errorf("timing pilot of %s: %w", r.Group, err)
 			}
@@ -194,8 +182,8 @@ func (p *Plan) MeasureRates(ctx context.Context, scan *outputs.Scan, cache strin
 				best = d
 			}
 		}
-		v := best / (float64(s.M) * float64(s.T))
-		rt.PerSiloRound[class] = v
+		v := best / max(r.entry().Cost(pilot).Work, 1)
+		rt.PerUnit[class] = v
 		stored[cacheKey(machine, class)] = v
 		rt.Measured++
 		added = true
@@ -220,15 +208,17 @@ func DefaultRateCache() string {
 	return filepath.Join(dir, "fedbandit", "rates.json")
 }
 
-// rateCache is the cache file's content: seconds per silo-round by
-// cacheKey(machine, class).
+// rateCache is the cache file's content: seconds per unit of work (per
+// silo-round for a stream's class) by cacheKey(machine, class).
 type rateCache struct {
 	Version int                `json:"version"`
-	Rates   map[string]float64 `json:"seconds_per_silo_round"`
+	Rates   map[string]float64 `json:"seconds_per_unit"`
 }
 
 // Version 2: CPU time of the pilot's thread (version 1 held wall times).
-const rateCacheVersion = 2
+// Version 3: seconds per unit of the family's work (version 2 held
+// seconds per silo-round).
+const rateCacheVersion = 3
 
 func readRateCache(path string) (map[string]float64, error) {
 	out := map[string]float64{}
@@ -282,7 +272,7 @@ func machineKey() string {
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		settings = bi.Settings
 	}
-	return strings.Join([]string{cpuModel("/proc/cpuinfo"), federate.Kernels(), runtime.GOOS, runtime.GOARCH, runtime.Version(), revision(settings)}, "|")
+	return strings.Join([]string{cpuModel("/proc/cpuinfo"), registry.Kernels(), runtime.GOOS, runtime.GOARCH, runtime.Version(), revision(settings)}, "|")
 }
 
 // revision is the program's vcs.revision among its build settings

@@ -7,8 +7,10 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/fedbandit/fedbandit/core"
 	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/outputs"
+	"github.com/fedbandit/fedbandit/registry"
 )
 
 // TestMeasureRates: one pilot class per algorithm here (the grid over eps
@@ -26,12 +28,14 @@ func TestMeasureRates(t *testing.T) {
 		t.Fatalf("%d cost classes, want 3 (one per algorithm)", len(classes))
 	}
 	var calls atomic.Int64
-	sim := func(ctx context.Context, s federate.Spec) (*federate.Result, error) {
+	sim := func(ctx context.Context, rs registry.RunSpec) (*core.Result, error) {
 		calls.Add(1)
+		s := native(&Run{Spec: rs})
 		if s.T > plan.Runs[0].Spec.T || s.B > s.T || s.Every != s.T {
 			t.Errorf("pilot spec T=%d B=%d every=%d", s.T, s.B, s.Every)
 		}
-		return federate.Run(ctx, s)
+		a, _ := registry.Lookup(rs.Algorithm)
+		return a.NewRun(ctx, rs)
 	}
 	cache := filepath.Join(t.TempDir(), "sub", "rates.json")
 	rt, err := plan.MeasureRates(context.Background(), nil, cache, false, sim)
@@ -47,8 +51,8 @@ func TestMeasureRates(t *testing.T) {
 		if !ok || !(sec > 0) {
 			t.Fatalf("run %s: %v s (measured %v)", r.ID, sec, ok)
 		}
-		if want := rt.PerSiloRound[CostClass(r)] * float64(r.Spec.M) * float64(r.Spec.T); sec != want {
-			t.Errorf("RunSeconds %v, want M T x rate = %v", sec, want)
+		if want := rt.PerUnit[CostClass(r)] * r.Cost().Work; sec != want {
+			t.Errorf("RunSeconds %v, want work x rate = %v", sec, want)
 		}
 	}
 	e := plan.Estimate(nil, 2, rt, 0)
@@ -64,9 +68,9 @@ func TestMeasureRates(t *testing.T) {
 	if rt2.Cached != 3 || rt2.Measured != 0 || calls.Load() != 0 {
 		t.Errorf("second plan: measured %d, cached %d, %d pilot runs; want 0, 3, 0", rt2.Measured, rt2.Cached, calls.Load())
 	}
-	for k, v := range rt.PerSiloRound {
-		if rt2.PerSiloRound[k] != v {
-			t.Errorf("class %s: cached %v, measured %v", k, rt2.PerSiloRound[k], v)
+	for k, v := range rt.PerUnit {
+		if rt2.PerUnit[k] != v {
+			t.Errorf("class %s: cached %v, measured %v", k, rt2.PerUnit[k], v)
 		}
 	}
 	if rt3, _ := plan.MeasureRates(context.Background(), nil, cache, true, sim); rt3.Measured != 3 || calls.Load() != 6 {
@@ -84,7 +88,7 @@ func TestMeasureRates(t *testing.T) {
 	calls.Store(0)
 	if rt5, err := plan.MeasureRates(context.Background(), scan, "", false, sim); err != nil || rt5.Measured != 2 || calls.Load() != 4 {
 		t.Errorf("one class done: %v, measured %d with %d pilot runs; want 2 and 4", err, rt5.Measured, calls.Load())
-	} else if _, ok := rt5.PerSiloRound[skipped]; ok {
+	} else if _, ok := rt5.PerUnit[skipped]; ok {
 		t.Error("the done class was timed")
 	}
 	os.WriteFile(cache, []byte("{not json"), 0o644)
@@ -98,11 +102,11 @@ func TestMeasureRates(t *testing.T) {
 // the multiply-add model at the given rate applies.
 func TestEstimateSchedulesLikeASweep(t *testing.T) {
 	plan := mustPlan(t, tinyTOML)
-	rt := &Rates{PerSiloRound: map[string]float64{}}
+	rt := &Rates{PerUnit: map[string]float64{}}
 	for i := range plan.Runs {
-		rt.PerSiloRound[CostClass(&plan.Runs[i])] = 1e-3
+		rt.PerUnit[CostClass(&plan.Runs[i])] = 1e-3
 	}
-	one := 1e-3 * float64(plan.Runs[0].Spec.M*plan.Runs[0].Spec.T)
+	one := 1e-3 * plan.Runs[0].Cost().Work
 	n := float64(len(plan.Runs))
 	for _, w := range []int{1, 2, 4, 100} {
 		e := plan.Estimate(nil, w, rt, 0)
@@ -112,7 +116,7 @@ func TestEstimateSchedulesLikeASweep(t *testing.T) {
 		}
 	}
 	e := plan.Estimate(nil, 1, nil, 2e9)
-	if e.Measured != 0 || e.CPUSeconds != e.Madds/2e9 {
+	if e.Measured != 0 || len(e.Work) != 1 || !near(e.CPUSeconds, e.Work[0].Total/2e9) {
 		t.Errorf("model estimate %+v", e)
 	}
 }
@@ -124,8 +128,8 @@ func TestPilotSpecValid(t *testing.T) {
 	for _, alg := range federate.AlgorithmNames() {
 		for _, m := range []int{10, 30, 100, 1000} {
 			s := federate.Spec{Algorithm: alg, Eps: 1, Delta: 0.01, M: m, T: 10000, B: 25, Seed: 1, Synthetic: federate.SyntheticSpec{NoiseVar: 0.25}}.WithDefaults()
-			r := &Run{Spec: s, Instance: &Instance{Dim: 10, Actions: 100}}
-			p := pilotSpec(r)
+			r := linearRun(s, &Instance{Dim: 10, Actions: 100})
+			p := native(&Run{Spec: pilotOf(r)})
 			if err := p.Validate(); err != nil {
 				t.Errorf("%s M = %d: pilot T = %d B = %d: %v", alg, m, p.T, p.B, err)
 			}

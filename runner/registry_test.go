@@ -133,12 +133,12 @@ func TestRunnerAddsNoRule(t *testing.T) {
 					if !a.Private() {
 						spec.Eps, spec.Delta = 0, 0
 					}
-					lib, err := NewRun(spec, r.Instance)
+					lib, err := registry.LinearRunID(spec, r.Instance.Hash)
 					if err != nil {
 						t.Fatal(err)
 					}
-					if lib.ID != r.ID {
-						t.Errorf("%s %q: the sweep plans %s, the library %s", a.Name, c.line, r.ID[:12], lib.ID[:12])
+					if lib != r.ID {
+						t.Errorf("%s %q: the sweep plans %s, the library %s", a.Name, c.line, r.ID[:12], lib[:12])
 					}
 				}
 			}

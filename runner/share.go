@@ -5,8 +5,8 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/outputs"
+	"github.com/fedbandit/fedbandit/registry"
 )
 
 // A sweep's runs that read the same context stream (a synthetic instance
@@ -30,6 +30,25 @@ type unit struct {
 // until they finish together.
 const unitBytes = 40 << 20
 
+// streamOf is the shared-stream capability of run r's family
+// (registry.Stream), nil if the run shares no stream.
+func streamOf(r *Run) *registry.Stream {
+	st := r.entry().Stream
+	if st == nil || st.Key(r.Spec) == "" {
+		return nil
+	}
+	return st
+}
+
+// streamKey is the key of the input stream run r reads and can share
+// with the runs of the same key ("" if none).
+func streamKey(r *Run) string {
+	if st := streamOf(r); st != nil {
+		return st.Key(r.Spec)
+	}
+	return ""
+}
+
 // shareUnits splits the pending runs into units: with share, the runs of
 // each stream (in plan order) are cut into k contiguous units of about
 // equal size, k the stream's share of the workers (ceil(workers * its
@@ -50,8 +69,8 @@ func shareUnits(pending []*Run, workers int, share bool) []unit {
 	var order []string // keys in order of first run; "" entries are single runs
 	var single []*Run
 	for _, r := range pending {
-		key, ok := federate.SharedContextsKey(r.Spec)
-		if !ok {
+		key := streamKey(r)
+		if key == "" {
 			order = append(order, "")
 			single = append(single, r)
 			continue
@@ -92,7 +111,7 @@ func (s *Sweep) executeUnit(ctx context.Context, sim SimulateFunc, u unit, log *
 		publish(u.runs[0], rec, pts, ok)
 		return
 	}
-	feed, err := federate.NewContextFeed(u.runs[0].Spec)
+	feed, err := streamOf(u.runs[0]).Open(u.runs[0].Spec)
 	if err != nil {
 		// An invalid spec: each run reports its own error.
 		for _, r := range u.runs {
@@ -117,11 +136,11 @@ func (s *Sweep) executeUnit(ctx context.Context, sim SimulateFunc, u unit, log *
 		}
 	}
 	start := s.clock()
-	gt := federate.DriveGroupClock(ctx, feed, fns, func() time.Duration { return s.clock().Sub(start) })
-	share := gt.Stream.Seconds() / float64(len(u.runs))
+	stream, each := feed.Drive(ctx, fns, func() time.Duration { return s.clock().Sub(start) })
+	share := stream.Seconds() / float64(len(u.runs))
 	for k, r := range u.runs {
 		if res[k].ok && res[k].rec.Status == outputs.StatusDone {
-			res[k].rec.WallSeconds = gt.Runs[k].Seconds() + share
+			res[k].rec.WallSeconds = each[k].Seconds() + share
 		}
 		publish(r, res[k].rec, res[k].pts, res[k].ok)
 	}

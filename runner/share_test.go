@@ -206,8 +206,7 @@ func TestShareUnitsByteBudget(t *testing.T) {
 			b = r
 		}
 	}
-	ka, _ := federate.SharedContextsKey(a.Spec)
-	kb, _ := federate.SharedContextsKey(b.Spec)
+	ka, kb := streamKey(a), streamKey(b)
 	if ka == kb || RunBytes(a) != RunBytes(b) {
 		t.Fatalf("want two streams of runs of equal size, got keys %q, %q, %d and %d bytes", ka, kb, RunBytes(a), RunBytes(b))
 	}
@@ -304,10 +303,12 @@ func TestUnitWithoutFeed(t *testing.T) {
 	u := unit{}
 	for i := range plan.Runs[:2] {
 		r := &plan.Runs[i]
-		r.Spec.Synthetic.NoiseVar = -1
+		s := native(r)
+		s.Synthetic.NoiseVar = -1
+		r.Spec.Native = s
 		u.runs = append(u.runs, r)
 	}
-	if _, err := federate.NewContextFeed(u.runs[0].Spec); err == nil {
+	if _, err := federate.NewContextFeed(native(u.runs[0])); err == nil {
 		t.Fatal("the feed accepts the spec")
 	}
 	s := &Sweep{Plan: plan}

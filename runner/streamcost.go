@@ -2,11 +2,10 @@ package runner
 
 import (
 	"context"
-	"fmt"
 	"runtime"
 	"time"
 
-	"github.com/fedbandit/fedbandit/federate"
+	"github.com/fedbandit/fedbandit/registry"
 )
 
 // The cost of a shared context stream (share.go), as Estimate counts it:
@@ -15,60 +14,35 @@ import (
 // instance's preparation: theta* follows all T rounds of contexts, drawn
 // once per process).
 
-// StreamClass is what the speed of a context stream depends on: the
-// generator, d, K, M and the fixed basis ("" for runs whose contexts are
-// not shared).
+// StreamClass is what the speed of run r's shared stream depends on, by
+// its family (registry.Stream.Class; "" for a run that shares none).
 func StreamClass(r *Run) string {
-	if _, ok := federate.SharedContextsKey(r.Spec); !ok {
-		return ""
+	if st := streamOf(r); st != nil {
+		return st.Class(r.Spec)
 	}
-	y := r.Spec.WithDefaults().Synthetic
-	return fmt.Sprintf("stream gen=%s d=%d K=%d M=%d fixed=%t", y.ContextGen, y.D, y.K, r.Spec.M, y.FixedBasis)
+	return ""
 }
 
-// Model speeds of the streams when none is measured, in seconds per
-// normal drawn (BENCHMARKS.md: the contexts of the default generator cost
-// about 0.9 ns per normal all-in; the published generator about 12 ns,
-// and 5 ns per normal skipped for its theta*; ChaCha8 about 8 ns).
-var streamNsPerNormal = map[string]float64{
-	federate.ContextsFast:    0.9e-9,
-	federate.ContextsNumPy:   12e-9,
-	federate.ContextsChaCha8: 8e-9,
-}
-
-const numpySkipPerNormal = 5e-9
-
-// streamNormals is the number of normals a run's stream draws.
-func streamNormals(r *Run) float64 {
-	y := r.Spec.WithDefaults().Synthetic
-	return float64(r.Spec.M) * float64(r.Spec.T) * float64(y.K) * float64(y.D-1)
-}
-
-// StreamSeconds is the CPU time of drawing run r's shared context stream
-// once, and of preparing its instance (once per process; 0 but for the
-// published generator): measured per silo-round where rates has the
-// stream's class, else from the model. Both are 0 for a run whose
-// contexts are not shared.
+// StreamSeconds is the CPU time of drawing run r's shared stream once,
+// and of preparing it (once per process): measured per silo-round where
+// rates has the stream's class, else its family's model
+// (registry.Stream.Model). Both are 0 for a run that shares none.
 func StreamSeconds(r *Run, rates *Rates) (stream, prep float64) {
-	class := StreamClass(r)
-	if class == "" {
+	st := streamOf(r)
+	if st == nil {
 		return 0, 0
 	}
-	gen := r.Spec.WithDefaults().Synthetic.ContextGen
-	if gen == federate.ContextsNumPy {
-		prep = streamNormals(r) * numpySkipPerNormal
-	}
-	mt := float64(r.Spec.M) * float64(r.Spec.T)
+	stream, prep = st.Model(r.Spec)
+	mt := float64(r.Silos()) * float64(r.Rounds())
 	if rates != nil {
-		if v, ok := rates.StreamPerSiloRound[class]; ok {
+		if v, ok := rates.StreamPerSiloRound[st.Class(r.Spec)]; ok {
 			stream = v * mt
-			if p, ok := rates.PrepPerSiloRound[class]; ok {
+			if p, ok := rates.PrepPerSiloRound[st.Class(r.Spec)]; ok {
 				prep = p * mt
 			}
-			return stream, prep
 		}
 	}
-	return streamNormals(r) * streamNsPerNormal[gen], prep
+	return stream, prep
 }
 
 // sharedPilot is the timing of a class that can share its stream, in
@@ -81,21 +55,18 @@ type sharedPilot struct {
 // of one run over its own feed: the instance's preparation (a fresh feed
 // of a T not seen before in this process), then, the faster of two
 // passes, the stream's drawing and the run's simulation apart
-// (federate.DriveGroupClock on the thread's CPU time).
+// (registry.Feed.Drive on the thread's CPU time).
 func (p *Plan) measureShared(ctx context.Context, r *Run, sim SimulateFunc) (sharedPilot, error) {
-	s := pilotSpec(r)
-	// A T of its own (still a multiple of B), so that the preparation is
-	// not cached already.
-	if s.T > s.B {
-		s.T -= s.B
-	} else {
-		s.T += s.B
+	if sim == nil {
+		sim = r.entry().NewRun
 	}
-	s.Every = s.T
+	st := streamOf(r)
+	c := r.Cost()
+	ps := st.Pilot(r.Spec, c.Rate*PilotSeconds)
 	var sp sharedPilot
-	var f *federate.ContextFeed
+	var f registry.Feed
 	prep, err := p.pilotClock(func() (err error) {
-		f, err = federate.NewContextFeed(s)
+		f, err = st.Open(ps)
 		return err
 	})
 	if err != nil {
@@ -103,26 +74,26 @@ func (p *Plan) measureShared(ctx context.Context, r *Run, sim SimulateFunc) (sha
 	}
 	for try := 0; try < 2; try++ {
 		if try > 0 {
-			if f, err = federate.NewContextFeed(s); err != nil {
+			if f, err = st.Open(ps); err != nil {
 				return sp, err
 			}
 		}
 		var runErr error
-		gt := p.pilotGroup(ctx, f, func(ctx context.Context) { _, runErr = sim(ctx, s) })
+		stream, each := p.pilotGroup(ctx, f, func(ctx context.Context) { _, runErr = sim(ctx, ps) })
 		if runErr != nil {
 			return sp, runErr
 		}
-		if st, rn := gt.Stream.Seconds(), gt.Runs[0].Seconds(); try == 0 || st+rn < sp.stream+sp.sim {
-			sp.stream, sp.sim = st, rn
+		if s, rn := stream.Seconds(), each[0].Seconds(); try == 0 || s+rn < sp.stream+sp.sim {
+			sp.stream, sp.sim = s, rn
 		}
 	}
-	mt := float64(s.M) * float64(s.T)
+	mt := float64(max(ps.M, 1)) * float64(ps.T)
 	return sharedPilot{sim: sp.sim / mt, stream: sp.stream / mt, prep: prep / mt}, nil
 }
 
 // pilotGroup drives one run over f on this thread, timed by the thread's
 // CPU time where the platform reports it, else wall time.
-func (p *Plan) pilotGroup(ctx context.Context, f *federate.ContextFeed, run func(context.Context)) federate.GroupTimes {
+func (p *Plan) pilotGroup(ctx context.Context, f registry.Feed, run func(context.Context)) (stream time.Duration, each []time.Duration) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	clock := func() time.Duration { d, _ := p.threadCPU(); return d }
@@ -130,7 +101,7 @@ func (p *Plan) pilotGroup(ctx context.Context, f *federate.ContextFeed, run func
 		start := p.wallNow()
 		clock = func() time.Duration { return p.wallNow().Sub(start) }
 	}
-	return federate.DriveGroupClock(ctx, f, []func(context.Context){run}, clock)
+	return f.Drive(ctx, []func(context.Context){run}, clock)
 }
 
 // pilotClock times f on one core: the CPU time of the calling thread

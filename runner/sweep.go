@@ -15,7 +15,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,8 +22,8 @@ import (
 	"github.com/sourcegraph/conc/pool"
 
 	"github.com/fedbandit/fedbandit/core"
-	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/outputs"
+	"github.com/fedbandit/fedbandit/registry"
 )
 
 // Files written beside the results.
@@ -71,8 +70,9 @@ func (e *interruptedError) Error() string {
 
 func (e *interruptedError) Unwrap() []error { return []error{ErrInterrupted, e.ctxErr, e.cause} }
 
-// SimulateFunc runs one simulation; federate.Run by default.
-type SimulateFunc func(ctx context.Context, spec federate.Spec) (*federate.Result, error)
+// SimulateFunc runs one simulation of a compiled run spec; its
+// algorithm's registry.Algorithm.NewRun by default (tests replace it).
+type SimulateFunc func(ctx context.Context, spec registry.RunSpec) (*core.Result, error)
 
 // Sweep executes a plan into an output directory:
 //
@@ -92,7 +92,7 @@ type Sweep struct {
 	Out string
 	// Workers is the number of concurrent runs; 0 means runtime.NumCPU().
 	Workers int
-	// Simulate runs one simulation; nil means federate.Run.
+	// Simulate runs one simulation; nil means its algorithm's NewRun.
 	Simulate SimulateFunc
 	// Log receives start, warning and summary lines (nil: slog.Default()).
 	Log *slog.Logger
@@ -191,9 +191,6 @@ func (s *Sweep) Execute(ctx context.Context) (*Report, error) {
 		log = slog.Default()
 	}
 	sim := s.Simulate
-	if sim == nil {
-		sim = federate.Run
-	}
 	workers := s.Workers
 	if workers <= 0 {
 		workers = runtime.NumCPU()
@@ -372,47 +369,43 @@ func (s *Sweep) Execute(ctx context.Context) (*Report, error) {
 	return rep, nil
 }
 
-// execute runs one simulation and returns its record; ok is false when the
-// run was interrupted by cancellation (it is then not recorded).
+// execute runs one simulation, of any family, and returns its record; ok
+// is false when the run was interrupted by cancellation (it is then not
+// recorded). sim nil runs it by its algorithm's NewRun.
 func (s *Sweep) execute(ctx context.Context, sim SimulateFunc, r *Run, log *slog.Logger) (rec outputs.RunRecord, pts []outputs.Point, ok bool) {
-	if r.Generic != nil {
-		return executeGeneric(ctx, r, s.Plan.Config.Name, log)
-	}
 	rec = r.Record(s.Plan.Config.Name)
-	res, err := safeSimulate(ctx, sim, r.Spec, log, r.ID)
+	if sim == nil {
+		sim = r.entry().NewRun
+	}
+	res, err := safeRun(ctx, sim, r.Spec, log, r.ID)
 	if err != nil && ctx.Err() != nil {
 		return rec, nil, false
 	}
 	if err == nil {
-		pts, err = checkResult(res, r.Spec)
+		pts, err = checkCurve(res.Curve, r.Spec.T)
+	}
+	if err == nil {
+		err = r.entry().Result(r.Spec, res, &rec)
 	}
 	if err != nil {
 		rec.Status, rec.Error = outputs.StatusFailed, err.Error()
 		return rec, nil, true
 	}
-	c := res.Calibration
 	rec.Status = outputs.StatusDone
-	rec.Sigma, rec.Lambda, rec.BetaT, rec.Kappa = c.Sigma, c.Lambda, res.BetaT, c.Kappa
-	rec.DeliveredEps, rec.DeliveredDelta, rec.Amplified = c.DeliveredEps, c.DeliveredDelta, c.Amplified
-	rec.CalibrationNote, rec.MuGDP = c.Note, c.Mu
-	if d := r.Spec.LTR; d != nil && d.Note != "" {
-		rec.CalibrationNote = strings.TrimPrefix(rec.CalibrationNote+"; "+d.Note, "; ")
-	}
-	rec.NonPD, rec.Syncs, rec.Scalars = int64(res.NonPD), int64(res.Syncs), res.Scalars
+	rec.Syncs, rec.Scalars = int64(res.Syncs), res.Scalars
 	last := pts[len(pts)-1]
 	rec.Rounds, rec.PseudoRegret, rec.RealisedRegret = int(last.Round), last.Pseudo, last.Realised
-	rec.SiloPseudo = append([]float64{}, res.SiloPseudo...)
-	rec.SiloRealised = append([]float64{}, res.SiloRealised...)
 	rec.WallSeconds = res.WallSeconds
 	return rec, pts, true
 }
 
-// safeSimulate turns a panic of the simulation into an error (the stack
-// goes to the log, not into the results, which must be reproducible).
-func safeSimulate(ctx context.Context, sim SimulateFunc, spec federate.Spec, log *slog.Logger, id string) (res *federate.Result, err error) {
+// safeRun runs spec through sim, turning a panic of the run into an
+// error (the stack goes to the log, not into the results, which must be
+// reproducible) and a missing result into a failure.
+func safeRun(ctx context.Context, sim SimulateFunc, spec registry.RunSpec, log *slog.Logger, id string) (res *core.Result, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			if e, ok := v.(error); ok && errors.Is(e, federate.ErrFeedStopped) {
+			if e, ok := v.(error); ok && errors.Is(e, registry.ErrStreamStopped) {
 				// Its group was cancelled while it waited for contexts.
 				err = e
 				return
@@ -426,24 +419,6 @@ func safeSimulate(ctx context.Context, sim SimulateFunc, spec federate.Spec, log
 		err = errors.New("simulator returned no result")
 	}
 	return res, err
-}
-
-// checkResult validates a simulation result and converts its curve: a
-// curve that is empty, out of order, not ending at T or holding
-// non-finite values is a failed run ("bad numerics").
-func checkResult(res *federate.Result, spec federate.Spec) ([]outputs.Point, error) {
-	pts, err := checkCurve(res.Curve, spec.T)
-	if err != nil {
-		return nil, err
-	}
-	for _, v := range [][]float64{res.SiloPseudo, res.SiloRealised} {
-		for i, x := range v {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return nil, fmt.Errorf("bad numerics: non-finite regret total of silo %d", i)
-			}
-		}
-	}
-	return pts, nil
 }
 
 // checkCurve converts a regret curve of T rounds, refusing one that is
@@ -584,15 +559,14 @@ func Collect(dir string) (*outputs.CollectSummary, error) {
 	return sum, writeManifest(dir, manifestEntries(scan))
 }
 
-// SupersededDir (inside DIR/runs) receives the run files of a layout-1
-// FedUCB run, whose id this build computes differently (Report.Superseded).
+// SupersededDir (inside DIR/runs) receives the run files whose id this
+// build computes differently (registry.Superseded; Report.Superseded).
 const SupersededDir = "superseded"
 
 // setAsideSuperseded moves the run files that this build plans under
-// another id out of the way: the layout-1 FedUCB files, whose ids hashed
-// sync_threshold as a field of its own (the one change of run identity
-// since layout 1, confined to FedUCB). A file of this sweep's own plan,
-// or of any other algorithm or layout, is never touched.
+// another id out of the way: those registry.Superseded names (the
+// layout-1 FedUCB files). A file of this sweep's own plan, or any other
+// file, is never touched.
 func (s *Sweep) setAsideSuperseded(scan *outputs.Scan, runs []*Run, rep *Report, log *slog.Logger) error {
 	planned := make(map[string]bool, len(runs))
 	for _, r := range runs {
@@ -601,7 +575,8 @@ func (s *Sweep) setAsideSuperseded(scan *outputs.Scan, runs []*Run, rep *Report,
 	keep := scan.Runs[:0]
 	for _, f := range scan.Runs {
 		rec := f.Record
-		if rec.FormatVersion != 1 || rec.Algorithm != federate.AlgFedUCB || planned[rec.RunID] {
+		why, superseded := registry.Superseded(&rec)
+		if !superseded || planned[rec.RunID] {
 			keep = append(keep, f)
 			continue
 		}
@@ -614,7 +589,7 @@ func (s *Sweep) setAsideSuperseded(scan *outputs.Scan, runs []*Run, rep *Report,
 		if err := os.Rename(src, filepath.Join(dir, filepath.Base(src))); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("sweep: set aside superseded run file: %w", err)
 		}
-		log.Info("layout-1 FedUCB run file set aside: this build gives its run a new id (sync_threshold is now a parameter) and redoes it", "file", src)
+		log.Info(why+": set aside; this build gives its run a new id and redoes it", "file", src)
 		rep.Superseded = append(rep.Superseded, rec.RunID)
 	}
 	scan.Runs = keep

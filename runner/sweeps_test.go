@@ -68,9 +68,11 @@ func TestShippedSweeps(t *testing.T) {
 		p := planFile(t, f, build)
 		algs := map[string]int{}
 		for _, r := range p.Runs {
-			if g := r.Generic; g != nil {
+			a, _ := registry.Lookup(r.Algorithm())
+			if _, linear := registry.NativeLinear(r.Spec); !linear {
+				g := r.Spec
 				algs[g.Algorithm]++
-				if g.M != w.m || (w.t != 0 && g.T != w.t) || g.Every < 1 {
+				if g.M != w.m || (w.t != 0 && g.T != w.t) || g.Every < 1 || a.Family == registry.FamilyLinear {
 					t.Errorf("%s: run %+v", f, g)
 				}
 				continue

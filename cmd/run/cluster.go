@@ -254,7 +254,7 @@ func (c *SlurmCmd) Run(ctx context.Context) error {
 		return err
 	}
 	var est strings.Builder
-	e, runSeconds, err := c.estimateRates(ctx, &est, plan, nil, c.CPUs)
+	e, runSeconds, err := c.estimateRates(ctx, &est, plan, nil, c.CPUs, nil)
 	if err != nil {
 		return err
 	}

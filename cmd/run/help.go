@@ -85,9 +85,13 @@ of the file an algorithm ignores (eps for a non-private one, the learner's keys
 for one that does not learn). Runs nothing but the timing pilots.
 
 The CPU time comes from the speeds measured on this machine: a short timed
-pilot of each cost class (cached per machine; --remeasure times them again).
-With --rate R the pilots are skipped and each run costs M T K d^2
-multiply-adds at R per second of one core.
+pilot of each cost class (about 0.1 s; cached per machine; --remeasure times
+them again). Each family counts the work of a run in its own unit (linear:
+M T K d^2 multiply-adds; mab: T rounds; bco: M T d coordinate operations).
+With --rate R the pilots are skipped: R is this machine's speed in the linear
+model's multiply-adds per second of one core, and every family's model speed
+is scaled by the same factor. A class whose one run needs more than 1 GiB is
+not timed (its model time stands): the plan allocates no run.
 
 Examples:
 

@@ -177,7 +177,7 @@ func TestPlotOverInstances(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, se := want(key{"hard", "dist-dp-se", "1"})
-	row := fmt.Sprintf("| gap=0.1, eps=1: Dist-DP-SE | 2 (4) | %s |", meanSE(m[len(m)-1], se[len(se)-1], 2, "±"))
+	row := fmt.Sprintf("| gap=0.1, eps=1: Dist-DP-SE | 2 (4) | 20000 | %s |", meanSE(m[len(m)-1], se[len(se)-1], 2, "±"))
 	if !strings.Contains(tab, row) {
 		t.Errorf("table has no row %q:\n%s", row, tab)
 	}

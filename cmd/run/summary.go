@@ -13,6 +13,7 @@ import (
 	"github.com/fedbandit/fedbandit/ltr"
 	"github.com/fedbandit/fedbandit/outputs"
 	"github.com/fedbandit/fedbandit/outputs/figure"
+	"github.com/fedbandit/fedbandit/registry"
 )
 
 // readTables reads a sweep directory's runs.arrow and curves.arrow,
@@ -50,28 +51,39 @@ func printSummary(w io.Writer, dir string) error {
 			first[r.GroupID] = r
 		}
 	}
-	zeroEps := false     // some configuration delivers eps = 0 at its delta
-	uncertified := false // some private configuration has no guarantee
-	restated := false    // some configuration's eps is its own model's parameter (Renyi, zCDP)
-	unconverged := false // some instance's theta* did not converge
+	zeroEps := false                 // some configuration delivers eps = 0 at its delta
+	uncertified := map[string]bool{} // families of the private configurations without a guarantee
+	families := map[string]bool{}    // families of the configurations shown
+	restated := false                // some configuration's eps is its own model's parameter (Renyi, zCDP)
+	unconverged := false             // some instance's theta* did not converge
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "configuration\truns\tpseudo R(T)/T\trealised R(T)/T\ttarget (eps, delta)\tdelivered (eps, delta)\tamplified")
 	for _, s := range series {
 		r := first[s.GroupID]
 		k := len(s.Mean) - 1
 		target, delivered := "-", "none (no noise)"
-		alg, _ := federate.LookupAlgorithm(r.Algorithm)
-		// Other families' runs record their trust model (not federate's).
-		if (alg != nil && alg.Private()) || (alg == nil && r.Trust != "" && r.Trust != core.TrustNone) {
+		family := r.Family
+		if a, err := registry.Lookup(r.Algorithm); err == nil {
+			family = a.Family
+		}
+		families[family] = true
+		// Rows record their trust model (layout 1: none, the linear
+		// family's registry entry says).
+		trust := r.Trust
+		if a, err := registry.Lookup(r.Algorithm); err == nil && trust == "" {
+			trust = a.Trust
+		}
+		if trust != "" && trust != core.TrustNone {
 			target = fmt.Sprintf("(%g, %g)", r.Eps, r.Delta)
 			delivered = fmt.Sprintf("(%.3g, %g)", r.DeliveredEps, r.DeliveredDelta)
 			if math.IsInf(r.DeliveredEps, 1) {
 				delivered = "NOT CERTIFIED"
-				uncertified = true
+				uncertified[family] = true
 			}
 			zeroEps = zeroEps || r.DeliveredEps == 0
-			restated = restated || (alg == nil && r.DeliveredEps > r.Eps*(1+1e-9) && !math.IsInf(r.DeliveredEps, 1))
+			restated = restated || (r.DeliveredEps > r.Eps*(1+1e-9) && !math.IsInf(r.DeliveredEps, 1))
 		}
+		alg, _ := federate.LookupAlgorithm(r.Algorithm)
 		unconverged = unconverged || strings.Contains(r.CalibrationNote, ltr.UnconvergedNote)
 		amp := "-"
 		if alg != nil && alg.Model == accountant.ModelSDPAmp {
@@ -87,10 +99,28 @@ func printSummary(w io.Writer, dir string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "R(T)/T: time-average regret at the last round, summed over the silos (mean +- standard error over seeds); pseudo: of the mean rewards; realised: of the observed rewards, as the published code reports it.")
-	fmt.Fprintln(w, "Delivered privacy comes from the exact accountant; see calibration_note in runs.arrow where it differs from the target.")
-	if uncertified {
-		fmt.Fprintln(w, "NOT CERTIFIED: the accountant's guarantee does not cover these runs (rewards not clamped, the eager learner with B > 1, or a data-dependent schedule); calibration_note says why and what the noise alone would deliver.")
+	var whose, why []string
+	for _, f := range registry.Families() {
+		if families[f.Name] {
+			whose = append(whose, f.Regret)
+		}
+		if uncertified[f.Name] {
+			why = append(why, f.Uncertified)
+		}
+	}
+	if len(families) > 1 {
+		// Several families: each says whose regret it sums.
+		whose = whose[:0]
+		for _, f := range registry.Families() {
+			if families[f.Name] {
+				whose = append(whose, f.Name+": "+f.Regret)
+			}
+		}
+	}
+	fmt.Fprintf(w, "R(T)/T: time-average regret at the last round, %s (mean +- standard error over seeds); pseudo: of the mean rewards; realised: of the observed rewards (or incurred losses).\n", strings.Join(whose, "; "))
+	fmt.Fprintln(w, "Delivered privacy: see calibration_note in runs.arrow where it differs from the target.")
+	if len(uncertified) > 0 {
+		fmt.Fprintf(w, "NOT CERTIFIED: the guarantee does not cover these runs (%s); calibration_note says why.\n", strings.Join(why, "; "))
 	}
 	if unconverged {
 		fmt.Fprintf(w, "%s: the instance's lasso fit stopped at max_iter above its tolerance (prep fit --allow-unconverged); calibration_note in runs.arrow names the artifact.\n", ltr.UnconvergedNote)

@@ -66,7 +66,7 @@ func workersOr(w *int, def int) int {
 
 // speedFlags choose how run times are estimated: measured by default.
 type speedFlags struct {
-	Rate      *float64 `help:"Skip the timing pilots and assume this many multiply-adds per second of one core, 1e3..1e15, in the cost model M T K d^2 per run (see docs/bench/runner.md). Default: the speeds measured on this machine by short timed pilots (cached)."`
+	Rate      *float64 `help:"Skip the timing pilots and assume this many multiply-adds per second of one core, 1e3..1e15, in the linear family's cost model M T K d^2 per run; the other families' model speeds are scaled by the same factor (see docs/bench/runner.md). Default: the speeds measured on this machine by short timed pilots (cached)."`
 	Remeasure bool     `help:"Time the pilots again even if this machine's rates are cached."`
 	// NoShareContexts is also how the sweep executes (and so how it is
 	// estimated).
@@ -91,15 +91,22 @@ func (f *speedFlags) validate() error {
 // machine (a short timed pilot of each cost class, cached in
 // runner.DefaultRateCache), or with --rate from the multiply-add model.
 // It says which on w.
-func (f *speedFlags) estimate(ctx context.Context, w io.Writer, plan *runner.Plan, scan *outputs.Scan, workers int) (runner.Estimate, error) {
-	e, _, err := f.estimateRates(ctx, w, plan, scan, workers)
+func (f *speedFlags) estimate(ctx context.Context, w io.Writer, plan *runner.Plan, scan *outputs.Scan, workers int, preflight func(runner.Estimate) error) (runner.Estimate, error) {
+	e, _, err := f.estimateRates(ctx, w, plan, scan, workers, preflight)
 	return e, err
 }
 
 // estimateRates is estimate that also returns the per-run speed model:
 // one run's CPU seconds (runner.EstimateRun with the measured rates or
-// --rate).
-func (f *speedFlags) estimateRates(ctx context.Context, w io.Writer, plan *runner.Plan, scan *outputs.Scan, workers int) (runner.Estimate, func(*runner.Run) float64, error) {
+// --rate). preflight (nil: none) sees the estimate of the cost models
+// before any pilot runs (its memory figures are the same), so that a
+// sweep that cannot fit is refused before anything is allocated.
+func (f *speedFlags) estimateRates(ctx context.Context, w io.Writer, plan *runner.Plan, scan *outputs.Scan, workers int, preflight func(runner.Estimate) error) (runner.Estimate, func(*runner.Run) float64, error) {
+	if preflight != nil {
+		if err := preflight(plan.EstimateShared(scan, workers, nil, 0, !f.NoShareContexts)); err != nil {
+			return runner.Estimate{}, nil, err
+		}
+	}
 	if f.Rate != nil {
 		rate := *f.Rate
 		e := plan.EstimateShared(scan, workers, nil, rate, !f.NoShareContexts)
@@ -113,6 +120,10 @@ func (f *speedFlags) estimateRates(ctx context.Context, w io.Writer, plan *runne
 	e := plan.EstimateShared(scan, workers, rates, 0, !f.NoShareContexts)
 	fmt.Fprintf(w, "  times measured on this machine: %d cost classes (%d timed now in %s, %d cached in %s)\n",
 		rates.Measured+rates.Cached, rates.Measured, rates.Pilot.Round(time.Millisecond), rates.Cached, runner.DefaultRateCache())
+	if rates.Unmeasured > 0 {
+		fmt.Fprintf(w, "  %d cost classes not timed (one run's state exceeds the pilots' %s): their times are the cost model's\n",
+			rates.Unmeasured, bytesText(runner.PilotMaxBytes))
+	}
 	return e, func(r *runner.Run) float64 { return runner.EstimateRun(r, rates, 0) }, nil
 }
 
@@ -135,11 +146,18 @@ func (c *PlanCmd) Run(ctx context.Context) error {
 	}
 	workers := workersOr(c.Workers, runtime.NumCPU())
 	printPlanHead(os.Stdout, plan)
-	e, err := c.estimate(ctx, os.Stdout, plan, scan, workers)
+	e, err := c.estimate(ctx, os.Stdout, plan, scan, workers, nil)
 	if err != nil {
 		return err
 	}
 	printEstimate(os.Stdout, e, workers)
+	if e.Pending > 0 {
+		// What run sweep's memory pre-flight would say (plan itself
+		// allocates no run: its pilots are bounded).
+		if err := (memoryFlag{}).check("run sweep", e.PeakBytes); err != nil {
+			fmt.Printf("  WARNING: %v\n", err)
+		}
+	}
 	if c.List {
 		for _, r := range plan.Runs {
 			fmt.Printf("%s  seed=%d  %s\n", r.ID, r.Seed(), r.Group)
@@ -171,8 +189,12 @@ func printPlanHead(w io.Writer, plan *runner.Plan) {
 // printEstimate prints what the pending runs cost.
 func printEstimate(w io.Writer, e runner.Estimate, workers int) {
 	fmt.Fprintf(w, "  already done: %d; failed before (retried): %d; to run: %d\n", e.Done, e.Failed, e.Pending)
-	fmt.Fprintf(w, "  cost: %s CPU (longest run %s), about %s wall with %d workers; %.3g multiply-adds (sum of M T K d^2)\n",
-		durText(e.CPUSeconds), durText(e.LongestRunSeconds), durText(e.WallSeconds), workers, e.Madds)
+	var work []string
+	for _, u := range e.Work {
+		work = append(work, fmt.Sprintf("%.3g %s", u.Total, u.Unit))
+	}
+	fmt.Fprintf(w, "  cost: %s CPU (longest run %s), about %s wall with %d workers; %s\n",
+		durText(e.CPUSeconds), durText(e.LongestRunSeconds), durText(e.WallSeconds), workers, strings.Join(work, ", "))
 	fmt.Fprintf(w, "  peak memory: about %s (shared instances %s + per worker one run state, or a unit of runs sharing a context stream)\n", bytesText(e.PeakBytes), bytesText(e.SharedBytes))
 }
 
@@ -244,16 +266,18 @@ func (c *SweepCmd) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	e, err := c.estimate(ctx, os.Stderr, plan, scan, workers)
+	// The memory pre-flight, from the cost models, before any pilot
+	// allocates a run's state.
+	e, err := c.estimate(ctx, os.Stderr, plan, scan, workers, func(e runner.Estimate) error {
+		if e.Pending > 0 {
+			return c.memoryFlag.check("run sweep", e.PeakBytes)
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
 	warnEstimate(os.Stderr, e, workers)
-	if e.Pending > 0 {
-		if err := c.memoryFlag.check("run sweep", e.PeakBytes); err != nil {
-			return err
-		}
-	}
 	return runSweep(ctx, plan, c.Out, workers, c.LogEvery, !c.NoPlot, c.NoShareContexts)
 }
 

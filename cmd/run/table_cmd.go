@@ -7,13 +7,15 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fedbandit/fedbandit/outputs"
 	"github.com/fedbandit/fedbandit/outputs/figure"
+	"github.com/fedbandit/fedbandit/registry"
 )
 
 // TableCmd is `run table`.
 type TableCmd struct {
 	Dir      string `arg:"" type:"existingdir" help:"Sweep output directory holding runs.arrow and curves.arrow."`
-	At       []int  `help:"Rounds to tabulate, each >= 1 and a checkpoint of some configuration (default: the last round)."`
+	At       []int  `help:"Rounds to tabulate, each >= 1 and a checkpoint of some configuration (default: each configuration at its own last round, shown in a column t)."`
 	Metric   string `help:"Regret: pseudo or realised (as the published code)." enum:"pseudo,realised" default:"pseudo"`
 	Over     string `help:"What a row averages over: seed (one row per configuration, mean and standard error over its seeds) or instance (as run plot --over instance: one row per instance class, eps and configuration, mean over the instances of each instance's seed mean, standard error over instances)." enum:"seed,instance" default:"seed"`
 	Markdown bool   `help:"Print a Markdown table (for docs) instead of aligned text."`
@@ -63,10 +65,7 @@ func writeTable(w io.Writer, dir string, at []int, metric, over string, markdown
 	if len(series) == 0 {
 		return fmt.Errorf("%s: no done run", dir)
 	}
-	if len(at) == 0 {
-		r := series[0].Rounds
-		at = []int{int(r[len(r)-1])}
-	}
+	own := len(at) == 0 // each configuration at its own last round (a sweep over T has several)
 	checkpoint := map[int]bool{}
 	last := 0
 	for _, s := range series {
@@ -87,6 +86,9 @@ func writeTable(w io.Writer, dir string, at []int, metric, over string, markdown
 	for _, t := range at {
 		head = append(head, "t = "+strconv.Itoa(t))
 	}
+	if own {
+		head = append(head, "t (last round)", "R(t)/t")
+	}
 	rows := [][]string{head}
 	for _, s := range series {
 		row := []string{s.Label, strconv.Itoa(s.N)}
@@ -103,6 +105,10 @@ func writeTable(w io.Writer, dir string, at []int, metric, over string, markdown
 				}
 			}
 			row = append(row, cell)
+		}
+		if own {
+			k := len(s.Rounds) - 1
+			row = append(row, strconv.Itoa(int(s.Rounds[k])), meanSE(s.Mean[k], s.SE[k], n, "±"))
 		}
 		rows = append(rows, row)
 	}
@@ -127,12 +133,41 @@ func writeTable(w io.Writer, dir string, at []int, metric, over string, markdown
 			fmt.Fprintln(w)
 		}
 	}
+	whose := regretWords(runs)
 	if over == figure.OverInstance {
-		fmt.Fprintf(w, "\ntime-average %s regret R_M(t)/t summed over the silos, mean over instances of each instance's mean over seeds ± standard error over instances (\"-\": t is not a checkpoint of that configuration; n=1: one instance, no standard error).\n", metric)
+		fmt.Fprintf(w, "\ntime-average %s regret R(t)/t %s, mean over instances of each instance's mean over seeds ± standard error over instances (\"-\": t is not a checkpoint of that configuration; n=1: one instance, no standard error).\n", metric, whose)
 		return nil
 	}
-	fmt.Fprintf(w, "\ntime-average %s regret R_M(t)/t summed over the silos, mean ± standard error over seeds (\"-\": t is not a checkpoint of that configuration; n=1: one seed, no standard error).\n", metric)
+	fmt.Fprintf(w, "\ntime-average %s regret R(t)/t %s, mean ± standard error over seeds (\"-\": t is not a checkpoint of that configuration; n=1: one seed, no standard error).\n", metric, whose)
 	return nil
+}
+
+// regretWords says whose regret the rows' R(t) sums, in each family's
+// words (registry.Family.Regret), the family named when several are
+// present.
+func regretWords(runs []outputs.RunRecord) string {
+	present := map[string]bool{}
+	for _, r := range runs {
+		f := r.Family
+		if a, err := registry.Lookup(r.Algorithm); err == nil {
+			f = a.Family
+		}
+		present[f] = true
+	}
+	var words []registry.Family
+	for _, f := range registry.Families() {
+		if present[f.Name] {
+			words = append(words, f)
+		}
+	}
+	if len(words) == 1 {
+		return words[0].Regret
+	}
+	out := make([]string, len(words))
+	for i, f := range words {
+		out[i] = f.Name + ": " + f.Regret
+	}
+	return "(" + strings.Join(out, "; ") + ")"
 }
 
 // meanSE formats a mean over n seeds with its standard error (pm is the

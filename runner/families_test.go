@@ -53,14 +53,14 @@ delta = [1e-5]
 T = [1000]
 `
 
-// TestGenericSweep: a sweep of each other family executes every planned
+// TestFamilySweeps: a sweep of each other family executes every planned
 // run through its entry's NewRun (the recorded curve is the family's run,
 // bit for bit), records its family, trust, parameters and privacy claim,
 // gives the same curves for 1 and 2 workers and as two array tasks, and
 // skips finished runs when resumed. Keys an algorithm does not use plan it once (mab: M).
 // Mutation control: recording the curve without its first checkpoint
 // fails it (tried 2026-11-25).
-func TestGenericSweep(t *testing.T) {
+func TestFamilySweeps(t *testing.T) {
 	for _, c := range []struct {
 		toml string
 		runs int
@@ -111,8 +111,8 @@ func TestGenericSweep(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			alg, _ := registry.Lookup(r.Generic.Algorithm)
-			res, err := alg.NewRun(context.Background(), *r.Generic)
+			alg, _ := registry.Lookup(r.Spec.Algorithm)
+			res, err := alg.NewRun(context.Background(), r.Spec)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,8 +125,8 @@ func TestGenericSweep(t *testing.T) {
 				}
 			}
 			if rec.Status != outputs.StatusDone || rec.Family != alg.Family || rec.Trust != alg.Trust ||
-				rec.Algorithm != alg.Name || rec.Seed != r.Generic.Seed || rec.T != r.Generic.T ||
-				rec.InstanceKind != r.Generic.Instance || rec.Group != r.Group || len(rec.Params) != len(alg.Params) ||
+				rec.Algorithm != alg.Name || rec.Seed != r.Spec.Seed || rec.T != r.Spec.T ||
+				rec.InstanceKind != r.Spec.Instance || rec.Group != r.Group || len(rec.Params) != len(alg.Params) ||
 				rec.PseudoRegret != res.Pseudo || rec.Syncs != int64(res.Syncs) {
 				t.Errorf("record %+v", rec)
 			}
@@ -141,12 +141,12 @@ func TestGenericSweep(t *testing.T) {
 	}
 }
 
-// TestGenericRunIDs (mutation control: GenericRunID without the
+// TestFamilyRunIDs (mutation control: the neutral run id without the
 // parameters fails it, tried 2026-11-25): the id hashes the resolved spec and the instance's
 // content, so an explicit default (a parameter, an instance key) is the
 // same run, any other value another; the group label shows the
 // parameters.
-func TestGenericRunIDs(t *testing.T) {
+func TestFamilyRunIDs(t *testing.T) {
 	ids := func(toml string) []string {
 		var out []string
 		for _, r := range mustPlan(t, toml).Runs {
@@ -164,16 +164,16 @@ func TestGenericRunIDs(t *testing.T) {
 		t.Error("step_scale = 2 did not change the run ids")
 	}
 	for _, r := range mustPlan(t, genericMAB).Runs {
-		if r.Generic.Algorithm == "dist-rdp-se" && !strings.Contains(r.Group, " S=") {
+		if r.Spec.Algorithm == "dist-rdp-se" && !strings.Contains(r.Group, " S=") {
 			t.Errorf("group %q has no S", r.Group)
 		}
 	}
 }
 
-// TestGenericBadInput: an error of another family's configuration names
+// TestFamilyBadInput: an error of another family's configuration names
 // the sweep key at fault, from parsing (the table, the header) or from the
 // plan (the family's rules on the loaded instance).
-func TestGenericBadInput(t *testing.T) {
+func TestFamilyBadInput(t *testing.T) {
 	for _, c := range []struct{ from, to, key string }{
 		{"gap = 0.5", "gap = 0.5\narm = 3", "instance[0].arm"},
 		{"gap = 0.5", "gap = 2", "instance[0].gap"},
@@ -200,9 +200,9 @@ func TestGenericBadInput(t *testing.T) {
 	}
 }
 
-// TestGenericFailures: a panicking, failing or non-finite run of another
+// TestFamilyFailures: a panicking, failing or non-finite run of another
 // family is a failed run, recorded with its error, like a linear one.
-func TestGenericFailures(t *testing.T) {
+func TestFamilyFailures(t *testing.T) {
 	if _, err := checkCurve([]core.Checkpoint{{Round: 1, Pseudo: math.NaN()}}, 1); err == nil {
 		t.Error("NaN curve accepted")
 	}
@@ -211,51 +211,25 @@ func TestGenericFailures(t *testing.T) {
 	}
 	p := mustPlan(t, genericBCO)
 	r := p.Runs[0]
-	spec := *r.Generic
-	spec.Algorithm = "no-such"
-	r.Generic = &spec
-	rec, _, ok := executeGeneric(context.Background(), &r, "x", quietLog())
-	if !ok || rec.Status != outputs.StatusFailed || !strings.Contains(rec.Error, "no-such") {
+	// A run its family refuses at run time (an instance of another
+	// family's type) is a failed run.
+	r.Spec.Loaded = &registry.Loaded{Hash: "h", Value: "not an instance"}
+	rec, _, ok := (&Sweep{Plan: p}).execute(context.Background(), nil, &r, quietLog())
+	if !ok || rec.Status != outputs.StatusFailed || !strings.Contains(rec.Error, "gives the bco family a string") {
 		t.Errorf("%+v", rec)
 	}
 }
 
-// TestFillPrivacyNote: a run's recorded calibration note is its
-// mechanism, then the claim's note, prefixed "not certified: " when the
-// claim does not hold; a non-private run records none. Mutation control:
-// the `p.Mechanism != ""` test negated (the mechanism dropped, or an
-// empty one leaving a leading "; ") fails.
-func TestFillPrivacyNote(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		p    core.Privacy
-		want string
-	}{
-		{"mechanism and note", core.Privacy{Trust: core.TrustCentral, Mechanism: "polya-secagg", Certified: true, Note: "Theorem 1"}, "polya-secagg; Theorem 1"},
-		{"mechanism alone", core.Privacy{Trust: core.TrustCentral, Mechanism: "polya-secagg", Certified: true}, "polya-secagg"},
-		{"note alone", core.Privacy{Trust: core.TrustLocal, Certified: true, Note: "Theorem 1"}, "Theorem 1"},
-		{"not certified", core.Privacy{Trust: core.TrustLocal, Mechanism: "laplace", Note: "beyond the theorem"}, "not certified: laplace; beyond the theorem"},
-		{"not private", core.Privacy{Trust: core.TrustNone, Mechanism: "none", Note: "x"}, ""},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			var rec outputs.RunRecord
-			fillPrivacy(&rec, c.p)
-			if rec.CalibrationNote != c.want {
-				t.Errorf("note %q, want %q", rec.CalibrationNote, c.want)
-			}
-		})
-	}
-}
-
-// TestGenericInterrupted: a run of another family whose context is
+// TestFamilyInterrupted: a run of another family whose context is
 // cancelled is interrupted (not recorded), not a failed run. Mutation
 // control: `err != nil && ctx.Err() != nil` with the first test negated
 // fails.
-func TestGenericInterrupted(t *testing.T) {
-	r := mustPlan(t, genericBCO).Runs[0]
+func TestFamilyInterrupted(t *testing.T) {
+	p := mustPlan(t, genericBCO)
+	r := p.Runs[0]
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if rec, _, ok := executeGeneric(ctx, &r, "x", quietLog()); ok {
+	if rec, _, ok := (&Sweep{Plan: p}).execute(ctx, nil, &r, quietLog()); ok {
 		t.Errorf("cancelled run recorded: %+v", rec)
 	}
 }
