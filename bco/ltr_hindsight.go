@@ -202,6 +202,7 @@ func leastAbsolute(x, y, c []float64, d int, R float64, w0 []float64, rtol float
 	g := make([]float64, d)
 	h := make([]float64, d*d)
 	lam := make([]float64, m)
+	rb := make([]float64, m)
 	hb := make([]float64, d)
 	wt := make([]float64, d)
 	steps := 0
@@ -247,6 +248,14 @@ func leastAbsolute(x, y, c []float64, d int, R float64, w0 []float64, rtol float
 			}
 			if upper-lower > math.Max(rtol*upper, floor) {
 				lower = math.Max(lower, polishDual(x, y, c, r, d, R, w))
+				if !slices.Equal(best, w) {
+					// The best point's own KKT conditions (on degenerate
+					// data the best point is often the start, w = 0).
+					for i := range m {
+						rb[i] = dot(x[i*d:(i+1)*d], best) - y[i]
+					}
+					lower = math.Max(lower, polishDual(x, y, c, rb, d, R, best))
+				}
 			}
 			if upper-lower <= math.Max(rtol*upper, floor) {
 				return best, upper, math.Max(upper-lower, 0), nil
@@ -290,7 +299,8 @@ func leastAbsolute(x, y, c []float64, d int, R float64, w0 []float64, rtol float
 // polishDual returns a lower bound D(lambda) on min P from the KKT
 // conditions at a near-optimal w with residuals r: the documents with the
 // k smallest |r_i| (k = d-1, d, d+1: a minimum generically fits d of them
-// exactly, d-1 when the ball is active) are taken as fitted; every other
+// exactly, d-1 when the ball is active; on degenerate data, all those
+// within 1e-10, 1e-7 or 1e-4 of a fit) are taken as fitted; every other
 // lambda_i is c_i sign(r_i), and the fitted ones and nu >= 0 solve
 // X_A^T lambda_A + nu w = -X_F^T lambda_F in least squares (nu = 0 inside
 // the ball), clipped to the box |lambda_i| <= c_i. Any clipped lambda is
@@ -306,7 +316,20 @@ func polishDual(x, y, c, r []float64, d int, R float64, w []float64) float64 {
 	lam := make([]float64, m)
 	xl := make([]float64, d)
 	best := 0.0
+	var sizes []int
 	for k := max(min(d-1, m-1), 1); k <= min(d+1, m); k++ {
+		sizes = append(sizes, k)
+	}
+	// Degenerate data fits more than d documents exactly (targets that
+	// take few values: w = 0 fits every y = 0): those within a rounding
+	// threshold of a fit.
+	for _, tau := range []float64{1e-10, 1e-7, 1e-4} {
+		k, _ := slices.BinarySearchFunc(order, tau, func(i int, t float64) int { return cmp.Compare(math.Abs(r[i]), t) })
+		if k > d+1 && !slices.Contains(sizes, k) {
+			sizes = append(sizes, k)
+		}
+	}
+	for _, k := range sizes {
 		clear(xl)
 		for _, i := range order[k:] {
 			lam[i] = c[i]
@@ -332,12 +355,12 @@ func polishDual(x, y, c, r []float64, d int, R float64, w []float64) float64 {
 				a.Set(j, k, v)
 			}
 		}
-		var sol mat.VecDense
-		if err := sol.SolveVec(a, mat.NewVecDense(d, append([]float64(nil), xl...))); err != nil {
+		sol := minNormSolve(a, xl)
+		if sol == nil {
 			continue
 		}
 		for jj, i := range order[:k] {
-			lam[i] = math.Max(-c[i], math.Min(c[i], sol.AtVec(jj)))
+			lam[i] = math.Max(-c[i], math.Min(c[i], sol[jj]))
 		}
 		clear(xl)
 		var ly float64
@@ -350,4 +373,35 @@ func polishDual(x, y, c, r []float64, d int, R float64, w []float64) float64 {
 		best = math.Max(best, -ly-R*math.Sqrt(dot(xl, xl)))
 	}
 	return best
+}
+
+// minNormSolve returns the minimum-norm least-squares solution of a z = b
+// by the SVD (singular values below rows eps s_max count as zero: the
+// documents' features are often collinear), nil if the SVD fails.
+func minNormSolve(a *mat.Dense, b []float64) []float64 {
+	var svd mat.SVD
+	if !svd.Factorize(a, mat.SVDThin) {
+		return nil
+	}
+	sv := svd.Values(nil)
+	var u, v mat.Dense
+	svd.UTo(&u)
+	svd.VTo(&v)
+	rows, cols := a.Dims()
+	tol := float64(max(rows, cols)) * 0x1p-52 * sv[0]
+	z := make([]float64, cols)
+	for j, s := range sv {
+		if s <= tol {
+			continue
+		}
+		var ub float64
+		for i := range rows {
+			ub += u.At(i, j) * b[i]
+		}
+		ub /= s
+		for l := range cols {
+			z[l] += v.At(l, j) * ub
+		}
+	}
+	return z
 }
