@@ -26,15 +26,11 @@ func bcoAlgorithms() []*Algorithm {
 	return out
 }
 
-// bcoSpec is the family's spec of a family-neutral run spec. Absent
-// header keys: M and B 1 (one silo, the paper's setting), checkpoint
-// spacing DefaultEvery.
-func bcoSpec(rs RunSpec) (bco.Spec, error) {
-	in, err := loadedValue[bco.Instance](rs, FamilyBCO)
-	if err != nil {
-		return bco.Spec{}, err
-	}
-	s := bco.Spec{Algorithm: rs.Algorithm, Instance: in, Params: rs.Params, Eps: rs.Eps, Delta: rs.Delta,
+// bcoHeader is the family's spec of a family-neutral run spec's header
+// (no instance). Absent header keys: M and B 1 (one silo, the paper's
+// setting), checkpoint spacing DefaultEvery.
+func bcoHeader(rs RunSpec) bco.Spec {
+	s := bco.Spec{Algorithm: rs.Algorithm, Params: rs.Params, Eps: rs.Eps, Delta: rs.Delta,
 		M: rs.M, B: rs.B, T: rs.T, Every: rs.Every, Seed: rs.Seed}
 	if s.M == 0 {
 		s.M = 1
@@ -45,11 +41,32 @@ func bcoSpec(rs RunSpec) (bco.Spec, error) {
 	if s.Every == 0 {
 		s.Every = DefaultEvery(s.T)
 	}
+	return s
+}
+
+// bcoSpec is the family's spec of a family-neutral run spec on a
+// synthetic (kind "bco") instance.
+func bcoSpec(rs RunSpec) (bco.Spec, error) {
+	in, err := loadedValue[bco.Instance](rs, FamilyBCO)
+	if err != nil {
+		return bco.Spec{}, err
+	}
+	s := bcoHeader(rs)
+	s.Instance = in
 	return s, nil
 }
 
-// checkBCO checks a run spec by the family's own rules (bco.Spec.Validate).
+// checkBCO checks a run spec by the family's own rules (bco.Spec.Validate,
+// bco.LTRSpec.Validate on a bco-ltr instance).
 func checkBCO(rs RunSpec) error {
+	l, err := rs.Load(Env{})
+	if err != nil {
+		return err
+	}
+	rs.Loaded = l
+	if in, ok := l.Value.(bco.LTRInstance); ok {
+		return bcoLTRSpec(rs, in).Validate()
+	}
 	s, err := bcoSpec(rs)
 	if err != nil {
 		return err
@@ -57,8 +74,17 @@ func checkBCO(rs RunSpec) error {
 	return s.Validate()
 }
 
-// runBCO plays one run of the bco family (bco.Run).
+// runBCO plays one run of the bco family (bco.Run, bco.RunLTR on a
+// bco-ltr instance).
 func runBCO(ctx context.Context, rs RunSpec) (*core.Result, error) {
+	l, err := rs.Load(Env{})
+	if err != nil {
+		return nil, err
+	}
+	rs.Loaded = l
+	if in, ok := l.Value.(bco.LTRInstance); ok {
+		return bco.RunLTR(ctx, bcoLTRSpec(rs, in))
+	}
 	s, err := bcoSpec(rs)
 	if err != nil {
 		return nil, err

@@ -37,12 +37,14 @@ func checkTypes(table map[string]any, dst any) error {
 func typeMismatch(t reflect.Type, v any) string {
 	switch t.Kind() {
 	case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint64, reflect.Uint32, reflect.Uint:
-		if _, ok := v.(int64); !ok {
+		switch v.(type) {
+		case int64, int: // TOML decodes int64; a Go caller may pass int
+		default:
 			return "an integer"
 		}
 	case reflect.Float64, reflect.Float32:
 		switch v.(type) {
-		case int64, float64:
+		case int64, int, float64:
 		default:
 			return "a number"
 		}

@@ -71,6 +71,10 @@ var pinnedIDs = map[string][2]string{
 	// entries keep their ids (mab-fig4's first is unchanged).
 	"mab-fig1.toml": {"001f8db677c56a8df6708233b08bc67c921551b11786486721aedb6879e513bb", "e8ff8857623d3a416e221a796beac79770109e5dad17523de49be78d39951e7f"},
 	"mab-fig4.toml": {"005deb42c22ee2fdb3d980e279265193eb2ade7434fcc443dfb50b3e3a4351f8", "117046c8fa0d7dbc7852a808a3606a834b3b72a30dad781f31d0548c230445a5"},
+	// Issue 32: the data-backed kinds of the mab and bco families, on the
+	// MQ2008 stand-in (standInMQ2008).
+	"mab-ltr.toml": {"0255da788e2cabd6c588dd3d1c4d6c83841b593fbbe0449d8e8e1a2d4e3e8eee", "d62bfa8f1f3c21fde12df6cda35ca0556fc316e4ac58a17399d723ba8b5e36bd"},
+	"bco-ltr.toml": {"057d70c9729007b7143a473fa59a95f06b5c56c58563fb3b4cf7ee4827b000c5", "c3c2e23e51099b1985f8567b1ccb9ea519eb0dc846e203df65dcea4c258c76c2"},
 }
 
 // printIDs is the command that prints the pins of TestRunIDsPinned in
@@ -82,6 +86,7 @@ const printIDs = "FEDBANDIT_PRINT_IDS=1 go test ./runner -run 'TestRunIDsPinned'
 // and the variants docs/ ships, keyed "docs/NAME"), whatever its family.
 func TestRunIDsPinned(t *testing.T) {
 	build := standInMSLR(t)
+	load := standInMQ2008(t)
 	files, _ := filepath.Glob(filepath.Join("..", "sweeps", "*.toml"))
 	docs, _ := filepath.Glob(filepath.Join("..", "docs", "*.toml"))
 	files = append(files, docs...)
@@ -95,7 +100,7 @@ func TestRunIDsPinned(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		plan, err := NewPlan(cfg, registry.Env{BuildLTR: build})
+		plan, err := NewPlan(cfg, registry.Env{BuildLTR: build, LoadDataset: load})
 		if err != nil {
 			t.Fatal(err)
 		}

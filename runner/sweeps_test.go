@@ -6,8 +6,10 @@ import (
 	"testing"
 
 	"github.com/fedbandit/fedbandit/federate"
+	"github.com/fedbandit/fedbandit/ingest"
 	"github.com/fedbandit/fedbandit/ltr"
 	"github.com/fedbandit/fedbandit/registry"
+	"gonum.org/v1/gonum/mat"
 )
 
 // TestShippedSweeps parses every sweep file of sweeps/ and checks its
@@ -47,6 +49,11 @@ func TestShippedSweeps(t *testing.T) {
 		"bco-slides.toml":     {840, 1, 0, map[string]int{"one-point": 60, "two-point": 60, "ldp-one-point": 480, "ldp-two-point": 240}, true},
 		"bco-slopes.toml":     {200, 1, 0, map[string]int{"one-point": 200}, true},
 		"bco-slopes-1e8.toml": {4, 1, 100000000, map[string]int{"one-point": 4}, true},
+		// Real data (the MQ2008 stand-in): 2 click models; SE once, the
+		// others at 3 eps, 5 seeds.
+		"mab-ltr.toml": {70, 0, 1000000, map[string]int{"se": 10, "dist-dp-se": 30, "dist-rdp-se": 30}, true},
+		// 2 losses x 2 T x 3 seeds; the private ones at 2 eps.
+		"bco-ltr.toml": {72, 1, 0, map[string]int{"one-point": 12, "two-point": 12, "ldp-one-point": 24, "ldp-two-point": 24}, true},
 	}
 	files, _ := filepath.Glob(filepath.Join("..", "sweeps", "*.toml"))
 	if len(files) != len(want) {
@@ -123,6 +130,28 @@ func standInMSLR(t *testing.T) BuildLTRFunc {
 	}
 }
 
+// standInMQ2008 points $FEDBANDIT_MQ2008 at a stand-in dataset directory
+// (a LETOR 4.0 manifest only: 46 features, labels 0-2) and returns a
+// dataset loader standing in for its documents (content hash "stand-in":
+// the queries the shipped sweeps name, three documents each, labels 0, 1,
+// 2), so that the shipped sweeps of the data-backed kinds of the mab and
+// bco families (mab-ltr, bco-ltr) plan without the data.
+func standInMQ2008(t *testing.T) func(string, []int) (*ingest.Dataset, error) {
+	data := t.TempDir()
+	os.WriteFile(filepath.Join(data, "manifest.json"), []byte(`{"schema_version":1,"queries":784,"features":46,"label_max":2}`), 0o644)
+	t.Setenv("FEDBANDIT_MQ2008", data)
+	return func(dir string, cols []int) (*ingest.Dataset, error) {
+		ds := &ingest.Dataset{Dir: dir, Columns: cols,
+			Manifest: ingest.Manifest{SchemaVersion: 1, Features: 46, LabelMax: 2, Queries: 1, Rows: 3, DocumentsHash: "stand-in"}}
+		x := make([]float64, 3*len(cols))
+		for i := range x {
+			x[i] = float64(i%5) / 5
+		}
+		ds.Queries = []ingest.Query{{QID: 10056, Part: "S1", Labels: []float64{0, 1, 2}, X: mat.NewDense(3, len(cols), x)}}
+		return ds, nil
+	}
+}
+
 // TestDocSweeps: the sweep files that docs/ ships beside its write-ups
 // (variants of the shipped sweeps whose commands the docs give) load and
 // plan, with the runs the docs state.
@@ -150,14 +179,16 @@ func TestDocSweeps(t *testing.T) {
 	}
 }
 
-// planFile loads sweep file f and plans it against build.
+// planFile loads sweep file f and plans it against build and the MQ2008
+// stand-in.
 func planFile(t *testing.T, f string, build BuildLTRFunc) *Plan {
 	t.Helper()
+	load := standInMQ2008(t)
 	c, err := LoadConfig(f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewPlan(c, registry.Env{BuildLTR: build})
+	p, err := NewPlan(c, registry.Env{BuildLTR: build, LoadDataset: load})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ import (
 type cli struct {
 	Verbose bool `help:"Log debug detail." short:"v"`
 
-	Quickstart QuickstartCmd `cmd:"" default:"withargs" help:"The main job (default when no command is given): prepare the embedded real MQ2008 dataset (cached), run a small sweep (FedLinUCB, LDP at three eps, SDP-amp; several seeds), write Arrow tables and a plot."`
+	Quickstart QuickstartCmd `cmd:"" default:"withargs" help:"The main job (default when no command is given): prepare the embedded real MQ2008 dataset (cached), run a small sweep per family (FedLinUCB and LDP at three eps; SE and Dist-DP-SE on one query's documents; online least squares by the two-point method, non-private and LDP; several seeds), write Arrow tables and a plot."`
 	Plan       PlanCmd       `cmd:"" help:"Expand a sweep file and print its run count, how many are already done, and CPU-time and memory estimates. Runs nothing."`
 	Sweep      SweepCmd      `cmd:"" help:"Run a sweep: every run not already done in --out, concurrently, each published atomically; then collect the tables. Rerun the same command to resume."`
 	Collect    CollectCmd    `cmd:"" help:"Write DIR/runs.arrow (one row per run) and DIR/curves.arrow (one row per run and checkpoint) from DIR/runs/."`

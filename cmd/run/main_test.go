@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,8 +24,10 @@ import (
 )
 
 // TestQuickstart runs the main job at its CI size on the embedded MQ2008
-// set: it prepares the dataset, runs FedLinUCB, LDP at three eps and
-// SDP-amp, writes the tables and the figure; the tables pass the
+// set: it prepares the dataset, runs its three families' sweeps
+// (FedLinUCB and LDP at three eps; SE and Dist-DP-SE on query 10056's
+// documents; the two-point method and LDP two-point on least squares),
+// writes the tables and the figure; the tables pass the
 // independent reader; a second invocation reuses the cache and skips every
 // run, leaving the tables byte-identical.
 func TestQuickstart(t *testing.T) {
@@ -39,14 +42,18 @@ func TestQuickstart(t *testing.T) {
 		t.Fatal(err)
 	}
 	perAlg := map[string]int{}
+	kindOf := map[string]string{"fedlinucb": "ltr", "ldp": "ltr", "se": "mab-ltr", "dist-dp-se": "mab-ltr", "two-point": "bco-ltr", "ldp-two-point": "bco-ltr"}
+	dimOf := map[string]int{"ltr": 47, "mab-ltr": 16, "bco-ltr": 47}
 	for _, r := range runs {
-		if r.Status != outputs.StatusDone || r.T != quickRounds || r.M != quickstartSilos || r.InstanceKind != "ltr" || r.Dim != 47 {
-			t.Errorf("run %s: %s %q T=%d M=%d kind=%s d=%d", r.RunID, r.Status, r.Error, r.T, r.M, r.InstanceKind, r.Dim)
+		if r.Status != outputs.StatusDone || r.T != quickRounds || r.InstanceKind != kindOf[r.Algorithm] || r.Dim != dimOf[r.InstanceKind] ||
+			(r.InstanceKind != "mab-ltr" && r.M != quickstartSilos) {
+			t.Errorf("run %s: %s %q %s T=%d M=%d kind=%s d=%d", r.RunID, r.Status, r.Error, r.Algorithm, r.T, r.M, r.InstanceKind, r.Dim)
 		}
 		perAlg[r.Algorithm]++
 	}
-	if perAlg["fedlinucb"] != quickSeeds || perAlg["ldp"] != 3*quickSeeds || perAlg["sdp-amp"] != quickSeeds {
-		t.Errorf("runs per algorithm: %v", perAlg)
+	if want := map[string]int{"fedlinucb": quickSeeds, "ldp": 3 * quickSeeds, "se": quickSeeds, "dist-dp-se": quickSeeds,
+		"two-point": quickSeeds, "ldp-two-point": quickSeeds}; !reflect.DeepEqual(perAlg, want) {
+		t.Errorf("runs per algorithm: %v, want %v", perAlg, want)
 	}
 	// run table: one row per configuration, cells at the last round;
 	// a round that is no configuration's checkpoint is an error naming
@@ -55,7 +62,7 @@ func TestQuickstart(t *testing.T) {
 	if err := writeTable(&tb, out, []int{quickRounds}, "realised", figure.OverSeed, true); err != nil {
 		t.Fatal(err)
 	}
-	if lines := strings.Count(tb.String(), "\n| "); lines != 5 || !strings.Contains(tb.String(), " ± ") {
+	if lines := strings.Count(tb.String(), "\n| "); lines != 8 || !strings.Contains(tb.String(), " ± ") {
 		t.Errorf("run table:\n%s", tb.String())
 	}
 	if err := writeTable(io.Discard, out, []int{quickRounds, quickRounds + 1}, "realised", figure.OverSeed, true); err == nil || !strings.Contains(err.Error(), "--at 201") {
@@ -83,10 +90,10 @@ func TestQuickstart(t *testing.T) {
 	}
 	zero := false
 	for _, r := range runs {
-		zero = zero || (r.Algorithm != "fedlinucb" && r.DeliveredEps == 0)
+		zero = zero || (r.Trust != "none" && r.DeliveredEps == 0)
 	}
 	text := sum.String()
-	if n := strings.Count(text, "\n"); n != 1+5+2+btoi(zero) {
+	if n := strings.Count(text, "\n"); n != 1+8+2+btoi(zero) {
 		t.Errorf("summary has %d lines (zero-eps footnote expected: %v):\n%s", n, zero, text)
 	}
 	if strings.Contains(text, "Delivered eps = 0") != zero {
@@ -220,7 +227,10 @@ func TestHugeSweepWarns(t *testing.T) {
 // and the simulator-semantics version, so a change here orphans every user's finished
 // main job: bump runner.SemanticsVersion deliberately or keep them. (Re-pinned
 // 2026-11-25, issue 11: the main job's runs became certified ones, preset
-// exact and the lazy learner, so they are other runs with other ids.)
+// exact and the lazy learner, so they are other runs with other ids.
+// Re-pinned 2026-11-29, issue 32: the main job became three plans, one per
+// family; SDP-amp, LDP's curve again at M = 10, left it; the linear
+// runs kept their ids.)
 func TestQuickstartIDsPinned(t *testing.T) {
 	dataset, err := PrepareMQ2008(context.Background(), t.TempDir(), quickstartSilos, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
@@ -231,16 +241,23 @@ func TestQuickstartIDsPinned(t *testing.T) {
 		runs  int
 		want  string
 	}{
-		{true, 10, "83b274d2533c8a8fe772b545b9b183019532636db9851692c8b8b7f126b94562"},
-		{false, 25, "c11504c6f97fbac2173c53fafacbd24cef3f9c7d9a14122c05931a5e5b948733"},
+		{true, 16, "0ce27cd916495201b389a7a4b67a225af9567bc0d39b190789e05dbe7472373c 2a1aed0190da50c66900bd30ced5e2d47131799f4371f637ccc6b9ead0a8c859 d69d79234e327936e17057d018993d0160f3cadc72bf91f0950df8d2400f9a6e"},
+		{false, 40, "0e0445e8d803859e4bf6da4a47409f8616863624adf8242c4114e2b02a85a8e9 026b9b4f789be0cd5318013b630da8439b06579b369472d2efbc7def180b3670 52e5e0c4f4a6ce04cbfacc2de606ead3fcbdca7c0e9bd25566762958d58c0aec"},
 	} {
-		plan, err := quickstartPlan(dataset, c.quick)
+		plans, err := quickstartPlans(dataset, c.quick)
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Plan.Digest: the SHA-256 of the sorted run ids.
-		if got := plan.Digest(); got != c.want || len(plan.Runs) != c.runs {
-			t.Errorf("quick=%v: %d runs, ids digest %s, want %s", c.quick, len(plan.Runs), got, c.want)
+		// Plan.Digest: the SHA-256 of the sorted run ids; one per family's
+		// plan, in order.
+		var digests []string
+		runs := 0
+		for _, p := range plans {
+			digests = append(digests, p.Digest())
+			runs += len(p.Runs)
+		}
+		if got := strings.Join(digests, " "); got != c.want || runs != c.runs {
+			t.Errorf("quick=%v: %d runs, ids digests %s, want %s", c.quick, runs, got, c.want)
 		}
 	}
 }

@@ -23,11 +23,16 @@ import (
 	"github.com/fedbandit/fedbandit/runner"
 )
 
-// quickstartTOML is the main job's sweep; {{...}} fields are filled in by
-// QuickstartCmd.
-//
-//go:embed quickstart.toml
-var quickstartTOML string
+// The main job's sweeps, one per family, run into one directory;
+// {{...}} fields are filled in by quickstartPlans.
+var (
+	//go:embed quickstart.toml
+	quickstartTOML string
+	//go:embed quickstart-mab.toml
+	quickstartMABTOML string
+	//go:embed quickstart-bco.toml
+	quickstartBCOTOML string
+)
 
 // QuickstartCmd is the main job.
 type QuickstartCmd struct {
@@ -63,39 +68,61 @@ func (c *QuickstartCmd) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	plan, err := quickstartPlan(dataset, c.Quick)
+	plans, err := quickstartPlans(dataset, c.Quick)
 	if err != nil {
 		return err
 	}
-	if err := runSweep(ctx, plan, c.Out, workersOr(c.Workers, runtime.NumCPU()), 10*time.Second, true, false); err != nil {
+	workers := workersOr(c.Workers, runtime.NumCPU())
+	// The families' sweeps into one directory: its tables, its summary
+	// (printed after the last) and its figure hold them all.
+	for _, plan := range plans[:len(plans)-1] {
+		s := &runner.Sweep{Plan: plan, Out: c.Out, Workers: workers, LogEvery: 10 * time.Second, Log: slog.Default()}
+		if _, err := s.Execute(ctx); err != nil {
+			return err
+		}
+	}
+	if err := runSweep(ctx, plans[len(plans)-1], c.Out, workers, 10*time.Second, false, false); err != nil {
 		return err
 	}
-	fmt.Printf("\nDone in %s. The sweep file is %s; rerun it with\n  go run ./cmd/run sweep %s --out %s\n"+
+	// Log y: the families' regrets differ by two orders of magnitude.
+	if err := drawPlots(c.Out, plotOptions{LogY: true, Title: "MQ2008: linear, multi-armed and convex bandits"}); err != nil {
+		slog.Error("plot", "err", err)
+	}
+	fmt.Printf("\nDone in %s. The sweep files are in %s (one per family); rerun one with\n  go run ./cmd/run sweep %s/FILE --out %s\n"+
 		"Load the tables in Python with pandas.read_feather(%q); see examples/regret.ipynb.\n",
-		time.Since(start).Round(time.Second), filepath.Join(c.Out, runner.ConfigFile),
-		filepath.Join(c.Out, runner.ConfigFile), c.Out, filepath.Join(c.Out, "curves.arrow"))
+		time.Since(start).Round(time.Second), filepath.Join(c.Out, runner.ConfigsDir),
+		filepath.Join(c.Out, runner.ConfigsDir), c.Out, filepath.Join(c.Out, "curves.arrow"))
 	return nil
 }
 
-// quickstartPlan is the main job's plan on the prepared dataset: the
-// embedded sweep file at full size, or at CI size when quick.
-func quickstartPlan(dataset string, quick bool) (*runner.Plan, error) {
+// quickstartPlans are the main job's plans on the prepared dataset, one
+// per family (linear, multi-armed, convex): the embedded sweep files at
+// full size, or at CI size when quick.
+func quickstartPlans(dataset string, quick bool) ([]*runner.Plan, error) {
 	rounds, seeds := fullRounds, fullSeeds
 	if quick {
 		rounds, seeds = quickRounds, quickSeeds
 	}
-	cfgText := strings.NewReplacer(
+	fill := strings.NewReplacer(
 		"{{DATASET}}", strconv.Quote(dataset),
 		"{{T}}", strconv.Itoa(rounds),
 		"{{SEEDS}}", strconv.Itoa(seeds),
 		"{{M}}", strconv.Itoa(quickstartSilos),
 		"{{FEATURES}}", strconv.Quote(quickstartFeatures),
-	).Replace(quickstartTOML)
-	cfg, err := runner.ParseConfig([]byte(cfgText), dataset)
-	if err != nil {
-		return nil, fmt.Errorf("quickstart sweep: %w", err)
+	)
+	var plans []*runner.Plan
+	for _, text := range []string{quickstartTOML, quickstartMABTOML, quickstartBCOTOML} {
+		cfg, err := runner.ParseConfig([]byte(fill.Replace(text)), dataset)
+		if err != nil {
+			return nil, fmt.Errorf("quickstart sweep: %w", err)
+		}
+		plan, err := runner.NewPlan(cfg, registry.Env{})
+		if err != nil {
+			return nil, fmt.Errorf("quickstart sweep %q: %w", cfg.Name, err)
+		}
+		plans = append(plans, plan)
 	}
-	return runner.NewPlan(cfg, registry.Env{})
+	return plans, nil
 }
 
 // PrepareMQ2008 prepares the embedded MQ2008 dataset under cache, keyed by

@@ -1,0 +1,448 @@
+package bco
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+
+	"github.com/fedbandit/fedbandit/core"
+	"github.com/fedbandit/fedbandit/internal/rng"
+)
+
+// Online least squares on learning-to-rank documents (`kind = "bco-ltr"`,
+// docs/bco.md): round t brings every silo's user one document (x, y) of a
+// prepared dataset; the silo plays w in the ball of radius R and the user
+// suffers l(<x, w> - y), with l(e) = e^2 / 2 (`squared`) or |e|
+// (`absolute`), and reports it as a user of the synthetic instances does.
+// The documents arrive in an order fixed by the instance before any run
+// (an oblivious sequence, the same for every run seed), so pseudo and
+// realised regret are one curve, against the best fixed w of the ball in
+// hindsight.
+
+// Document orders (the instance key `order`).
+const (
+	// OrderShuffled: a uniform permutation of the documents drawn from
+	// the instance seed, a fresh one for each pass over them.
+	OrderShuffled = "shuffled"
+	// OrderDataset: the dataset's order (queries in input order, their
+	// documents in turn), repeated.
+	OrderDataset = "dataset"
+)
+
+// LTRLosses are the losses of a bco-ltr instance.
+var LTRLosses = []string{LossSquared, LossAbsolute}
+
+// LTRData is the documents of a bco-ltr instance, read-only once built and
+// shared by every run on it: each document's vector x (its feature set's
+// learner's view, unit norm) and target y (label / maximum label), in the
+// dataset's order.
+type LTRData struct {
+	D int
+	X []float64 // len(Y) rows of D values
+	Y []float64
+
+	mu   sync.Mutex
+	memo map[hindsightKey]hindsightValue // see hindsight
+}
+
+// Docs returns the number of documents.
+func (d *LTRData) Docs() int { return len(d.Y) }
+
+// LTRInstance is a bco-ltr instance: the documents, the ball, the loss and
+// the order the documents arrive in.
+type LTRInstance struct {
+	Data   *LTRData `json:"-"`
+	Radius float64  `json:"radius"`
+	Loss   string   `json:"loss"`  // one of LTRLosses
+	Order  string   `json:"order"` // OrderShuffled or OrderDataset
+	Seed   uint64   `json:"seed"`  // draws the shuffled order
+}
+
+// Validate checks the instance; errors name the key.
+func (in LTRInstance) Validate() error {
+	if in.Loss != LossSquared && in.Loss != LossAbsolute {
+		return fmt.Errorf("loss = %q: want %q or %q", in.Loss, LossSquared, LossAbsolute)
+	}
+	if !(in.Radius > 0) || math.IsInf(in.Radius, 0) || in.Radius > 1e100 {
+		return fmt.Errorf("radius = %v: need a finite radius > 0 (at most 1e100)", in.Radius)
+	}
+	if in.Order != OrderShuffled && in.Order != OrderDataset {
+		return fmt.Errorf("order = %q: want %q or %q", in.Order, OrderShuffled, OrderDataset)
+	}
+	if in.Data == nil || in.Data.D < 1 || len(in.Data.Y) < 1 || len(in.Data.X) != in.Data.D*len(in.Data.Y) {
+		return fmt.Errorf("dataset: no documents")
+	}
+	return nil
+}
+
+// LTRSpec is one run on a bco-ltr instance; the fields other than the
+// instance mean what Spec's do.
+type LTRSpec struct {
+	Algorithm string
+	Instance  LTRInstance
+	Params    map[string]float64
+	Eps       float64
+	Delta     float64
+	M, B, T   int
+	Every     int
+	Seed      uint64
+}
+
+// Validate checks the spec by the family's rules (Spec.Validate, on the
+// synthetic instance of the same body and loss class) and the instance.
+func (s LTRSpec) Validate() error {
+	if err := s.Instance.Validate(); err != nil {
+		return err
+	}
+	return s.family().Validate()
+}
+
+// family is the family's spec with the synthetic instance of the same
+// dimension, ball and loss: what the header's rules and the algorithm's
+// parameters are checked against.
+func (s LTRSpec) family() Spec {
+	return Spec{Algorithm: s.Algorithm, Params: s.Params, Eps: s.Eps, Delta: s.Delta, M: s.M, B: s.B, T: s.T,
+		Every: s.Every, Seed: s.Seed,
+		Instance: Instance{D: s.Instance.Data.D, Radius: s.Instance.Radius, Loss: s.Instance.Loss, Sequence: Stochastic}}
+}
+
+// ltrProblem is one run on a bco-ltr instance: it implements core.Problem.
+type ltrProblem struct {
+	s     LTRSpec
+	alg   *Algorithm
+	data  *LTRData
+	tu    tuning
+	sigma float64
+	silos []silo
+
+	order  *rand.Rand // the shuffled order's stream
+	perm   []int      // the current pass's order
+	next   int        // documents dealt so far
+	counts []float64  // times each document was dealt
+	seen   []int      // the documents dealt, in first-arrival order
+	a, b   []float64  // sum x x^T and sum y x of the documents dealt (squared loss)
+
+	played   float64 // total loss of the played points, all silos
+	prevBest float64 // the hindsight minimum at the previous checkpoint
+	gap      float64 // the largest certified gap of an absolute-loss hindsight
+	syncs    int
+	scalars  int64
+	claim    core.Privacy
+}
+
+// NewLTR builds a run on a bco-ltr instance and returns it with its
+// privacy claim.
+func NewLTR(s LTRSpec) (core.Problem, core.Privacy, error) {
+	p, err := newLTRProblem(s)
+	if err != nil {
+		return nil, core.Privacy{}, err
+	}
+	return p, p.claim, nil
+}
+
+// RunLTR simulates a bco-ltr spec on core.Drive and records its claim;
+// the claim's note ends with the hindsight's certified precision.
+func RunLTR(ctx context.Context, s LTRSpec) (*core.Result, error) {
+	p, err := newLTRProblem(s)
+	if err != nil {
+		return nil, fmt.Errorf("bco.RunLTR: %w", err)
+	}
+	res, err := core.Drive(ctx, p, s.T, s.Every)
+	if err != nil {
+		return nil, fmt.Errorf("bco.RunLTR: %w", err)
+	}
+	res.Privacy = p.claim
+	if note := p.HindsightNote(); note != "" {
+		if res.Privacy.Note != "" {
+			res.Privacy.Note += "; "
+		}
+		res.Privacy.Note += note
+	}
+	return res, nil
+}
+
+// ltrBounds returns the constants the algorithms are tuned and calibrated
+// with for documents of norm at most xmax and targets of size at most
+// ymax on the ball of radius R: |<x, w> - y| <= R xmax + ymax =: e, so C =
+// e (absolute) or e^2 / 2 (squared) bounds |f|, G = xmax or e xmax is a
+// Lipschitz constant and beta = xmax^2 a smoothness constant (squared).
+func ltrBounds(loss string, R, xmax, ymax float64) (C, G, beta float64) {
+	e := R*xmax + ymax
+	if loss == LossAbsolute {
+		return e, xmax, 0
+	}
+	return e * e / 2, e * xmax, xmax * xmax
+}
+
+func newLTRProblem(s LTRSpec) (*ltrProblem, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	alg, _ := Lookup(s.Algorithm)
+	params, _ := core.Resolve(alg.Params, s.Params)
+	data, R := s.Instance.Data, s.Instance.Radius
+	d := data.D
+	var xmax, ymax float64
+	for i, y := range data.Y {
+		xi := data.X[i*d : (i+1)*d]
+		xmax = math.Max(xmax, math.Sqrt(dot(xi, xi)))
+		ymax = math.Max(ymax, math.Abs(y))
+	}
+	class, _ := ClassOf(s.Instance.Loss)
+	C, G, beta := ltrBounds(s.Instance.Loss, R, xmax, ymax)
+	p := &ltrProblem{s: s, alg: alg, data: data, counts: make([]float64, data.Docs())}
+	claim := core.Privacy{Trust: core.TrustNone}
+	sens := 2 * C
+	if alg.Points == 2 {
+		sens = 2 * G
+	}
+	if alg.Private() {
+		sigma, _, c, err := calibrate(s.Eps, s.Delta, sens, params["analytic"] == 1)
+		if err != nil {
+			return nil, err
+		}
+		p.sigma, claim = sigma, c
+	}
+	Ct := math.Sqrt(C*C + p.sigma*p.sigma)
+	if params["tuning"] == 1 {
+		kappa := Kappa(C, p.sigma, s.T, s.Delta)
+		p.tu = tuneSlides(class, d, R, C, G, beta, 0, kappa, s.T, params["step_scale"], params["explore_scale"])
+	} else {
+		p.tu = tune(alg.Points, class, d, R, Ct, G, beta, 0, s.T, params["step_scale"], params["explore_scale"])
+	}
+	runKey := rng.NewKey("bco-run", s.Seed)
+	p.silos = make([]silo, s.M)
+	for i := range p.silos {
+		p.silos[i] = silo{
+			x: make([]float64, d), u: make([]float64, d), y: make([]float64, d),
+			explore: rng.New(runKey, "silo", i, "explore"),
+			privacy: rng.New(runKey, "silo", i, "privacy"),
+		}
+	}
+	if s.Instance.Order == OrderShuffled {
+		p.order = rng.New(rng.NewKey("bco-ltr-order", s.Instance.Seed), "order")
+	}
+	if s.Instance.Loss == LossSquared {
+		p.a, p.b = make([]float64, d*d), make([]float64, d)
+	}
+	p.claim = claim
+	return p, nil
+}
+
+// deal returns the next document of the sequence.
+func (p *ltrProblem) deal() int {
+	n := p.data.Docs()
+	pos := p.next % n
+	if pos == 0 {
+		// A new pass: the dataset's order, or a fresh permutation.
+		if p.perm == nil {
+			p.perm = make([]int, n)
+		}
+		for i := range p.perm {
+			p.perm[i] = i
+		}
+		if p.order != nil {
+			for i := n - 1; i > 0; i-- {
+				j := p.order.IntN(i + 1)
+				p.perm[i], p.perm[j] = p.perm[j], p.perm[i]
+			}
+		}
+	}
+	p.next++
+	k := p.perm[pos]
+	if p.counts[k] == 0 {
+		p.seen = append(p.seen, k)
+	}
+	p.counts[k]++
+	if p.a != nil {
+		d := p.data.D
+		x, y := p.data.X[k*d:(k+1)*d], p.data.Y[k]
+		for j, v := range x {
+			p.b[j] += y * v
+			row := p.a[j*d : (j+1)*d]
+			for i, u := range x {
+				row[i] += v * u
+			}
+		}
+	}
+	return k
+}
+
+// loss returns l(<x, w> - y) for document k.
+func (p *ltrProblem) loss(k int, w []float64) float64 {
+	d := p.data.D
+	e := dot(p.data.X[k*d:(k+1)*d], w) - p.data.Y[k]
+	if p.s.Instance.Loss == LossAbsolute {
+		return math.Abs(e)
+	}
+	return e * e / 2
+}
+
+// Round plays round t for every silo, as the synthetic instances' Round
+// does (the same streams, steps and projection), on the next documents.
+// The regret is exact at the checkpoints (every Every rounds and at T),
+// where the hindsight minimum is computed; the rounds between return the
+// loss played, and a checkpoint subtracts the minimum's growth since the
+// last one, so that the cumulative sum is the regret at each checkpoint.
+func (p *ltrProblem) Round(t int) (pseudo, realised float64) {
+	tu := &p.tu
+	eta := tu.step(t)
+	var round float64
+	for i := range p.silos {
+		si := &p.silos[i]
+		k := p.deal()
+		fillUnit(si.u, si.explore)
+		var lossPlayed, report float64
+		if p.alg.Points == 1 {
+			for j := range si.y {
+				si.y[j] = si.x[j] + tu.delta*si.u[j]
+			}
+			lossPlayed = p.loss(k, si.y)
+			report = p.noisy(si, lossPlayed, 1)
+		} else {
+			for j := range si.y {
+				si.y[j] = si.x[j] + tu.delta*si.u[j]
+			}
+			f1 := p.loss(k, si.y)
+			for j := range si.y {
+				si.y[j] = si.x[j] - tu.delta*si.u[j]
+			}
+			f2 := p.loss(k, si.y)
+			lossPlayed = (f1 + f2) / 2
+			report = p.noisy(si, f1-f2, 2*tu.delta)
+		}
+		c := eta * tu.scale * report
+		for j := range si.x {
+			si.x[j] -= c * si.u[j]
+		}
+		project(si.x, tu.shrink)
+		round += lossPlayed
+		p.scalars++
+	}
+	p.played += round
+	if len(p.silos) > 1 && t%p.s.B == 0 {
+		p.average()
+	}
+	realised = round
+	if t%p.s.Every == 0 || t == p.s.T {
+		best := p.hindsight()
+		realised -= best - p.prevBest
+		p.prevBest = best
+	}
+	return realised, realised
+}
+
+// noisy is the user's randomiser (problem.noisy).
+func (p *ltrProblem) noisy(si *silo, v, norm float64) float64 {
+	if p.sigma == 0 {
+		return v
+	}
+	return v + p.sigma*norm*si.privacy.NormFloat64()
+}
+
+// average replaces every silo's iterate by the mean (problem.average).
+func (p *ltrProblem) average() {
+	d := p.data.D
+	mean := p.silos[0].y
+	clear(mean)
+	for i := range p.silos {
+		for j, v := range p.silos[i].x {
+			mean[j] += v
+		}
+	}
+	inv := 1 / float64(len(p.silos))
+	for j := range mean {
+		mean[j] *= inv
+	}
+	for i := range p.silos {
+		copy(p.silos[i].x, mean[:d])
+	}
+	p.syncs++
+	p.scalars += int64(len(p.silos) * d)
+}
+
+// Counters reports the synchronisations and the scalars sent.
+func (p *ltrProblem) Counters() (int, int64) { return p.syncs, p.scalars }
+
+// HindsightNote states the precision of the hindsight minima: "" for the
+// squared loss (exact to rounding), the largest certified gap for the
+// absolute loss.
+func (p *ltrProblem) HindsightNote() string {
+	if p.s.Instance.Loss != LossAbsolute {
+		return ""
+	}
+	return fmt.Sprintf("hindsight: absolute-loss minima certified within %.3g (largest duality gap; the regret is exact to within it)", p.gap)
+}
+
+// hindsightKey names a hindsight minimum: it depends on the instance and
+// on the number of documents dealt only (the sequence's prefix), not on
+// the run, so the runs on one loaded instance share it.
+type hindsightKey struct {
+	loss, order string
+	radius      float64
+	seed        uint64
+	docs        int
+}
+
+type hindsightValue struct{ value, gap float64 }
+
+// hindsightRelTol is the relative precision the absolute-loss minima are
+// certified to.
+const hindsightRelTol = 1e-9
+
+// hindsight returns min over the ball of the total loss of the documents
+// dealt so far: the trust-region problem for the squared loss (exact to
+// rounding), leastAbsolute for the absolute loss (within its certified
+// gap). Every quantity it reads is a function of the sequence's prefix,
+// so the value is the same whichever run computes it first.
+func (p *ltrProblem) hindsight() float64 {
+	in := p.s.Instance
+	key := hindsightKey{loss: in.Loss, order: in.Order, radius: in.Radius, seed: in.Seed, docs: p.next}
+	if in.Order == OrderDataset {
+		key.seed = 0
+	}
+	data := p.data
+	data.mu.Lock()
+	v, ok := data.memo[key]
+	data.mu.Unlock()
+	if !ok {
+		v = p.solve()
+		data.mu.Lock()
+		if data.memo == nil {
+			data.memo = map[hindsightKey]hindsightValue{}
+		}
+		data.memo[key] = v
+		data.mu.Unlock()
+	}
+	p.gap = math.Max(p.gap, v.gap)
+	return v.value
+}
+
+func (p *ltrProblem) solve() hindsightValue {
+	d, R := p.data.D, p.s.Instance.Radius
+	if p.a != nil {
+		w, _, err := trustRegion(p.a, p.b, d, R, true)
+		if err != nil {
+			panic(err) // a symmetric matrix of finite values always factorises
+		}
+		var v float64
+		for _, k := range p.seen {
+			v += p.counts[k] * p.loss(k, w)
+		}
+		return hindsightValue{value: v}
+	}
+	x := make([]float64, 0, len(p.seen)*d)
+	y := make([]float64, len(p.seen))
+	c := make([]float64, len(p.seen))
+	for i, k := range p.seen {
+		x = append(x, p.data.X[k*d:(k+1)*d]...)
+		y[i], c[i] = p.data.Y[k], p.counts[k]
+	}
+	_, v, gap, err := leastAbsolute(x, y, c, d, R, nil, hindsightRelTol)
+	if err != nil {
+		panic(err)
+	}
+	return hindsightValue{value: v, gap: gap}
+}

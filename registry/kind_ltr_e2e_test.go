@@ -1,0 +1,107 @@
+package registry_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/fedbandit/fedbandit/datasets/mq2008"
+	"github.com/fedbandit/fedbandit/ingest"
+	"github.com/fedbandit/fedbandit/outputs"
+	"github.com/fedbandit/fedbandit/registry"
+	"github.com/fedbandit/fedbandit/runner"
+)
+
+// TestShippedLTRSweepsEndToEnd runs sweeps/mab-ltr.toml and
+// sweeps/bco-ltr.toml (T and seeds cut down) on a slice of the embedded
+// MQ2008 (partition S1: 2,933 documents, 157 queries, query 10056 among
+// them) prepared with ingest: every run finishes; runs.arrow records the
+// instance kind, the query and the number of arms (mab-ltr: the
+// instance's name and dim), the feature set (bco-ltr) and, in the private
+// absolute-loss runs' calibration_note, the hindsight's certified gap; and
+// each [[instance]] table's dataset is read once for the whole plan,
+// whatever its configurations and seeds (mutation control, run
+// 2026-11-29: runner.NewPlan's instance cache disabled gives 12 reads for
+// bco-ltr's 2 tables).
+func TestShippedLTRSweepsEndToEnd(t *testing.T) {
+	src := t.TempDir()
+	b, err := mq2008.FS.ReadFile("S1.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(src, "S1.txt"), b, 0o644)
+	data := filepath.Join(t.TempDir(), "mq2008-s1")
+	if _, err := ingest.Run(context.Background(), ingest.Options{Inputs: []string{filepath.Join(src, "S1.txt")}, Out: data}); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("FEDBANDIT_MQ2008", data)
+	for _, tc := range []struct {
+		file, T string
+		runs    int
+		kind    string
+	}{
+		{"mab-ltr.toml", "T = [20000]", 14, "mab-ltr"},
+		{"bco-ltr.toml", "T = [300]", 12, "bco-ltr"},
+	} {
+		raw, err := os.ReadFile(filepath.Join("..", "sweeps", tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := regexp.MustCompile(`(?m)^T = \[.*\]$`).ReplaceAllString(string(raw), tc.T)
+		text = regexp.MustCompile(`(?m)^seeds = \d+$`).ReplaceAllString(text, "seeds = 1")
+		text = regexp.MustCompile(`(?m)^checkpoint_every = \d+$`).ReplaceAllString(text, "checkpoint_every = 100")
+		cfg, err := runner.ParseConfig([]byte(text), filepath.Join("..", "sweeps"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mu sync.Mutex
+		reads := map[string]int{}
+		env := registry.Env{LoadDataset: func(dir string, cols []int) (*ingest.Dataset, error) {
+			mu.Lock()
+			reads[dir]++
+			mu.Unlock()
+			return ingest.Load(dir, cols)
+		}}
+		p, err := runner.NewPlan(cfg, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(t.TempDir(), "out")
+		s := &runner.Sweep{Plan: p, Out: out, Workers: 2}
+		if _, err := s.Execute(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if len(reads) != 1 || reads[data] != len(cfg.Instances) {
+			t.Errorf("%s: reads %v, want one per [[instance]] table (%d)", tc.file, reads, len(cfg.Instances))
+		}
+		recs, err := outputs.ReadRuns(filepath.Join(out, outputs.RunsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(recs) != tc.runs {
+			t.Errorf("%s: %d runs, want %d", tc.file, len(recs), tc.runs)
+		}
+		for _, r := range recs {
+			if r.Status != outputs.StatusDone || r.InstanceKind != tc.kind {
+				t.Errorf("%s: run %s: status %s (%s), kind %q", tc.file, r.RunID, r.Status, r.Error, r.InstanceKind)
+			}
+			switch tc.kind {
+			case "mab-ltr":
+				if !strings.Contains(r.InstanceName, "query=10056 K=16") || r.Dim != 16 {
+					t.Errorf("run %s: name %q, dim %d", r.RunID, r.InstanceName, r.Dim)
+				}
+			case "bco-ltr":
+				if r.Features != "all" || r.Dim != 47 || !strings.Contains(r.InstanceName, "docs=2933") {
+					t.Errorf("run %s: features %q dim %d name %q", r.RunID, r.Features, r.Dim, r.InstanceName)
+				}
+				if r.Instance == "absolute" && r.Trust != "none" && !strings.Contains(r.CalibrationNote, "certified within") {
+					t.Errorf("run %s: note %q", r.RunID, r.CalibrationNote)
+				}
+			}
+		}
+	}
+}
