@@ -220,7 +220,11 @@ func TestHugeSweepWarns(t *testing.T) {
 // and the simulator-semantics version, so a change here orphans every user's finished
 // main job: bump runner.SemanticsVersion deliberately or keep them. (Re-pinned
 // 2026-11-25, issue 11: the main job's runs became certified ones, preset
-// exact and the lazy learner, so they are other runs with other ids.)
+// exact and the lazy learner, so they are other runs with other ids.
+// Re-pinned 2026-11-29, issue 35: the instance's dataset identity became
+// the hash of MQ2008's rows, data_sha256, instead of the sha256 of
+// documents.parquet's bytes, so every ltr id moved once; a rewrite of the
+// file by another writer no longer moves them.)
 func TestQuickstartIDsPinned(t *testing.T) {
 	dataset, err := PrepareMQ2008(context.Background(), t.TempDir(), quickstartSilos, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
@@ -231,8 +235,8 @@ func TestQuickstartIDsPinned(t *testing.T) {
 		runs  int
 		want  string
 	}{
-		{true, 10, "83b274d2533c8a8fe772b545b9b183019532636db9851692c8b8b7f126b94562"},
-		{false, 25, "c11504c6f97fbac2173c53fafacbd24cef3f9c7d9a14122c05931a5e5b948733"},
+		{true, 10, "518c28d7193fdd2c1e4d475108fa6b194b28f8c8476495f98d58be71b77b5568"},
+		{false, 25, "130aa647908286385f540b150cea70c5fa900869189997ad8b2d4fb168235ecb"},
 	} {
 		plan, err := quickstartPlan(dataset, c.quick)
 		if err != nil {
