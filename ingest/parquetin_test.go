@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/parquet-go/parquet-go/compress/zstd"
 
 	"github.com/fedbandit/fedbandit/datasets/mq2008"
+	"github.com/fedbandit/fedbandit/internal/nodetool"
 )
 
 // mq2008Text ingests the embedded MQ2008 text (S1..S5) and returns the
@@ -265,4 +267,31 @@ func TestParquetInputErrors(t *testing.T) {
 	// The Parquet flags on text.
 	_, err = Run(t.Context(), Options{Inputs: []string{"testdata/mslr/mslr_sample.txt"}, Out: filepath.Join(t.TempDir(), "x"), LabelColumn: "label"})
 	expect("flag on text", err, "--label-column")
+}
+
+// TestDuckDBRewrite: MQ2008's documents.parquet rewritten by DuckDB
+// (tools/duckdb-check/rewrite.mjs: ZSTD, ROW_GROUP_SIZE 1000, which DuckDB
+// rounds up to 2,048-row groups), with its columns as they are and with
+// the features as one list column, ingests to the dataset of the text
+// (same data_sha256 and manifest). Skipped when node or the package is
+// not installed, unless FEDBANDIT_REQUIRE_READERS=1 (CI).
+func TestDuckDBRewrite(t *testing.T) {
+	node, script, ok := nodetool.Find(t, "..", "duckdb-check", "@duckdb/node-api")
+	if !ok {
+		t.Skip("DuckDB not installed (cd tools/duckdb-check && npm ci)")
+	}
+	ds, want, _, _ := mq2008Text(t)
+	dir := t.TempDir()
+	cols, list := filepath.Join(dir, "duckdb-columns.parquet"), filepath.Join(dir, "duckdb-list.parquet")
+	out, err := exec.Command(node, filepath.Join(filepath.Dir(script), "rewrite.mjs"), filepath.Join(ds, DocumentsFile), cols, list).CombinedOutput()
+	if err != nil {
+		t.Fatalf("duckdb rewrite: %v\n%s", err, out)
+	}
+	for _, in := range []string{cols, list} {
+		got, err := Run(t.Context(), Options{Inputs: []string{in}, Out: filepath.Join(t.TempDir(), "ds")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameRows(t, got, want)
+	}
 }

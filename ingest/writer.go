@@ -3,12 +3,13 @@ package ingest
 import (
 	"fmt"
 	"io"
-	"reflect"
 	"strconv"
 
+	"github.com/klauspost/compress/s2"
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress"
-	"github.com/parquet-go/parquet-go/encoding"
+	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/fedbandit/fedbandit/internal/pqgroup"
 )
 
 // writerName is recorded in Manifest.Writer and in the Parquet footer
@@ -67,54 +68,23 @@ func (s *commentSchema) isNumeric(k int) bool {
 // a dictionary-encoded STRING, f1..fN DOUBLE, then the comment columns
 // (STRING or DOUBLE); every column required, in this order.
 func documentsSchema(nfeat int, cs *commentSchema) *parquet.Schema {
-	g := orderedGroup{
-		{"qid", parquet.Int(64)},
-		{"doc", parquet.Int(32)},
-		{"label", parquet.Int(32)},
-		{"part", parquet.Encoded(parquet.String(), &parquet.RLEDictionary)},
+	g := pqgroup.Group{
+		pqgroup.Of("qid", parquet.Int(64)),
+		pqgroup.Of("doc", parquet.Int(32)),
+		pqgroup.Of("label", parquet.Int(32)),
+		pqgroup.Of("part", parquet.Encoded(parquet.String(), &parquet.RLEDictionary)),
 	}
 	for j := 1; j <= nfeat; j++ {
-		g = append(g, orderedField{"f" + strconv.Itoa(j), parquet.Leaf(parquet.DoubleType)})
+		g = append(g, pqgroup.Of("f"+strconv.Itoa(j), parquet.Leaf(parquet.DoubleType)))
 	}
 	for k, name := range cs.columns() {
 		var n parquet.Node = parquet.String()
 		if cs.isNumeric(k) {
 			n = parquet.Leaf(parquet.DoubleType)
 		}
-		g = append(g, orderedField{name, n})
+		g = append(g, pqgroup.Of(name, n))
 	}
 	return parquet.NewSchema("schema", g)
-}
-
-// orderedGroup is a Parquet group whose fields keep the order given
-// (parquet.Group sorts them by name, which would put f10 before f2).
-type orderedGroup []orderedField
-
-// orderedField is one named field of an orderedGroup.
-type orderedField struct {
-	name string
-	parquet.Node
-}
-
-func (f orderedField) Name() string                           { return f.name }
-func (f orderedField) Value(base reflect.Value) reflect.Value { return base.FieldByName(f.name) }
-
-func (g orderedGroup) ID() int                     { return 0 }
-func (g orderedGroup) String() string              { return fmt.Sprintf("group(%d fields)", len(g)) }
-func (g orderedGroup) Type() parquet.Type          { return parquet.Group{}.Type() }
-func (g orderedGroup) Optional() bool              { return false }
-func (g orderedGroup) Repeated() bool              { return false }
-func (g orderedGroup) Required() bool              { return true }
-func (g orderedGroup) Leaf() bool                  { return false }
-func (g orderedGroup) Encoding() encoding.Encoding { return nil }
-func (g orderedGroup) Compression() compress.Codec { return nil }
-func (g orderedGroup) GoType() reflect.Type        { return reflect.TypeOf(map[string]any{}) }
-func (g orderedGroup) Fields() []parquet.Field {
-	fs := make([]parquet.Field, len(g))
-	for i := range g {
-		fs[i] = g[i]
-	}
-	return fs
 }
 
 // docsWriter writes row groups of documents.parquet.
@@ -138,7 +108,7 @@ type columnWriter struct {
 func newColumnWriter(w io.Writer, nfeat int, cs *commentSchema, _ int) (*columnWriter, error) {
 	pw := parquet.NewWriter(w,
 		documentsSchema(nfeat, cs),
-		parquet.Compression(&parquet.Snappy),
+		parquet.Compression(fastSnappy{}),
 		parquet.CreatedBy(writerName, "", ""),
 		parquet.DataPageVersion(1),
 		parquet.MaxRowsPerRowGroup(1<<40),
@@ -153,6 +123,10 @@ func (c *columnWriter) writeRowGroup(rg *rowGroup) error {
 	return nil
 }
 
+// writeColumns writes each column of rg through its column writer. Every
+// column is required and flat, so a value needs no levels: the column
+// buffers of required columns read the values only (and
+// TestWriterRoundTrip reads every one back).
 func (c *columnWriter) writeColumns(rg *rowGroup) error {
 	cws := c.w.ColumnWriters()
 	ci := 0
@@ -164,7 +138,7 @@ func (c *columnWriter) writeColumns(rg *rowGroup) error {
 	}
 	vals := c.vals[:0]
 	for _, v := range rg.qid {
-		vals = append(vals, parquet.Int64Value(v).Level(0, 0, ci))
+		vals = append(vals, parquet.Int64Value(v))
 	}
 	if err := put(vals); err != nil {
 		return err
@@ -172,7 +146,7 @@ func (c *columnWriter) writeColumns(rg *rowGroup) error {
 	for _, col := range [][]int32{rg.doc, rg.label} {
 		vals = c.vals
 		for _, v := range col {
-			vals = append(vals, parquet.Int32Value(v).Level(0, 0, ci))
+			vals = append(vals, parquet.Int32Value(v))
 		}
 		if err := put(vals); err != nil {
 			return err
@@ -183,7 +157,7 @@ func (c *columnWriter) writeColumns(rg *rowGroup) error {
 	}
 	vals = c.vals
 	for _, p := range rg.part {
-		vals = append(vals, parquet.ByteArrayValue(c.partBytes[p]).Level(0, 0, ci))
+		vals = append(vals, parquet.ByteArrayValue(c.partBytes[p]))
 	}
 	if err := put(vals); err != nil {
 		return err
@@ -191,7 +165,7 @@ func (c *columnWriter) writeColumns(rg *rowGroup) error {
 	doubles := func(col []float64) error {
 		vals := c.vals
 		for _, v := range col {
-			vals = append(vals, parquet.DoubleValue(v).Level(0, 0, ci))
+			vals = append(vals, parquet.DoubleValue(v))
 		}
 		return put(vals)
 	}
@@ -209,7 +183,7 @@ func (c *columnWriter) writeColumns(rg *rowGroup) error {
 		}
 		vals = c.vals
 		for _, s := range rg.cstr[k] {
-			vals = append(vals, parquet.ByteArrayValue([]byte(s)).Level(0, 0, ci))
+			vals = append(vals, parquet.ByteArrayValue([]byte(s)))
 		}
 		if err := put(vals); err != nil {
 			return err
@@ -223,4 +197,28 @@ func (c *columnWriter) close() error {
 		return fmt.Errorf("close parquet writer: %w", err)
 	}
 	return nil
+}
+
+// fastSnappy is Parquet's SNAPPY codec with klauspost's fast Snappy
+// encoder (s2.EncodeSnappy): parquet-go's own uses the "better" encoder,
+// which cost a third of the write stage for a file 2% smaller. The
+// output is standard Snappy; decoding is s2's (it reads Snappy).
+type fastSnappy struct{}
+
+func (fastSnappy) String() string                            { return "SNAPPY" }
+func (fastSnappy) CompressionCodec() format.CompressionCodec { return format.Snappy }
+
+func (fastSnappy) Encode(dst, src []byte) ([]byte, error) {
+	return s2.EncodeSnappy(dst[:cap(dst)], src), nil
+}
+
+func (fastSnappy) Decode(dst, src []byte) ([]byte, error) {
+	n, err := s2.DecodedLen(src)
+	if err != nil {
+		return nil, err
+	}
+	if cap(dst) < n {
+		dst = make([]byte, n)
+	}
+	return s2.Decode(dst[:n], src)
 }
