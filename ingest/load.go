@@ -106,7 +106,6 @@ func Load(dir string, cols []int) (*Dataset, error) {
 		go func() {
 			defer wg.Done()
 			var buf []float64
-			var vals []parquet.Value
 			for t := range taskCh {
 				var err error
 				cc := rowGroups[t.rg].ColumnChunks()[t.col]
@@ -116,13 +115,7 @@ func Load(dir string, cols []int) (*Dataset, error) {
 				case -2:
 					err = readRequiredInt32(cc, labels[t.off:t.off+t.rows])
 				case -3:
-					vals, err = readValues(cc, vals)
-					if err == nil && len(vals) != t.rows {
-						err = fmt.Errorf("%d values for %d rows", len(vals), t.rows)
-					}
-					if err == nil {
-						internStrings(vals, parts[t.off:t.off+t.rows])
-					}
+					err = readStrings(cc, parts[t.off:t.off+t.rows])
 				default:
 					if cap(buf) < t.rows {
 						buf = make([]float64, t.rows)
@@ -176,17 +169,4 @@ func Load(dir string, cols []int) (*Dataset, error) {
 		return nil, fmt.Errorf("load %s: %d queries, manifest says %d", path, len(ds.Queries), m.Queries)
 	}
 	return ds, nil
-}
-
-// internStrings sets dst[i] to the string of vals[i]; equal neighbours
-// share one string (a part name is stored once per run of rows).
-func internStrings(vals []parquet.Value, dst []string) {
-	var last string
-	for i, v := range vals {
-		b := v.ByteArray()
-		if i == 0 || string(b) != last {
-			last = string(b)
-		}
-		dst[i] = last
-	}
 }

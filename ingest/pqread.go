@@ -177,3 +177,41 @@ func readTyped[T any](cc parquet.ColumnChunk, dst []T, reader func(parquet.Page)
 	}
 	return err
 }
+
+// readStrings reads a required STRING column chunk into dst, whose length
+// is the row group's row count; equal neighbours share one string (a part
+// name is stored once per run of rows).
+func readStrings(cc parquet.ColumnChunk, dst []string) error {
+	off := 0
+	var buf [256]parquet.Value
+	err := eachPage(cc, func(pg parquet.Page) error {
+		if pg.NumNulls() > 0 {
+			return fmt.Errorf("%d nulls in a page", pg.NumNulls())
+		}
+		r := pg.Values()
+		for {
+			n, err := r.ReadValues(buf[:])
+			if off+n > len(dst) {
+				return fmt.Errorf("more values than the row group's %d rows", len(dst))
+			}
+			for _, v := range buf[:n] {
+				if b := v.ByteArray(); off > 0 && string(b) == dst[off-1] {
+					dst[off] = dst[off-1]
+				} else {
+					dst[off] = string(b)
+				}
+				off++
+			}
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+		}
+	})
+	if err == nil && off != len(dst) {
+		err = fmt.Errorf("%d values for %d rows", off, len(dst))
+	}
+	return err
+}
