@@ -301,6 +301,9 @@ func (r *parquetReader) next() (*chunk, error) {
 			r.f, r.g, r.row = f, 0, 0
 		}
 		rgs := r.f.pf.RowGroups()
+		for r.g < len(rgs) && rgs[r.g].NumRows() == 0 {
+			r.g++ // an empty row group holds no rows
+		}
 		if r.g < len(rgs) {
 			pc, err := r.decode(rgs[r.g])
 			if err != nil {
