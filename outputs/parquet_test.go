@@ -235,7 +235,9 @@ type readerOutput struct {
 // silo list, and the curves' rows, as the Go tables hold them. polars
 // (tools/polars-check) loads both files in one call each and finds them
 // equal to the Arrow tables. Skipped when node or a reader is not
-// installed, unless FEDBANDIT_REQUIRE_READERS=1 (CI).
+// installed, unless FEDBANDIT_REQUIRE_READERS=1 (CI). Mutation control:
+// ParquetOf writing every DOUBLE plus 1 made the DuckDB and hyparquet
+// cases fail (silo lists, params, curve sums).
 func TestParquetIndependentReaders(t *testing.T) {
 	dir, runs, curves := mixedDir(t)
 	var pseudo float64
@@ -281,10 +283,10 @@ func TestParquetIndependentReaders(t *testing.T) {
 				for k := range keys {
 					v, has := w.Params[k]
 					if p := g.Params[k]; (p != nil) != has || has && *p != v {
-						t.Errorf("run %d: params.%s = %v, want %v (set %v)", i, k, p, v, has)
+						t.Errorf("run %d: params.%s = %s, want %v (set %v)", i, k, show(p), v, has)
 					}
 					if col, ok := got.Params[k]; r.tool == "duckdb-check" && (!ok || (col[i] != nil) != has || has && *col[i] != v) {
-						t.Errorf("run %d: params.%s selected alone: %v", i, k, col)
+						t.Errorf("run %d: params.%s selected alone: %s, want %v (set %v)", i, k, show(col[i]), v, has)
 					}
 				}
 			}
@@ -303,4 +305,12 @@ func TestParquetIndependentReaders(t *testing.T) {
 			t.Fatalf("polars-check: %v\n%s", err, out)
 		}
 	})
+}
+
+// show prints a nullable number.
+func show(p *float64) string {
+	if p == nil {
+		return "null"
+	}
+	return fmt.Sprint(*p)
 }
