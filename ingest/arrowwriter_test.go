@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"testing"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/parquet"
@@ -13,10 +14,11 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/schema"
 )
 
-// This file keeps the writer that documents.parquet had before
-// internal/parquetfile (arrow-go v18.8.0's parquet/file column writers,
-// whose files were byte for byte those of the pqarrow writer before it) as
-// the oracle of TestWriterMatchesArrow and a case of BenchmarkWriter.
+// This file keeps an earlier writer of documents.parquet (arrow-go
+// v18.8.0's parquet/file column writers, whose files were byte for byte
+// those of release 98ad0ae) as a second, independent writer: the Parquet
+// input tests ingest its files (other codecs, other row groups) and must
+// get the dataset of the text, and BenchmarkWriter compares it with ours.
 
 // arrowDocumentsSchema is the Parquet schema of documents.parquet (datasets.md):
 // qid INT64 and doc, label INT32 with the signed-integer logical type, part
@@ -104,17 +106,15 @@ func arrowWriterProperties(rowGroupRows int, stringCols []string) *parquet.Write
 // writers (parquet/file), one row group per call, each column in one
 // batch straight from the row group's slices.
 type arrowWriter struct {
-	fw    *file.Writer
-	parts *[]string
-	// partBytes[i] is (*parts)[i] as a byte array, made once per name.
+	fw *file.Writer
+	// partBytes[i] is rowGroup.parts[i] as a byte array, made once per name.
 	partBytes []parquet.ByteArray
 	// byteBuf holds one column of byte arrays at a time.
 	byteBuf []parquet.ByteArray
 }
 
-// newArrowWriter starts documents.parquet on w. parts holds the part names
-// that rowGroup.part indexes; it may grow between row groups.
-func newArrowWriter(w io.Writer, nfeat int, cs *commentSchema, parts *[]string, rowGroupRows int) (*arrowWriter, error) {
+// newArrowWriter starts documents.parquet on w.
+func newArrowWriter(w io.Writer, nfeat int, cs *commentSchema, rowGroupRows int) (*arrowWriter, error) {
 	props := arrowWriterProperties(rowGroupRows, arrowStringColumns(cs))
 	root, err := arrowDocumentsSchema(nfeat, cs, props)
 	if err != nil {
@@ -126,7 +126,7 @@ func newArrowWriter(w io.Writer, nfeat int, cs *commentSchema, parts *[]string, 
 	if err != nil {
 		return nil, fmt.Errorf("parquet writer: %w", err)
 	}
-	return &arrowWriter{fw: fw, parts: parts}, nil
+	return &arrowWriter{fw: fw}, nil
 }
 
 // arrowBytesOf views s as a byte array without copying; the writer only reads
@@ -147,8 +147,8 @@ func (c *arrowWriter) writeRowGroup(rg *rowGroup) error {
 }
 
 func (c *arrowWriter) arrowWriteColumns(rg *rowGroup) error {
-	for i := len(c.partBytes); i < len(*c.parts); i++ {
-		c.partBytes = append(c.partBytes, parquet.ByteArray((*c.parts)[i]))
+	for i := len(c.partBytes); i < len(rg.parts); i++ {
+		c.partBytes = append(c.partBytes, parquet.ByteArray(rg.parts[i]))
 	}
 	rgw, err := c.fw.AppendRowGroupChecked()
 	if err != nil {
@@ -221,4 +221,99 @@ func (c *arrowWriter) close() error {
 		return fmt.Errorf("close parquet writer: %w", err)
 	}
 	return nil
+}
+
+// arrowRowGroups reads documents.parquet at path with arrow-go's
+// parquet/file column readers (a reader sharing no code with parquet-go)
+// into row groups, with the comment schema its columns after f1..fN give.
+// Part names are interned in order of first appearance.
+func arrowRowGroups(t *testing.T, path string) ([]*rowGroup, *commentSchema) {
+	t.Helper()
+	r, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	sc := r.MetaData().Schema
+	nfeat := 0
+	cs := &commentSchema{}
+	for c := 4; c < sc.NumColumns(); c++ {
+		col := sc.Column(c)
+		name := col.Name()
+		if name == "f"+strconv.Itoa(nfeat+1) && col.PhysicalType() == parquet.Types.Double {
+			nfeat++
+			continue
+		}
+		if name == "comment" {
+			cs.raw = true
+			continue
+		}
+		cs.keys = append(cs.keys, name)
+		cs.numeric = append(cs.numeric, col.PhysicalType() == parquet.Types.Double)
+	}
+	var parts []string
+	partIdx := map[string]int32{}
+	var out []*rowGroup
+	for g := 0; g < r.NumRowGroups(); g++ {
+		rgr := r.RowGroup(g)
+		n := rgr.NumRows()
+		rg := newRowGroup(nfeat, cs, int(n))
+		rg.n = int(n)
+		for c := 0; c < sc.NumColumns(); c++ {
+			ccr, err := rgr.Column(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got int64
+			switch rd := ccr.(type) {
+			case *file.Int64ColumnChunkReader:
+				rg.qid = rg.qid[:n]
+				got, _, err = rd.ReadBatch(n, rg.qid, nil, nil)
+			case *file.Int32ColumnChunkReader:
+				dst := make([]int32, n)
+				got, _, err = rd.ReadBatch(n, dst, nil, nil)
+				if c == 1 {
+					rg.doc = dst
+				} else {
+					rg.label = dst
+				}
+			case *file.Float64ColumnChunkReader:
+				dst := make([]float64, n)
+				got, _, err = rd.ReadBatch(n, dst, nil, nil)
+				if c-4 < nfeat {
+					rg.x[c-4] = dst
+				} else {
+					rg.cnum[c-4-nfeat] = dst
+				}
+			case *file.ByteArrayColumnChunkReader:
+				dst := make([]parquet.ByteArray, n)
+				got, _, err = rd.ReadBatch(n, dst, nil, nil)
+				strs := make([]string, n)
+				for i, b := range dst {
+					strs[i] = string(b)
+				}
+				if c == 3 {
+					for _, s := range strs {
+						k, ok := partIdx[s]
+						if !ok {
+							k = int32(len(parts))
+							partIdx[s] = k
+							parts = append(parts, s)
+						}
+						rg.part = append(rg.part, k)
+					}
+				} else {
+					rg.cstr[c-4-nfeat] = strs
+				}
+			default:
+				t.Fatalf("column %d: reader %T", c, ccr)
+			}
+			if err != nil || got != n {
+				t.Fatalf("row group %d column %d: %d of %d values: %v", g, c, got, n, err)
+			}
+		}
+		rg.parts = parts
+		out = append(out, rg)
+	}
+	return out, cs
 }

@@ -9,9 +9,6 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	pq "github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/snappy"
 )
 
 // The benchmarks below are the measurements behind docs/bench/ingest.md.
@@ -86,6 +83,7 @@ func BenchmarkLoad57(b *testing.B) {
 
 // parsedRowGroups parses a synthetic file into row groups, as Run does.
 func parsedRowGroups(b *testing.B) ([]*rowGroup, []string) {
+	rg0parts := []string{"train"}
 	dir := b.TempDir()
 	in := synthFile(b, dir, benchQueries())
 	data, err := os.ReadFile(in)
@@ -104,9 +102,10 @@ func parsedRowGroups(b *testing.B) ([]*rowGroup, []string) {
 		hi := min(lo+defaultRowGroupRows, p.rows)
 		rg := newRowGroup(136, &cs, hi-lo)
 		rg.append(p, 0, doc, lo, hi)
+		rg.parts = []string{"train"}
 		rgs = append(rgs, rg)
 	}
-	return rgs, []string{"train"}
+	return rgs, rg0parts
 }
 
 // BenchmarkParse measures the line parser alone (one goroutine).
@@ -130,16 +129,13 @@ func BenchmarkParse(b *testing.B) {
 	}
 }
 
-// BenchmarkWriter compares Parquet writers on the same row groups:
-// internal/parquetfile ("parquetfile", the writer of documents.parquet),
-// arrow-go's parquet/file column writers (its predecessor, kept as the
-// oracle in arrowwriter_test.go, "arrow-go-file"; its files
-// are byte-for-byte those of the pqarrow writer it replaced, whose case was
-// "pqarrow" up to commit 5cab670), the same with other codecs, and
-// parquet-go. parquet-go's Group schema orders the columns by name, so its
-// files would not keep documents.parquet's column order either.
+// BenchmarkWriter compares Parquet writers on the same row groups: ours
+// (parquet-go, "parquet-go", the writer of documents.parquet), and
+// arrow-go's parquet/file column writers (the writer of release 98ad0ae's
+// bytes, kept in arrowwriter_test.go as an independent writer,
+// "arrow-go-file"), the latter also with other codecs.
 func BenchmarkWriter(b *testing.B) {
-	rgs, parts := parsedRowGroups(b)
+	rgs, _ := parsedRowGroups(b)
 	cs := commentSchema{}
 	var bytes int64
 	for _, rg := range rgs {
@@ -149,28 +145,17 @@ func BenchmarkWriter(b *testing.B) {
 		name string
 		new  func(w io.Writer) (docsWriter, error)
 	}{
-		{"parquetfile", func(w io.Writer) (docsWriter, error) {
-			return newColumnWriter(w, 136, &cs, &parts, defaultRowGroupRows)
+		{"parquet-go", func(w io.Writer) (docsWriter, error) {
+			return newColumnWriter(w, 136, &cs, defaultRowGroupRows)
 		}},
 		{"arrow-go-file", func(w io.Writer) (docsWriter, error) {
-			return newArrowWriter(w, 136, &cs, &parts, defaultRowGroupRows)
-		}},
-		{"arrow-go-file-lz4raw", func(w io.Writer) (docsWriter, error) {
-			arrowCodec = compress.Codecs.Lz4Raw
-			defer func() { arrowCodec = compress.Codecs.Snappy }()
-			return newArrowWriter(w, 136, &cs, &parts, defaultRowGroupRows)
+			return newArrowWriter(w, 136, &cs, defaultRowGroupRows)
 		}},
 		{"arrow-go-file-zstd", func(w io.Writer) (docsWriter, error) {
 			arrowCodec = compress.Codecs.Zstd
 			defer func() { arrowCodec = compress.Codecs.Snappy }()
-			return newArrowWriter(w, 136, &cs, &parts, defaultRowGroupRows)
+			return newArrowWriter(w, 136, &cs, defaultRowGroupRows)
 		}},
-		{"arrow-go-file-uncompressed", func(w io.Writer) (docsWriter, error) {
-			arrowCodec = compress.Codecs.Uncompressed
-			defer func() { arrowCodec = compress.Codecs.Snappy }()
-			return newArrowWriter(w, 136, &cs, &parts, defaultRowGroupRows)
-		}},
-		{"parquet-go", func(w io.Writer) (docsWriter, error) { return newParquetGoWriter(w, 136, parts), nil }},
 	}
 	for _, wr := range writers {
 		b.Run(wr.name, func(b *testing.B) {
@@ -198,8 +183,8 @@ func BenchmarkWriter(b *testing.B) {
 				fi, _ := os.Stat(p)
 				size = fi.Size()
 				f.Close()
-				// Both files must hold every row.
-				r, err := file.OpenParquetFile(p, false)
+				// Every file must hold every row.
+				r, err := openParquet(p)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -207,77 +192,12 @@ func BenchmarkWriter(b *testing.B) {
 				for _, rg := range rgs {
 					want += int64(rg.n)
 				}
-				if r.NumRows() != want {
-					b.Fatalf("%s wrote %d rows, want %d", wr.name, r.NumRows(), want)
+				if r.pf.NumRows() != want {
+					b.Fatalf("%s wrote %d rows, want %d", wr.name, r.pf.NumRows(), want)
 				}
-				r.Close()
+				r.close()
 			}
 			b.ReportMetric(float64(size)/1e6, "file-MB")
 		})
 	}
 }
-
-// parquetGoWriter writes the same columns with github.com/parquet-go/parquet-go
-// (Snappy, plain encoding), column by column through its column writers
-// (its row-group buffers are written row by row). Benchmark only.
-type parquetGoWriter struct {
-	w     *pq.GenericWriter[any]
-	parts []string
-	vals  []pq.Value
-}
-
-func newParquetGoWriter(w io.Writer, nfeat int, parts []string) *parquetGoWriter {
-	g := pq.Group{
-		"qid":   pq.Leaf(pq.Int64Type),
-		"doc":   pq.Leaf(pq.Int32Type),
-		"label": pq.Leaf(pq.Int32Type),
-		"part":  pq.String(),
-	}
-	for j := 1; j <= nfeat; j++ {
-		g["f"+strconv.Itoa(j)] = pq.Leaf(pq.DoubleType)
-	}
-	schema := pq.NewSchema("schema", g)
-	return &parquetGoWriter{
-		w:     pq.NewGenericWriter[any](w, schema, pq.Compression(&snappy.Codec{}), pq.CreatedBy("fedbandit", "bench", "")),
-		parts: parts,
-	}
-}
-
-func (p *parquetGoWriter) writeRowGroup(rg *rowGroup) error {
-	cws := p.w.ColumnWriters()
-	schema := p.w.Schema()
-	for ci, col := range schema.Columns() {
-		name := col[0]
-		vals := p.vals[:0]
-		switch {
-		case name == "qid":
-			for _, v := range rg.qid {
-				vals = append(vals, pq.Int64Value(v).Level(0, 0, ci))
-			}
-		case name == "doc":
-			for _, v := range rg.doc {
-				vals = append(vals, pq.Int32Value(v).Level(0, 0, ci))
-			}
-		case name == "label":
-			for _, v := range rg.label {
-				vals = append(vals, pq.Int32Value(v).Level(0, 0, ci))
-			}
-		case name == "part":
-			for _, v := range rg.part {
-				vals = append(vals, pq.ByteArrayValue([]byte(p.parts[v])).Level(0, 0, ci))
-			}
-		default:
-			j, _ := strconv.Atoi(name[1:])
-			for _, v := range rg.x[j-1] {
-				vals = append(vals, pq.DoubleValue(v).Level(0, 0, ci))
-			}
-		}
-		if _, err := cws[ci].WriteRowValues(vals); err != nil {
-			return err
-		}
-		p.vals = vals
-	}
-	return p.w.Flush()
-}
-
-func (p *parquetGoWriter) close() error { return p.w.Close() }

@@ -1,9 +1,10 @@
 package ingest
 
 import (
-	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -44,22 +45,23 @@ func compatSources(t *testing.T, mq, dir string) []string {
 	return paths
 }
 
-// TestDocumentsBytes: documents.parquet is byte-for-byte the file that the
-// earlier writer (arrow-go's pqarrow, up to commit 5cab670) made from the
-// same input, so every dataset keeps its documents_sha256 (and with it the
-// ltr run ids and the fitted artifacts). The hashes below were printed by
-// that commit's Run on these inputs: MQ2008 with its typed comment columns
-// (docid string, inc and prob double) in one row group and in 16, a real
+// TestDataHash: every dataset's identity (data_sha256, the hash of its
+// rows) is pinned: MQ2008 with its typed comment columns (docid string,
+// inc and prob double) in one row group and in 16 (one identity), a real
 // MSLR sample, a synthetic MSLR-shaped file in three row groups, raw
 // free-text comments (empty ones included) in row groups of two rows, and
-// the inputs of testdata/v1-compat, whose manifest must also be unchanged.
+// the inputs of testdata/v1-compat, whose manifest must equal the one
+// release 98ad0ae wrote but for the fields this format changed
+// (schema_version, data_sha256, documents_sha256, writer). The values were
+// printed by this commit's Run; TestWriterRoundTrip shows they are the
+// hash of the rows an independent reader finds in the file. A change of
+// any of them changes every dataset's identity, and with it the fitted
+// artifacts' validity and the ltr run ids: it must be deliberate.
 //
-// Mutation controls, each of which made this test fail: the doc column
-// without its INT(32, signed) logical type (all cases); dictionary
-// encoding off for the part column (all); no key-value metadata list in
-// the footer (all); an empty comment passed as a nil byte array, which the
-// column statistics take for no value (raw-comment-rg2).
-func TestDocumentsBytes(t *testing.T) {
+// Mutation controls, each of which made this test fail: the part column
+// hashed without its length prefix (all cases); a comment column left
+// out of the hash (mq2008, v1-compat, raw-comment-rg2).
+func TestDataHash(t *testing.T) {
 	dir := t.TempDir()
 	mq := filepath.Join(dir, "mq")
 	if _, err := mq2008.Extract(mq); err != nil {
@@ -85,12 +87,12 @@ func TestDocumentsBytes(t *testing.T) {
 		sha256 string
 		rows   int
 	}{
-		{"mq2008", Options{Inputs: []string{mq}}, "f498bae92c10be86e3a59837e70e3168674d37fd12d0fa53fa88ea8bfcd55bab", 15211},
-		{"mq2008-rg1000", Options{Inputs: []string{mq}, RowGroupRows: 1000}, "4fb5337951ae6c0d873abe6501e039d58424ade82b5cb4111fa7b5e9c5454a3e", 15211},
-		{"mslr-sample", Options{Inputs: []string{"testdata/mslr/mslr_sample.txt"}}, "517c2be9a9e375ed2581b2da6e39007f1a4f6392d96f7457bca9d01a5dc18acc", 10},
-		{"synth100-rg5000", Options{Inputs: []string{syn}, RowGroupRows: 5000}, "74216d82edd7b409b3c56b828728fb1d5cec717716747eb483f40ab0389d7f72", 11602},
-		{"raw-comment-rg2", Options{Inputs: []string{raw}, RowGroupRows: 2}, "05b0b043c4b56bc56ba42424cb30a7de550bb3bb9ac426caf883b9bcc034200e", 5},
-		{"v1-compat", Options{Inputs: compat, RowGroupRows: 16}, "9029840e472d5b72d5c339c4175d877633bc72208e59621cd248f8ab0a7972f9", 40},
+		{"mq2008", Options{Inputs: []string{mq}}, mq2008DataHash, 15211},
+		{"mq2008-rg1000", Options{Inputs: []string{mq}, RowGroupRows: 1000}, mq2008DataHash, 15211},
+		{"mslr-sample", Options{Inputs: []string{"testdata/mslr/mslr_sample.txt"}}, "1c17342c4f71bf5ea45f6f8029c2c61be4add55444860872cf2b4637c51b278f", 10},
+		{"synth100-rg5000", Options{Inputs: []string{syn}, RowGroupRows: 5000}, "a38c3524ac99f6b965b2920e2aa5d3714077629307739bdf52d3764e6f43cf86", 11602},
+		{"raw-comment-rg2", Options{Inputs: []string{raw}, RowGroupRows: 2}, "91c6f56bccded6cdf5eaa398c1ea4f7d93960335132f7a3852eda259564b37a1", 5},
+		{"v1-compat", Options{Inputs: compat, RowGroupRows: 16}, "5edfa0364bf7faf65a48df80ffbbbd226c2d727a25a75d11806cdfa8e0c8cba2", 40},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -99,8 +101,8 @@ func TestDocumentsBytes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if m.Rows != c.rows || m.DocumentsHash != c.sha256 {
-				t.Errorf("rows %d, documents_sha256 %s; the earlier writer made %d rows, %s", m.Rows, m.DocumentsHash, c.rows, c.sha256)
+			if m.Rows != c.rows || m.DataHash != c.sha256 {
+				t.Errorf("rows %d, data_sha256 %s; want %d rows, %s", m.Rows, m.DataHash, c.rows, c.sha256)
 			}
 		})
 	}
@@ -113,9 +115,24 @@ func TestDocumentsBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The manifest names its sources by base name only, so the temp
-	// directory does not enter it.
-	if !bytes.Equal(got, want) {
-		t.Errorf("manifest.json of the v1-compat inputs differs from testdata/v1-compat/manifest.json")
+	// directory does not enter it. The fields of the new format aside, it
+	// is the manifest release 98ad0ae wrote.
+	var gotM, wantM map[string]any
+	if err := json.Unmarshal(got, &gotM); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(want, &wantM); err != nil {
+		t.Fatal(err)
+	}
+	if gotM["schema_version"] != float64(SchemaVersion) || wantM["schema_version"] != float64(legacySchemaVersion) {
+		t.Errorf("schema versions %v (new), %v (98ad0ae)", gotM["schema_version"], wantM["schema_version"])
+	}
+	for _, k := range []string{"schema_version", "data_sha256", "documents_sha256", "writer"} {
+		delete(gotM, k)
+		delete(wantM, k)
+	}
+	if !reflect.DeepEqual(gotM, wantM) {
+		t.Errorf("manifest.json of the v1-compat inputs differs from testdata/v1-compat/manifest.json beyond the format's fields")
 	}
 }
 
@@ -135,8 +152,13 @@ func TestLoadsEarlierDataset(t *testing.T) {
 		}
 		writeFile(t, filepath.Join(ds, name), b)
 	}
-	if _, err := Verify(ds); err != nil {
+	m, err := Verify(ds)
+	if err != nil {
 		t.Fatalf("Verify: %v", err)
+	}
+	// A version-1 dataset keeps its identity: its documents_sha256.
+	if m.DataHash != m.FileHash || m.DataHash != "9029840e472d5b72d5c339c4175d877633bc72208e59621cd248f8ab0a7972f9" {
+		t.Errorf("version-1 dataset: data hash %s, file hash %s; want both the recorded documents_sha256", m.DataHash, m.FileHash)
 	}
 	got, err := Load(ds, nil)
 	if err != nil {
@@ -193,3 +215,7 @@ func TestLoadsEarlierDataset(t *testing.T) {
 		}
 	}
 }
+
+// mq2008DataHash is the identity (data_sha256) of MQ2008 as `prep ingest`
+// makes it from the LETOR 4.0 text (S1..S5), whatever the row groups.
+const mq2008DataHash = "3d5aa94f739de63207767c473ac77c6a8f5a0cbd9fd07a68816849e51e9823dd"

@@ -66,6 +66,14 @@ type Options struct {
 	Workers int
 	// RowGroupRows is the number of rows per Parquet row group; 0 means 65536.
 	RowGroupRows int
+	// LabelColumn, QIDColumn and FeatureColumns name the columns of a
+	// Parquet input (parquetin.go) where the defaults do not find them:
+	// "label", "qid", and f1..fN or the one list column. FeatureColumns is
+	// one list column or scalar columns in order. They apply to Parquet
+	// inputs only.
+	LabelColumn    string
+	QIDColumn      string
+	FeatureColumns []string
 }
 
 // Run reads the inputs, validates every line and writes the dataset
@@ -122,7 +130,7 @@ func Run(ctx context.Context, opts Options) (*Manifest, error) {
 	committed = true
 	if opts.Log != nil {
 		opts.Log.Info("ingest done", "out", out, "rows", m.Rows, "queries", m.Queries,
-			"features", m.Features, "skipped", m.Skipped.Count, "documents_sha256", m.DocumentsHash)
+			"features", m.Features, "skipped", m.Skipped.Count, "data_sha256", m.DataHash)
 	}
 	return m, nil
 }
@@ -234,8 +242,14 @@ type parsedChunk struct {
 	cnum  [][]float64
 	// commentsIgnored counts comments dropped (schema without comment columns).
 	commentsIgnored int64
-	// flat backs x (recycled with putFloats once copied).
+	// flat backs x (recycled with putFloats once copied; nil for Parquet
+	// input).
 	flat []float64
+	// part, for a Parquet input with a part column, is each row's index
+	// into partNames (a snapshot of the reader's append-only name table);
+	// nil otherwise (the part is the source's).
+	part      []int32
+	partNames []string
 	// bad holds the lines skipped in lenient mode, in order.
 	bad []*ParseError
 	// ragged holds the short lines accepted under AllowRagged, in order.
@@ -363,7 +377,10 @@ func (rg *rowGroup) append(p *parsedChunk, part int32, doc []int32, lo, hi int) 
 	rg.qid = append(rg.qid, p.qid[lo:hi]...)
 	rg.doc = append(rg.doc, doc[lo:hi]...)
 	rg.label = append(rg.label, p.label[lo:hi]...)
-	for i := lo; i < hi; i++ {
+	if p.part != nil {
+		rg.part = append(rg.part, p.part[lo:hi]...)
+	}
+	for i := lo; i < hi && p.part == nil; i++ {
 		rg.part = append(rg.part, part)
 	}
 	for j := range rg.x {

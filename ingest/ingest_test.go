@@ -154,7 +154,7 @@ func TestAtomicOutput(t *testing.T) {
 		t.Errorf("rows %d then %d", m1.Rows, m2.Rows)
 	}
 	got, err := ReadManifest(out)
-	if err != nil || got.Rows != 1 || got.DocumentsHash != m2.DocumentsHash {
+	if err != nil || got.Rows != 1 || got.DataHash != m2.DataHash {
 		t.Errorf("ReadManifest after Force: %+v %v", got, err)
 	}
 	assertNoTemp(t, dir)
@@ -285,8 +285,8 @@ func TestLoadProjection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(all.Columns) != 46 || all.Manifest.DocumentsHash != m.DocumentsHash {
-		t.Fatalf("columns %d manifest %s", len(all.Columns), all.Manifest.DocumentsHash)
+	if len(all.Columns) != 46 || all.Manifest.DataHash != m.DataHash {
+		t.Fatalf("columns %d manifest %s", len(all.Columns), all.Manifest.DataHash)
 	}
 	cols := []int{46, 3, 17, 3}
 	some, err := Load(out, cols)

@@ -33,6 +33,9 @@ type source struct {
 	file  string // path inside the directory or archive ("" for a plain file)
 	part  string // split or partition: "Fold1/train", "S1", "train"
 	size  int64  // bytes counted for progress (on-disk, or uncompressed for zip members)
+	// parquet marks a Parquet file (read by parquetReader, not opened
+	// through open).
+	parquet bool
 	// open returns the decompressed content. Every raw byte (file bytes for
 	// files, decompressed bytes for zip members) is also written to tap.
 	open func(tap io.Writer) (io.ReadCloser, error)
@@ -52,6 +55,8 @@ type resolved struct {
 	sources []*source
 	format  string // FormatMSLR, FormatLETOR4 or "" (decided later from the data)
 	closers []io.Closer
+	// parquet is true when the inputs are Parquet files (all of them).
+	parquet bool
 }
 
 func (r *resolved) close() {
@@ -93,7 +98,13 @@ func resolveInputs(opts Options) (*resolved, error) {
 				res.close()
 				return nil, fmt.Errorf("input %s: --fold and --parts apply to directories and zip archives, not to single files", in)
 			}
-			res.sources = append(res.sources, fileSource(in, filepath.Base(in), ""))
+			s := fileSource(in, filepath.Base(in), "")
+			if isParquetFile(in) {
+				s.parquet = true
+				s.part = strings.TrimSuffix(filepath.Base(in), filepath.Ext(in))
+				res.parquet = true
+			}
+			res.sources = append(res.sources, s)
 			continue
 		}
 		srcs, format, err := layoutSources(t, opts.Fold, opts.Parts)
@@ -103,6 +114,18 @@ func resolveInputs(opts Options) (*resolved, error) {
 		}
 		formats[format] = true
 		res.sources = append(res.sources, srcs...)
+	}
+	if res.parquet {
+		pq := slices.IndexFunc(res.sources, func(s *source) bool { return s.parquet })
+		for _, s := range res.sources {
+			if !s.parquet {
+				res.close()
+				return nil, fmt.Errorf("input %s is text, %s Parquet: give the Parquet files to one prep ingest and the text to another", s.name, res.sources[pq].name)
+			}
+		}
+	} else if len(opts.FeatureColumns) > 0 || opts.LabelColumn != "" || opts.QIDColumn != "" {
+		res.close()
+		return nil, errors.New("--label-column, --qid-column and --feature-columns name the columns of Parquet inputs; the inputs are text")
 	}
 	if len(formats) == 1 {
 		for f := range formats {

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/fedbandit/fedbandit/internal/parquetfile"
+	"github.com/parquet-go/parquet-go"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -37,40 +37,40 @@ func Load(dir string, cols []int) (*Dataset, error) {
 	}
 	cols = append([]int(nil), cols...)
 	path := filepath.Join(dir, DocumentsFile)
-	rdr, err := parquetfile.Open(path)
+	rdr, err := openParquet(path)
 	if err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}
-	defer rdr.Close()
-	if rdr.NumRows() != int64(m.Rows) {
-		return nil, fmt.Errorf("load %s: %d rows, manifest says %d", path, rdr.NumRows(), m.Rows)
+	defer rdr.close()
+	if rdr.pf.NumRows() != int64(m.Rows) {
+		return nil, fmt.Errorf("load %s: %d rows, manifest says %d", path, rdr.pf.NumRows(), m.Rows)
 	}
 	n := m.Rows
-	colIndex := func(name string, kind parquetfile.Kind) (int, error) {
-		i := rdr.ColumnIndex(name)
-		if i < 0 {
+	colIndex := func(name string, kind parquet.Kind) (int, error) {
+		c, ok := rdr.column(name)
+		if !ok {
 			return 0, fmt.Errorf("load %s: no column %q", path, name)
 		}
-		if k := rdr.Columns()[i].Kind; k != kind {
-			return 0, fmt.Errorf("load %s: column %q is %s, want %s", path, name, k, kind)
+		if k := c.Node.Type().Kind(); k != kind || !c.Node.Required() {
+			return 0, fmt.Errorf("load %s: column %q is %s (required %v), want a required %s", path, name, k, c.Node.Required(), kind)
 		}
-		return i, nil
+		return c.ColumnIndex, nil
 	}
-	qidCol, err := colIndex("qid", parquetfile.Int64)
+	qidCol, err := colIndex("qid", parquet.Int64)
 	if err != nil {
 		return nil, err
 	}
-	labelCol, err := colIndex("label", parquetfile.Int32)
+	labelCol, err := colIndex("label", parquet.Int32)
 	if err != nil {
 		return nil, err
 	}
-	partCol, err := colIndex("part", parquetfile.String)
+	partCol, err := colIndex("part", parquet.ByteArray)
 	if err != nil {
 		return nil, err
 	}
 	featCols := make([]int, len(cols))
 	for i, c := range cols {
-		if featCols[i], err = colIndex("f"+strconv.Itoa(c), parquetfile.Double); err != nil {
+		if featCols[i], err = colIndex("f"+strconv.Itoa(c), parquet.Double); err != nil {
 			return nil, err
 		}
 	}
@@ -89,8 +89,9 @@ func Load(dir string, cols []int) (*Dataset, error) {
 	}
 	var tasks []task
 	off := 0
-	for g := 0; g < rdr.NumRowGroups(); g++ {
-		rows := rdr.RowGroupRows(g)
+	rowGroups := rdr.pf.RowGroups()
+	for g, rg := range rowGroups {
+		rows := int(rg.NumRows())
 		tasks = append(tasks, task{g, off, rows, qidCol, -1}, task{g, off, rows, labelCol, -2}, task{g, off, rows, partCol, -3})
 		for i, fc := range featCols {
 			tasks = append(tasks, task{g, off, rows, fc, i})
@@ -107,29 +108,29 @@ func Load(dir string, cols []int) (*Dataset, error) {
 			var buf []float64
 			for t := range taskCh {
 				var err error
+				cc := rowGroups[t.rg].ColumnChunks()[t.col]
 				switch t.dst {
 				case -1:
-					err = rdr.ReadInt64(t.rg, t.col, qids[t.off:t.off+t.rows])
+					err = readRequiredInt64(cc, qids[t.off:t.off+t.rows])
 				case -2:
-					err = rdr.ReadInt32(t.rg, t.col, labels[t.off:t.off+t.rows])
+					err = readRequiredInt32(cc, labels[t.off:t.off+t.rows])
 				case -3:
-					// Dictionary-encoded values share the dictionary's
-					// strings: equal parts are one string.
-					err = rdr.ReadStrings(t.rg, t.col, parts[t.off:t.off+t.rows])
+					err = readStrings(cc, parts[t.off:t.off+t.rows])
 				default:
 					if cap(buf) < t.rows {
 						buf = make([]float64, t.rows)
 					}
 					buf = buf[:t.rows]
-					err = rdr.ReadDouble(t.rg, t.col, buf)
+					err = readRequiredDouble(cc, buf)
 					base := t.off*k + t.dst
 					for i, v := range buf {
 						x[base+i*k] = v
 					}
 				}
 				if err != nil {
+					name := rdr.pf.Schema().Columns()[t.col][0]
 					select {
-					case errs <- fmt.Errorf("load: %w", err):
+					case errs <- fmt.Errorf("load: %w", &colError{File: path, RowGroup: t.rg, Column: name, Msg: err.Error()}):
 					default:
 					}
 				}

@@ -15,9 +15,16 @@ import (
 	"github.com/fedbandit/fedbandit/internal/atomicfile"
 )
 
-// SchemaVersion is the version of documents.parquet and manifest.json
-// written by this package.
-const SchemaVersion = 1
+// SchemaVersion is the dataset format version (manifest.json's
+// schema_version) written by this package: 2 since the dataset's identity
+// is the hash of its rows (data_sha256). ReadManifest also reads version 1
+// (datasets prepared up to release 98ad0ae): same columns, no
+// data_sha256, and the identity was documents_sha256, which such a
+// dataset keeps (see Manifest.DataHash).
+const SchemaVersion = 2
+
+// legacySchemaVersion is the previous format that ReadManifest still reads.
+const legacySchemaVersion = 1
 
 // File names inside a dataset directory.
 const (
@@ -31,11 +38,20 @@ const (
 // field is derived from the input bytes and the options only, so the same
 // input gives a byte-identical manifest.
 type Manifest struct {
-	SchemaVersion int    `json:"schema_version"`
-	Features      int    `json:"features"` // number of feature columns f1..fN
-	Rows          int    `json:"rows"`
-	Queries       int    `json:"queries"`
-	DocumentsHash string `json:"documents_sha256"` // sha256 of documents.parquet: the dataset's content hash
+	SchemaVersion int `json:"schema_version"`
+	Features      int `json:"features"` // number of feature columns f1..fN
+	Rows          int `json:"rows"`
+	Queries       int `json:"queries"`
+	// DataHash is the dataset's identity, the hash of its rows (see
+	// rowHasher): what fitted artifacts and run ids carry. The same rows
+	// give the same DataHash whatever wrote the file (library, codec, row
+	// groups, machine). For a version-1 manifest, which has no
+	// data_sha256, ReadManifest sets it to FileHash: such a dataset keeps
+	// the identity it was prepared with.
+	DataHash string `json:"data_sha256"`
+	// FileHash is the sha256 of documents.parquet's bytes: the integrity
+	// check of the file (Verify, Load), not the dataset's identity.
+	FileHash string `json:"documents_sha256"`
 
 	// Format is FormatMSLR, FormatLETOR4 or FormatSVMlight.
 	Format string `json:"format"`
@@ -148,8 +164,14 @@ func ReadManifest(dir string) (*Manifest, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("read manifest %s: %w", p, err)
 	}
-	if m.SchemaVersion != SchemaVersion {
-		return nil, fmt.Errorf("read manifest %s: schema version %d, this build reads %d (re-run prep ingest)", p, m.SchemaVersion, SchemaVersion)
+	switch {
+	case m.SchemaVersion == legacySchemaVersion && m.DataHash == "":
+		m.DataHash = m.FileHash
+	case m.SchemaVersion == SchemaVersion && m.DataHash != "":
+	case m.SchemaVersion == SchemaVersion:
+		return nil, fmt.Errorf("read manifest %s: no data_sha256 (re-run prep ingest)", p)
+	default:
+		return nil, fmt.Errorf("read manifest %s: schema version %d, this build reads %d and %d (re-run prep ingest)", p, m.SchemaVersion, legacySchemaVersion, SchemaVersion)
 	}
 	return &m, nil
 }
@@ -166,8 +188,8 @@ func Verify(dir string) (*Manifest, error) {
 	if err != nil {
 		return nil, fmt.Errorf("verify: %w", err)
 	}
-	if got != m.DocumentsHash {
-		return nil, fmt.Errorf("verify %s: sha256 %s, manifest documents_sha256 %s (file changed or corrupt: re-run prep ingest)", p, got, m.DocumentsHash)
+	if got != m.FileHash {
+		return nil, fmt.Errorf("verify %s: sha256 %s, manifest documents_sha256 %s (file changed or corrupt: re-run prep ingest)", p, got, m.FileHash)
 	}
 	return m, nil
 }
@@ -228,7 +250,7 @@ func verifyDocuments(dir string, m *Manifest) error {
 	if err != nil {
 		return err
 	}
-	want := fileStamp{Size: st.Size(), ModTime: st.ModTime().UnixNano(), SHA256: m.DocumentsHash}
+	want := fileStamp{Size: st.Size(), ModTime: st.ModTime().UnixNano(), SHA256: m.FileHash}
 	want.Dev, want.Inode, want.CTime = statIdentity(st)
 	abs, _ := filepath.Abs(p)
 	if v, ok := verified.Load(abs); ok && v.(fileStamp) == want {
@@ -244,8 +266,8 @@ func verifyDocuments(dir string, m *Manifest) error {
 	if err != nil {
 		return err
 	}
-	if got != m.DocumentsHash {
-		return fmt.Errorf("%s has sha256 %s but the manifest records documents_sha256 %s: the file was changed or is corrupt (re-run prep ingest)", p, got, m.DocumentsHash)
+	if got != m.FileHash {
+		return fmt.Errorf("%s has sha256 %s but the manifest records documents_sha256 %s: the file was changed or is corrupt (re-run prep ingest)", p, got, m.FileHash)
 	}
 	verified.Store(abs, want)
 	if b, err := json.Marshal(want); err == nil {

@@ -16,8 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/fedbandit/fedbandit/internal/parquetfile"
 )
 
 func writeFile(t *testing.T, p string, b []byte) string {
@@ -441,9 +439,9 @@ func TestEmptyLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.DocumentsHash != want.DocumentsHash || got.Rows != 3 || got.Sources[0].Lines != 7 {
+	if got.DataHash != want.DataHash || got.Rows != 3 || got.Sources[0].Lines != 7 {
 		t.Errorf("with empty lines: rows %d, lines %d, documents %s; want 3, 7, %s",
-			got.Rows, got.Sources[0].Lines, got.DocumentsHash, want.DocumentsHash)
+			got.Rows, got.Sources[0].Lines, got.DataHash, want.DataHash)
 	}
 	bad := writeFile(t, filepath.Join(dir, "bad.txt"), []byte(spaced+"\n1 qid:7 1:x\n"))
 	_, err = Run(context.Background(), Options{Inputs: []string{bad}, Out: filepath.Join(dir, "o3")})
@@ -583,13 +581,14 @@ func TestLineLongerThanChunk(t *testing.T) {
 	if m.Rows != 3 || m.Sources[0].Lines != 3 || len(m.CommentColumns) != 1 || m.CommentColumns[0].Name != "comment" {
 		t.Errorf("rows %d lines %d comment columns %v", m.Rows, m.Sources[0].Lines, m.CommentColumns)
 	}
-	r, err := parquetfile.Open(filepath.Join(out, DocumentsFile))
+	r, err := openParquet(filepath.Join(out, DocumentsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
+	defer r.close()
+	col, _ := r.column("comment")
 	comments := make([]string, 3)
-	if err := r.ReadStrings(0, r.ColumnIndex("comment"), comments); err != nil {
+	if err := readStrings(r.pf.RowGroups()[0].ColumnChunks()[col.ColumnIndex], comments); err != nil {
 		t.Fatal(err)
 	}
 	if comments[0] != long[len("0 qid:1 1:1 2:2 # "):len(long)-1] || comments[1] != "short" {

@@ -43,7 +43,7 @@ type pipeline struct {
 	rgRows  int
 	workers int
 
-	lr                  *lineReader
+	lr                  chunkReader
 	pending             []*chunk // read ahead by newPipeline to find the schema
 	readBytes, rowsDone atomic.Int64
 	prog                *progress
@@ -60,7 +60,14 @@ type pipeline struct {
 
 	// newWriter starts documents.parquet on w (newColumnWriter; tests
 	// substitute a failing writer).
-	newWriter func(w io.Writer, nfeat int, cs *commentSchema, parts *[]string, rowGroupRows int) (docsWriter, error)
+	newWriter func(w io.Writer, nfeat int, cs *commentSchema, rowGroupRows int) (docsWriter, error)
+}
+
+// chunkReader is the read stage's source of chunks: lineReader for text,
+// parquetReader for Parquet.
+type chunkReader interface {
+	next() (*chunk, error)
+	close()
 }
 
 // rowGroupsInFlight is the number of row groups circulating between the
@@ -88,7 +95,15 @@ func newPipeline(ctx context.Context, opts Options, res *resolved) (*pipeline, e
 		total += s.size
 	}
 	p.prog = startProgress(ctx, opts, total, &p.readBytes, &p.rowsDone)
-	p.lr = newLineReader(res.sources, &p.readBytes)
+	if res.parquet {
+		if err := p.setupParquet(res); err != nil {
+			p.stop()
+			return nil, err
+		}
+		return p, nil
+	}
+	lr := newLineReader(res.sources, &p.readBytes)
+	p.lr = lr
 	first, firstSrc, firstLine, err := p.readToFirstLine()
 	if err != nil {
 		p.stop()
@@ -103,6 +118,16 @@ func newPipeline(ctx context.Context, opts Options, res *resolved) (*pipeline, e
 		}
 		nfeat = n
 	}
+	_, comment := splitComment(trimLine(first))
+	cs := detectCommentSchema(comment)
+	p.setup(res, nfeat, cs)
+	return p, nil
+}
+
+// setup fixes the schema (nfeat features, comment columns cs), the format
+// and the largest label, and makes the stages' channels.
+func (p *pipeline) setup(res *resolved, nfeat int, cs commentSchema) {
+	opts := p.opts
 	p.format = res.format
 	if p.format == "" {
 		switch nfeat {
@@ -121,8 +146,6 @@ func newPipeline(ctx context.Context, opts Options, res *resolved) (*pipeline, e
 			labelMax = 2
 		}
 	}
-	_, comment := splitComment(trimLine(first))
-	cs := detectCommentSchema(comment)
 	p.cfg = &parseConfig{nfeat: nfeat, labelMax: labelMax, cs: &cs, lenient: opts.Lenient, rows: newRowRule(p.format, opts.AllowRagged), sources: res.sources}
 
 	p.rgRows = opts.RowGroupRows
@@ -147,7 +170,6 @@ func newPipeline(ctx context.Context, opts Options, res *resolved) (*pipeline, e
 		}
 		p.srcPart[i] = int32(partIdx[s.part])
 	}
-	return p, nil
 }
 
 // readToFirstLine reads chunks into p.pending up to the first data line
@@ -208,7 +230,7 @@ func (p *pipeline) run(dir string) (*Manifest, error) {
 	}()
 	docHash := sha256.New()
 	bw := bufio.NewWriterSize(io.MultiWriter(f, docHash), 1<<20)
-	pw, err := p.newWriter(bw, p.cfg.nfeat, p.cfg.cs, &p.partNames, p.rgRows)
+	pw, err := p.newWriter(bw, p.cfg.nfeat, p.cfg.cs, p.rgRows)
 	if err != nil {
 		return nil, err
 	}
@@ -222,8 +244,9 @@ func (p *pipeline) run(dir string) (*Manifest, error) {
 		wg.Go(p.parse)
 	}
 	fstats := newFeatureAcc(p.cfg.nfeat)
+	rows := newRowHasher(p.cfg.nfeat, p.cfg.cs)
 	written := make(chan error, 1)
-	go func() { written <- p.write(pw, fstats) }()
+	go func() { written <- p.write(pw, fstats, rows) }()
 	a, err := p.assemble()
 	werr := <-written
 	p.cancel()
@@ -253,7 +276,8 @@ func (p *pipeline) run(dir string) (*Manifest, error) {
 	m := a.m
 	m.Rows = a.rows
 	m.Queries = len(a.docs)
-	m.DocumentsHash = hex.EncodeToString(docHash.Sum(nil))
+	m.FileHash = hex.EncodeToString(docHash.Sum(nil))
+	m.DataHash = rows.sum()
 	m.Sources = a.srcStats
 	m.FeatureStats = fstats.result(a.rows)
 	m.DocsPerQuery = DocsPerQuery{Min: a.docs[0], Max: a.docs[0], Mean: float64(a.rows) / float64(len(a.docs))}
@@ -265,8 +289,8 @@ func (p *pipeline) run(dir string) (*Manifest, error) {
 }
 
 // newDocsWriter is newColumnWriter as a docsWriter.
-func newDocsWriter(w io.Writer, nfeat int, cs *commentSchema, parts *[]string, rowGroupRows int) (docsWriter, error) {
-	return newColumnWriter(w, nfeat, cs, parts, rowGroupRows)
+func newDocsWriter(w io.Writer, nfeat int, cs *commentSchema, rowGroupRows int) (docsWriter, error) {
+	return newColumnWriter(w, nfeat, cs, rowGroupRows)
 }
 
 // send hands c to the assembler and, when it has data, to a parser. It
@@ -326,14 +350,21 @@ func (p *pipeline) parse() {
 }
 
 // write is the write stage: it encodes the row groups from full until the
-// assembler closes it. After an error it only recycles them (and has
-// cancelled the pipeline).
-func (p *pipeline) write(pw docsWriter, fstats *featureAcc) error {
+// assembler closes it, hashing their rows for the data hash and
+// accumulating the feature statistics meanwhile. After an error it only
+// recycles them (and has cancelled the pipeline).
+func (p *pipeline) write(pw docsWriter, fstats *featureAcc, rows *rowHasher) error {
 	var err error
 	for rg := range p.full {
 		if err == nil {
-			fstats.add(rg)
-			if err = pw.writeRowGroup(rg); err != nil {
+			var wg sync.WaitGroup
+			wg.Go(func() {
+				fstats.add(rg)
+				rows.add(rg)
+			})
+			err = pw.writeRowGroup(rg)
+			wg.Wait()
+			if err != nil {
 				p.cancel()
 			}
 		}
@@ -366,6 +397,7 @@ func (p *pipeline) assemble() (*assembler, error) {
 		return nil, &ParseError{File: p.sources[0].name, Field: "file", Msg: "empty input: no valid data lines"}
 	}
 	if a.rg.n > 0 {
+		a.rg.parts = p.partNames
 		select {
 		case p.full <- a.rg:
 		case <-p.ctx.Done():
@@ -388,6 +420,7 @@ type assembler struct {
 	inQuery bool // a query is open: curQID and curSrc are its qid and source
 	curQID  int64
 	curSrc  int
+	curPart int32 // the open query's part (index into the manifest's parts)
 	doc     int32 // position of the next document in its query
 	docs    []int // documents per finished query
 	rows    int
@@ -489,10 +522,20 @@ func (a *assembler) add(c *chunk) error {
 	a.skipped = a.skipped[:0]
 	anySkipped := false
 	st := &a.srcStats[c.src]
-	part := &a.m.Parts[p.srcPart[c.src]]
+	if pc.partNames != nil {
+		// A Parquet part column: the reader's names so far.
+		p.partNames = pc.partNames
+		for len(a.m.Parts) < len(p.partNames) {
+			a.m.Parts = append(a.m.Parts, PartStats{Name: p.partNames[len(a.m.Parts)]})
+		}
+	}
+	pi := p.srcPart[c.src]
 	for r := 0; r < pc.rows; r++ {
 		q := pc.qid[r]
-		if !a.inQuery || q != a.curQID || c.src != a.curSrc {
+		if pc.part != nil {
+			pi = pc.part[r]
+		}
+		if !a.inQuery || q != a.curQID || c.src != a.curSrc || pi != a.curPart {
 			if at, dup := a.seen[q]; dup {
 				perr := &ParseError{
 					File: p.sources[c.src].name, Line: pc.line[r], Field: "qid",
@@ -512,15 +555,15 @@ func (a *assembler) add(c *chunk) error {
 			}
 			a.endQuery()
 			a.seen[q] = seenAt{c.src, pc.line[r]}
-			a.inQuery, a.curQID, a.curSrc, a.doc = true, q, c.src, 0
+			a.inQuery, a.curQID, a.curSrc, a.curPart, a.doc = true, q, c.src, pi, 0
 			st.Queries++
-			part.Queries++
+			a.m.Parts[pi].Queries++
 		}
 		a.keepDoc[r] = a.doc
 		a.doc++
 		a.m.LabelHistogram[pc.label[r]]++
 		st.Rows++
-		part.Rows++
+		a.m.Parts[pi].Rows++
 		a.rows++
 	}
 	lo := 0
@@ -537,7 +580,9 @@ func (a *assembler) add(c *chunk) error {
 	if err := a.appendRows(pc, c.src, lo, pc.rows); err != nil {
 		return err
 	}
-	putFloats(pc.flat)
+	if pc.flat != nil {
+		putFloats(pc.flat)
+	}
 	p.rowsDone.Store(int64(a.rows))
 	return nil
 }
@@ -553,6 +598,7 @@ func (a *assembler) appendRows(pc *parsedChunk, src, lo, hi int) error {
 		if a.rg.n < p.rgRows {
 			continue
 		}
+		a.rg.parts = p.partNames
 		select {
 		case p.full <- a.rg:
 		case <-p.ctx.Done():

@@ -49,7 +49,7 @@ func TestWriteErrorReported(t *testing.T) {
 			t.Fatal(err)
 		}
 		diskFull := errors.New("disk full")
-		p.newWriter = func(io.Writer, int, *commentSchema, *[]string, int) (docsWriter, error) {
+		p.newWriter = func(io.Writer, int, *commentSchema, int) (docsWriter, error) {
 			return &failingWriter{n: n, err: diskFull}, nil
 		}
 		if _, err := p.run(t.TempDir()); !errors.Is(err, diskFull) {

@@ -12,8 +12,6 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/parquet/file"
-
-	"github.com/fedbandit/fedbandit/internal/parquetfile"
 )
 
 // sourceRow is one line of a LETOR file, parsed independently of the
@@ -145,15 +143,15 @@ func TestRowGroupsExactMultiple(t *testing.T) {
 		if _, err := Run(context.Background(), Options{Inputs: []string{src}, Out: out, RowGroupRows: c.per}); err != nil {
 			t.Fatal(err)
 		}
-		r, err := parquetfile.Open(filepath.Join(out, DocumentsFile))
+		r, err := openParquet(filepath.Join(out, DocumentsFile))
 		if err != nil {
 			t.Fatal(err)
 		}
 		var got []int64
-		for g := 0; g < r.NumRowGroups(); g++ {
-			got = append(got, int64(r.RowGroupRows(g)))
+		for _, g := range r.pf.RowGroups() {
+			got = append(got, g.NumRows())
 		}
-		r.Close()
+		r.close()
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%d rows in groups of %d: row groups of %v rows, want %v", c.rows, c.per, got, c.want)
 		}

@@ -53,7 +53,7 @@ const (
 type Theta struct {
 	Schema  string `json:"schema"`
 	Version int    `json:"version"`
-	// DatasetSHA256 is the dataset's documents_sha256 (manifest.json).
+	// DatasetSHA256 is the dataset's identity, data_sha256 (manifest.json; documents_sha256 for a version-1 dataset).
 	DatasetSHA256 string `json:"dataset_sha256"`
 	// Features is the feature set (columns and intercept value).
 	Features features.Set `json:"features"`
@@ -362,7 +362,7 @@ func FitDataset(ctx context.Context, dir string, o FitOptions) (*Theta, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lasso: %w", err)
 	}
-	if ds.Manifest.DocumentsHash != man.DocumentsHash {
+	if ds.Manifest.DataHash != man.DataHash {
 		return nil, fmt.Errorf("lasso: dataset %s changed while loading; retry", dir)
 	}
 	log.Info("loaded", "dataset", dir, "features", set.String(), "rows", ds.Rows(), "queries", len(ds.Queries), "seconds", time.Since(start).Seconds())
@@ -386,7 +386,7 @@ func FitDataset(ctx context.Context, dir string, o FitOptions) (*Theta, error) {
 		log.Warn("lasso did not converge: duality gap above tolerance after max iterations; kept as asked (-unconverged artifact)", "gap", res.Gap, "tol", res.Tol, "max_iter", o.Lasso.MaxIter)
 	}
 	t := &Theta{
-		Schema: ThetaSchema, Version: ThetaVersion, DatasetSHA256: man.DocumentsHash,
+		Schema: ThetaSchema, Version: ThetaVersion, DatasetSHA256: man.DataHash,
 		Features: set, Model: o.Model, Queries: len(ds.Queries), Fit: res, Scale: 1,
 		Settings: Settings{Alpha: res.Alpha, FitIntercept: o.Lasso.FitIntercept, Positive: o.Lasso.Positive, Tol: o.Lasso.Tol, MaxIter: o.Lasso.MaxIter},
 	}

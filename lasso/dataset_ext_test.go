@@ -65,7 +65,7 @@ func TestFitDatasetMatchesSklearn(t *testing.T) {
 			t.Errorf("artifact round trip: %+v", got)
 		}
 		man, _ := ingest.ReadManifest(dir)
-		if got.DatasetSHA256 != man.DocumentsHash || got.Features.Dim() != 47 {
+		if got.DatasetSHA256 != man.DataHash || got.Features.Dim() != 47 {
 			t.Errorf("artifact inputs: dataset %s features %v", got.DatasetSHA256, got.Features)
 		}
 	}

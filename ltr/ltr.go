@@ -160,8 +160,8 @@ func Build(o Options) (*federate.LTRData, error) {
 	if err != nil {
 		return nil, err
 	}
-	if theta.DatasetSHA256 != man.DocumentsHash {
-		return nil, fmt.Errorf("ltr: %s was fitted on dataset %s but %s now holds %s: re-run `prep fit`", thetaPath, short(theta.DatasetSHA256), o.Dataset, short(man.DocumentsHash))
+	if theta.DatasetSHA256 != man.DataHash {
+		return nil, fmt.Errorf("ltr: %s was fitted on dataset %s but %s now holds %s: re-run `prep fit`", thetaPath, short(theta.DatasetSHA256), o.Dataset, short(man.DataHash))
 	}
 	if theta.Model != o.Model {
 		return nil, fmt.Errorf("ltr: %s records model %q, want %q", thetaPath, theta.Model, o.Model)
@@ -171,7 +171,7 @@ func Build(o Options) (*federate.LTRData, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ltr: %w", err)
 	}
-	if ds.Manifest.DocumentsHash != man.DocumentsHash {
+	if ds.Manifest.DataHash != man.DataHash {
 		return nil, fmt.Errorf("ltr: dataset %s changed while loading; retry", o.Dataset)
 	}
 	part, err := partition.Split(o.Strategy, partition.Summaries(ds), o.Silos, o.PartitionSeed)
@@ -180,7 +180,7 @@ func Build(o Options) (*federate.LTRData, error) {
 	}
 	partPath := partition.ArtifactPath(o.Dataset, o.Strategy, o.Silos, o.PartitionSeed)
 	if a, err := partition.ReadArtifact(partPath); err == nil {
-		if a.DatasetSHA256 != man.DocumentsHash || !a.Partition.Equal(part) {
+		if a.DatasetSHA256 != man.DataHash || !a.Partition.Equal(part) {
 			return nil, fmt.Errorf("ltr: stored partition %s differs from the one computed now (dataset changed?): re-run `prep partition`", partPath)
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -236,7 +236,7 @@ func Build(o Options) (*federate.LTRData, error) {
 		data.Queries[qi] = federate.LTRQuery{X: x, Mu: mu}
 	}
 	h := sha256.New()
-	for _, s := range []string{"fedbandit/ltr/v1", man.DocumentsHash, thetaHash, part.Hash(), o.Model} {
+	for _, s := range []string{"fedbandit/ltr/v1", man.DataHash, thetaHash, part.Hash(), o.Model} {
 		writeString(h, s)
 	}
 	var buf [8]byte

@@ -139,7 +139,7 @@ func TestBuildChecksArtifacts(t *testing.T) {
 	fitted := fitAll(t, dir, lasso.ModelReference)
 	man, _ := ingest.ReadManifest(dir)
 	wrong, _ := partition.Split(partition.Contiguous, make([]partition.Query, 700), 10, 0)
-	if _, err := partition.WriteArtifact(dir, man.DocumentsHash, wrong); err != nil {
+	if _, err := partition.WriteArtifact(dir, man.DataHash, wrong); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Build(Options{Dataset: dir, Features: "all", Silos: 10}); err == nil || !strings.Contains(err.Error(), "prep partition") {
@@ -149,7 +149,7 @@ func TestBuildChecksArtifacts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := partition.WriteArtifact(dir, man.DocumentsHash, good); err != nil {
+	if _, err := partition.WriteArtifact(dir, man.DataHash, good); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Build(Options{Dataset: dir, Features: "all", Silos: 10}); err != nil {
@@ -158,7 +158,7 @@ func TestBuildChecksArtifacts(t *testing.T) {
 	p := lasso.ThetaFile(dir, fitted)
 	b, _ := os.ReadFile(p)
 	// A hand edit is caught by the artifact's own content hash.
-	os.WriteFile(p, []byte(strings.Replace(string(b), man.DocumentsHash, strings.Repeat("0", 64), 1)), 0o644)
+	os.WriteFile(p, []byte(strings.Replace(string(b), man.DataHash, strings.Repeat("0", 64), 1)), 0o644)
 	if _, err := Build(Options{Dataset: dir, Features: "all", Silos: 10}); err == nil || !strings.Contains(err.Error(), "re-run prep fit") {
 		t.Errorf("edited theta: %v", err)
 	}
@@ -178,7 +178,7 @@ func TestBuildChecksArtifacts(t *testing.T) {
 	}
 	// A consistent artifact with an absurd coefficient (issue 14: 1e300
 	// ran to "done" with regret 3.3e300 +- Inf) is refused.
-	th.DatasetSHA256 = man.DocumentsHash
+	th.DatasetSHA256 = man.DataHash
 	th.Theta[1] = 1e300
 	if err := lasso.WriteTheta(p, th); err != nil {
 		t.Fatal(err)

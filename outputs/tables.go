@@ -40,8 +40,9 @@ func digestOf(file string, data []byte) tableDigest {
 	return tableDigest{File: file, Bytes: int64(len(data)), SHA256: hex.EncodeToString(sum[:])}
 }
 
-// WriteTables writes DIR/runs.arrow, DIR/curves.arrow and DIR/tables.json
-// as one commit: all three are first written in full to temp files (and
+// WriteTables writes DIR/runs.arrow, DIR/curves.arrow, their Parquet
+// copies DIR/runs.parquet and DIR/curves.parquet, and DIR/tables.json as
+// one commit: all five are first written in full to temp files (and
 // fsynced); only when every one is complete are they renamed into place,
 // tables.json last. A write error (a full disk) therefore leaves the
 // previous consistent pair untouched; a crash between the renames leaves a
@@ -55,6 +56,15 @@ func WriteTables(dir string, recs []RunRecord, curves []CurvePoint) error {
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", CurvesFile, err)
 	}
+	// The Parquet copies (parquet.go), from the same bytes.
+	rp, err := ParquetOf(rb)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", RunsParquetFile, err)
+	}
+	cp, err := ParquetOf(cb)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", CurvesParquetFile, err)
+	}
 	rec := tablesRecord{FormatVersion: FormatVersion, Runs: digestOf(RunsFile, rb), Curves: digestOf(CurvesFile, cb)}
 	jb, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
@@ -63,7 +73,7 @@ func WriteTables(dir string, recs []RunRecord, curves []CurvePoint) error {
 	files := []struct {
 		name string
 		data []byte
-	}{{RunsFile, rb}, {CurvesFile, cb}, {TablesFile, append(jb, '\n')}}
+	}{{RunsFile, rb}, {CurvesFile, cb}, {RunsParquetFile, rp}, {CurvesParquetFile, cp}, {TablesFile, append(jb, '\n')}}
 	var staged []string
 	defer func() {
 		for _, t := range staged {

@@ -28,7 +28,7 @@ const (
 type Artifact struct {
 	Schema  string `json:"schema"`
 	Version int    `json:"version"`
-	// DatasetSHA256 is the dataset's documents_sha256 (manifest.json).
+	// DatasetSHA256 is the dataset's identity, data_sha256 (manifest.json; documents_sha256 for a version-1 dataset).
 	DatasetSHA256 string `json:"dataset_sha256"`
 	// Hash is Partition.Hash() of the stored partition.
 	Hash string `json:"partition_sha256"`
@@ -99,7 +99,7 @@ func ForDataset(dir, strategy string, m int, seed uint64) (*Partition, *ingest.M
 }
 
 // WriteArtifact writes p for the dataset in datasetDir (whose content hash
-// is datasetHash, the manifest's documents_sha256) to its ArtifactPath,
+// is datasetHash, the manifest's data_sha256) to its ArtifactPath,
 // atomically (temporary file, then rename), and returns the path.
 func WriteArtifact(datasetDir, datasetHash string, p *Partition) (string, error) {
 	a := Artifact{Schema: ArtifactSchema, Version: ArtifactVersion, DatasetSHA256: datasetHash, Hash: p.Hash(), Partition: *p}

@@ -106,7 +106,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 		path := partition.ArtifactPath(out, p.Strategy, p.Silos, p.Seed)
 		if o.Cache {
-			if a, err := partition.ReadArtifact(path); err == nil && a.DatasetSHA256 == man.DocumentsHash {
+			if a, err := partition.ReadArtifact(path); err == nil && a.DatasetSHA256 == man.DataHash {
 				res.Partitions = append(res.Partitions, &a.Partition)
 				res.PartitionPaths = append(res.PartitionPaths, path)
 				continue
@@ -116,7 +116,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		if path, err = partition.WriteArtifact(out, man.DocumentsHash, part); err != nil {
+		if path, err = partition.WriteArtifact(out, man.DataHash, part); err != nil {
 			return nil, err
 		}
 		res.Partitions = append(res.Partitions, part)
@@ -188,7 +188,7 @@ func fit(ctx context.Context, out string, man *ingest.Manifest, f lasso.FitOptio
 			return nil, err
 		}
 		th, _, err := lasso.ReadTheta(filepath.Join(out, lasso.InstancesDir, f.Stem(set.ID())+lasso.ThetaExt))
-		if err == nil && th.DatasetSHA256 == man.DocumentsHash {
+		if err == nil && th.DatasetSHA256 == man.DataHash {
 			return th, nil
 		}
 		// A cache made before artifact names carried the settings holds

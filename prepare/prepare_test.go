@@ -57,7 +57,7 @@ func TestConcurrentPreparations(t *testing.T) {
 		if results[i].Ingested {
 			ingested++
 		}
-		if results[i].Manifest.DocumentsHash != results[0].Manifest.DocumentsHash {
+		if results[i].Manifest.DataHash != results[0].Manifest.DataHash {
 			t.Errorf("preparation %d made another dataset", i)
 		}
 	}
@@ -88,7 +88,7 @@ func TestCacheRebuildsDamage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Ingested || res.Manifest.DocumentsHash != first.Manifest.DocumentsHash {
+	if !res.Ingested || res.Manifest.DataHash != first.Manifest.DataHash {
 		t.Errorf("damaged dataset not rebuilt (ingested %v)", res.Ingested)
 	}
 	if _, err := ingest.Verify(o.Out); err != nil {

@@ -128,7 +128,7 @@ func (y *mabLTRInstance) Load(_ int, env Env) (*Loaded, error) {
 		Query     int64
 		Model     string
 		Instance  mab.Instance
-	}{ds.Manifest.DocumentsHash, y.t.Query, y.model(), in})
+	}{ds.Manifest.DataHash, y.t.Query, y.model(), in})
 	name := fmt.Sprintf("mab-ltr %s query=%d K=%d reward=%s", filepath.Base(filepath.Clean(y.dir)), y.t.Query, len(means), y.model())
 	return &Loaded{Hash: hash, Name: name, Dim: len(means), Actions: float64(len(means)), Value: in}, nil
 }

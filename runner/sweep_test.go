@@ -34,10 +34,10 @@ func TestWorkerCountInvariance(t *testing.T) {
 	if d := diffHashes(h1, h3); d != "" {
 		t.Fatalf("outputs differ between 1 and 3 workers:\n%s", d)
 	}
-	// runs + curves + tables.json + manifest + sweep.toml + configs/x +
-	// the results marker + 12 run files
-	if len(h1) != tinyRuns+7 {
-		t.Errorf("%d files, want %d: %v", len(h1), tinyRuns+7, h1)
+	// runs + curves (.arrow and .parquet) + tables.json + manifest +
+	// sweep.toml + configs/x + the results marker + 12 run files
+	if len(h1) != tinyRuns+9 {
+		t.Errorf("%d files, want %d: %v", len(h1), tinyRuns+9, h1)
 	}
 }
 

@@ -142,7 +142,7 @@ func standInMQ2008(t *testing.T) func(string, []int) (*ingest.Dataset, error) {
 	t.Setenv("FEDBANDIT_MQ2008", data)
 	return func(dir string, cols []int) (*ingest.Dataset, error) {
 		ds := &ingest.Dataset{Dir: dir, Columns: cols,
-			Manifest: ingest.Manifest{SchemaVersion: 1, Features: 46, LabelMax: 2, Queries: 1, Rows: 3, DocumentsHash: "stand-in"}}
+			Manifest: ingest.Manifest{SchemaVersion: 1, Features: 46, LabelMax: 2, Queries: 1, Rows: 3, DataHash: "stand-in"}}
 		x := make([]float64, 3*len(cols))
 		for i := range x {
 			x[i] = float64(i%5) / 5

@@ -91,7 +91,7 @@ then -fi (--fit-intercept), -pos (--positive), -tol<T> (a --tol other than
 1e-4), -unconverged (-maxiter<N>-unconverged at a --max-iter other than
 10000): fits with other settings never replace each other. The file holds theta*, the lasso
 settings, R^2, MSE, non-zeros, duality gap, iterations, converged, the CV
-curve, and the dataset's documents_sha256. Files named
+curve, and the dataset's data_sha256. Files named
 <set>-<model>.theta.json (written before) still load.
 
 Examples:
@@ -238,7 +238,7 @@ does; the Q mod M left over are listed as unused.
                 relevant result lists (non-IID reward levels)
 
 Writes DATASET_DIR/partitions/<strategy>-M<M>[-s<seed>].json (atomically)
-with the dataset's documents_sha256 and the partition's own hash. Runs
+with the dataset's data_sha256 and the partition's own hash. Runs
 compute the same partition themselves and check it against this file.
 
 Examples:
@@ -261,7 +261,7 @@ func writePartition(dir, strategy string, m int, seed uint64) error {
 	if err != nil {
 		return err
 	}
-	path, err := partition.WriteArtifact(dir, man.DocumentsHash, p)
+	path, err := partition.WriteArtifact(dir, man.DataHash, p)
 	if err != nil {
 		return err
 	}
@@ -518,7 +518,7 @@ func (c *AllCmd) Run() error {
 		return err
 	}
 	if m := res.Manifest; res.Ingested {
-		fmt.Printf("%s: %d rows, %d queries, %d features, documents_sha256 %s\n", cfg.Out, m.Rows, m.Queries, m.Features, m.DocumentsHash)
+		fmt.Printf("%s: %d rows, %d queries, %d features, data_sha256 %s\n", cfg.Out, m.Rows, m.Queries, m.Features, m.DataHash)
 	}
 	for _, th := range res.Thetas {
 		printTheta(cfg.Out, th)

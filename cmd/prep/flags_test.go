@@ -50,6 +50,10 @@ var flagRules = map[string]flagRule{
 	"ingest --lenient":      boolean,
 	"ingest --allow-ragged": boolean,
 	"ingest --workers":      value,
+	// Column names: any name but one with a control character, like paths.
+	"ingest --label-column":    path,
+	"ingest --qid-column":      path,
+	"ingest --feature-columns": path,
 
 	"synth --out":       path,
 	"synth --seed":      seed,

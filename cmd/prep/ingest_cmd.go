@@ -18,7 +18,7 @@ import (
 // IngestCmd is `prep ingest`: LETOR / MSLR-WEB text to a validated dataset
 // directory (documents.parquet + manifest.json).
 type IngestCmd struct {
-	Inputs []string `arg:"" name:"INPUT" help:"Files (plain or .gz), an MSLR-WEB directory (Fold1..5/{train,vali,test}.txt), a LETOR 4.0 directory (S1..S5.txt, Fold*/), or the original MSLR-WEB10K.zip / MSLR-WEB30K.zip (read in place). Read in the order given."`
+	Inputs []string `arg:"" name:"INPUT" help:"Files (plain or .gz, or Parquet files: see --label-column), an MSLR-WEB directory (Fold1..5/{train,vali,test}.txt), a LETOR 4.0 directory (S1..S5.txt, Fold*/), or the original MSLR-WEB10K.zip / MSLR-WEB30K.zip (read in place). Read in the order given."`
 	Out    string   `required:"" short:"o" placeholder:"DATASET_DIR" help:"Dataset directory to create. It appears complete or not at all."`
 	Force  bool     `help:"Replace an existing DATASET_DIR written by prep ingest, once the new one is complete; its fitted theta* (instances/) and partitions (partitions/) go with it, and are listed first. Refused when DATASET_DIR holds files prep did not write, is a results directory of run, or contains an input."`
 
@@ -30,6 +30,10 @@ type IngestCmd struct {
 	Lenient     bool `help:"Skip bad lines instead of stopping at the first; their count and first examples go into manifest.json."`
 	AllowRagged bool `help:"Accept MSLR-WEB / LETOR 4.0 lines with fewer features than the format's 136 / 46 (zero-filled); their count and first examples go into manifest.json as ragged_rows. Without it such a line is an error."`
 	Workers     *int `placeholder:"N" help:"Parser goroutines, 1 <= N <= 1024 (default: number of CPUs)."`
+
+	LabelColumn    string   `placeholder:"NAME" help:"Parquet input: the label column (default label)."`
+	QIDColumn      string   `name:"qid-column" placeholder:"NAME" help:"Parquet input: the query id column (default qid)."`
+	FeatureColumns []string `sep:"," placeholder:"NAME" help:"Parquet input: the feature columns, in order, or one list column (default f1..fN, else the one list column)."`
 }
 
 // Validate checks the flags as given (kong calls it after parsing): an
@@ -40,8 +44,13 @@ func (c *IngestCmd) Validate() error {
 			return err
 		}
 	}
-	for _, t := range []struct{ flag, v string }{{"--out", c.Out}, {"--fold", c.Fold}} {
+	for _, t := range []struct{ flag, v string }{{"--out", c.Out}, {"--fold", c.Fold}, {"--label-column", c.LabelColumn}, {"--qid-column", c.QIDColumn}} {
 		if err := checkText(t.flag, t.v); err != nil {
+			return err
+		}
+	}
+	for _, name := range c.FeatureColumns {
+		if err := checkText("--feature-columns", name); err != nil {
 			return err
 		}
 	}
@@ -74,16 +83,24 @@ or edited line), unless --allow-ragged. CRLF line ends, trailing
 blanks and comments are normal input; LETOR 4.0 comments such as
 "#docid = GX008-86-4444840 inc = 1 prob = 0.086622" become typed columns.
 
+A Parquet input (one row per document) has a label, a query id and the
+features as columns f1..fN or as one list column; name them with
+--label-column, --qid-column and --feature-columns where they are called
+otherwise. Other columns are kept (numbers as double, strings), a STRING
+column "part" gives each row's part. The same rows give the same dataset
+(data_sha256) as from text.
+
 Output (same input => byte-identical output):
   DATASET_DIR/documents.parquet  qid, doc, label, part, f1..fN (double), comment columns
   DATASET_DIR/manifest.json      sources with sha256, counts, label histogram,
-                                 per-feature min/max/mean/zero fraction, documents_sha256
+                                 per-feature min/max/mean/zero fraction, data_sha256 (identity), documents_sha256
 
 Examples:
   prep ingest ~/data/MSLR-WEB10K.zip --out data/mslr10k
   prep ingest ~/data/MQ2008 --out data/mq2008
   prep ingest ~/data/MSLR-WEB10K --fold Fold2 --parts train --out data/f2train
   prep synth --out /tmp/synth.txt && prep ingest /tmp/synth.txt --out data/synth
+  prep ingest ranking.parquet --feature-columns embedding --out data/mine
 
 See datasets.md for the datasets, the Parquet schema and the manifest fields.`
 }
@@ -103,6 +120,10 @@ func (c *IngestCmd) Run() error {
 		LabelMax:    optInt(c.LabelMax),
 		Features:    optInt(c.Features),
 		Workers:     optInt(c.Workers),
+
+		LabelColumn:    c.LabelColumn,
+		QIDColumn:      c.QIDColumn,
+		FeatureColumns: c.FeatureColumns,
 	}
 	// A bar on a terminal; plain log lines (progress every few seconds and
 	// a summary) otherwise, e.g. in CI or when stderr goes to a file.
@@ -121,8 +142,8 @@ func (c *IngestCmd) Run() error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("%s: %d rows, %d queries, %d features, labels %v, documents_sha256 %s\n",
-		c.Out, m.Rows, m.Queries, m.Features, m.LabelHistogram, m.DocumentsHash)
+	fmt.Printf("%s: %d rows, %d queries, %d features, labels %v, data_sha256 %s\n",
+		c.Out, m.Rows, m.Queries, m.Features, m.LabelHistogram, m.DataHash)
 	if m.Ragged != nil && m.Ragged.Count > 0 {
 		fmt.Printf("accepted %d ragged lines, zero-filled (see ragged_rows in manifest.json)\n", m.Ragged.Count)
 	}

@@ -36,7 +36,7 @@ func (c *VerifyCmd) Run() error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("ok  %s (documents_sha256 %s)\n", filepath.Join(c.Dataset, ingest.DocumentsFile), short(m.DocumentsHash))
+	fmt.Printf("ok  %s (documents_sha256 %s; dataset data_sha256 %s)\n", filepath.Join(c.Dataset, ingest.DocumentsFile), short(m.FileHash), short(m.DataHash))
 	var errs []error
 	thetas, _ := filepath.Glob(filepath.Join(c.Dataset, lasso.InstancesDir, "*.theta.json"))
 	for _, p := range thetas {
@@ -44,8 +44,8 @@ func (c *VerifyCmd) Run() error {
 		switch {
 		case err != nil:
 			errs = append(errs, err)
-		case t.DatasetSHA256 != m.DocumentsHash:
-			errs = append(errs, fmt.Errorf("%s was fitted on dataset %s, not on this one (%s): re-run prep fit", p, short(t.DatasetSHA256), short(m.DocumentsHash)))
+		case t.DatasetSHA256 != m.DataHash:
+			errs = append(errs, fmt.Errorf("%s was fitted on dataset %s, not on this one (%s): re-run prep fit", p, short(t.DatasetSHA256), short(m.DataHash)))
 		default:
 			fmt.Printf("ok  %s\n", p)
 		}
@@ -56,8 +56,8 @@ func (c *VerifyCmd) Run() error {
 		switch {
 		case err != nil:
 			errs = append(errs, err)
-		case a.DatasetSHA256 != m.DocumentsHash:
-			errs = append(errs, fmt.Errorf("%s was made from dataset %s, not from this one (%s): re-run prep partition", p, short(a.DatasetSHA256), short(m.DocumentsHash)))
+		case a.DatasetSHA256 != m.DataHash:
+			errs = append(errs, fmt.Errorf("%s was made from dataset %s, not from this one (%s): re-run prep partition", p, short(a.DatasetSHA256), short(m.DataHash)))
 		default:
 			fmt.Printf("ok  %s\n", p)
 		}

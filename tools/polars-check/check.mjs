@@ -6,7 +6,8 @@
 // that a notebook needs no casting or decoding. Exits 1 on any mismatch.
 //
 //   node check.mjs sweep DIR [--runs N] [--curve-rows N]
-//       DIR/runs.arrow and DIR/curves.arrow (outputs/README.md)
+//       DIR/runs.arrow and DIR/curves.arrow (outputs/README.md), and their
+//       Parquet copies DIR/runs.parquet and DIR/curves.parquet
 //   node check.mjs dataset DIR
 //       DIR/documents.parquet against DIR/manifest.json (datasets.md)
 //
@@ -113,8 +114,22 @@ function sweep(dir, opts) {
   // The join a notebook makes: every curve row finds its run.
   const joined = curves.join(runs.select("run_id", "algorithm"), { on: "run_id", how: "inner" });
   if (joined.height !== curves.height) fail(`${curvesPath}: ${curves.height - joined.height} rows whose run is not in runs.arrow`);
+  // The Parquet copies (runs.parquet, curves.parquet): one pl.readParquet
+  // call each, the same columns, types and values as the Arrow tables (a
+  // params struct without fields has no Parquet form and is left out).
+  for (const [name, arrowDf] of [["runs.parquet", runs], ["curves.parquet", curves]]) {
+    const path = join(dir, name);
+    const df = load(path, (b) => pl.readParquet(b));
+    if (!df) continue;
+    let want = arrowDf;
+    if (want.columns.includes("params") && want.schema.params.fields.length === 0) want = want.drop("params");
+    const got = df.columns.map((n) => `${n}:${typeName(df.schema[n])}`).join(", ");
+    const w = want.columns.map((n) => `${n}:${typeName(want.schema[n])}`).join(", ");
+    if (got !== w) fail(`${path}: columns\n  got  ${got}\n  want (the Arrow table's) ${w}`);
+    else if (!df.frameEqual(want, true)) fail(`${path}: values differ from the Arrow table's`);
+  }
   if (!errors.length) {
-    console.log(`polars-check: ok: ${runs.height} runs (params: ${keys.join(", ") || "none"}), ${curves.height} curve rows in ${dir}`);
+    console.log(`polars-check: ok: ${runs.height} runs (params: ${keys.join(", ") || "none"}), ${curves.height} curve rows in ${dir}, runs.parquet and curves.parquet equal to them`);
   }
 }
 

@@ -1,0 +1,623 @@
+package ingest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// Parquet input. A learning-to-rank dataset published as Parquet has one
+// row per document: a relevance label, a query id, and the features either
+// as scalar columns f1..fN (the layout of documents.parquet, written by any
+// tool) or as one list column. Any codec, encoding, row-group size and
+// optional (nullable) columns without nulls are read. The rows go through
+// the same assembly as text lines, so the same rows give the same dataset
+// (the same data_sha256) as from text. Columns:
+//
+//	label     Options.LabelColumn, default "label": integers (or integral
+//	          floating-point values) 0..LabelMax
+//	qid       Options.QIDColumn, default "qid": integers
+//	features  Options.FeatureColumns, default the columns f1..fN, else the
+//	          one list column: numbers, no nulls, every list of one length
+//	part      optional STRING column: each row's part (else the file's
+//	          name, as for text)
+//	doc       ignored: a document's position in its query is recomputed
+//	others    carried as comment columns (STRING, or numbers as DOUBLE)
+
+// parquetMagic starts (and ends) every Parquet file.
+const parquetMagic = "PAR1"
+
+// isParquetFile reports whether the file at p starts with the Parquet
+// magic bytes.
+func isParquetFile(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var b [4]byte
+	n, _ := io.ReadFull(f, b[:])
+	return n == 4 && string(b[:]) == parquetMagic
+}
+
+// pqCol is one column of a Parquet input.
+type pqCol struct {
+	name   string // the top-level field name
+	index  int    // leaf column index
+	maxDef int
+	maxRep int
+	// repDef is the definition level of the list's repeated node: a value
+	// below it is a null or empty list, one from it up to maxDef-1 a null
+	// element.
+	repDef int
+	kind   parquet.Kind
+}
+
+// pqLayout says which columns of a Parquet input hold what.
+type pqLayout struct {
+	label, qid pqCol
+	part       *pqCol
+	feats      []pqCol // scalar feature columns, in order (nil with list)
+	list       *pqCol  // the list column of the features
+	nfeat      int     // features per row (for a list: from the first row)
+	comments   []pqCol
+	cs         commentSchema
+}
+
+// schemaError is an error about a column of the whole file (every row
+// group).
+func schemaError(file, column, format string, args ...any) error {
+	return &colError{File: file, RowGroup: -1, Column: column, Msg: fmt.Sprintf(format, args...)}
+}
+
+func isNumericKind(k parquet.Kind) bool {
+	switch k {
+	case parquet.Int32, parquet.Int64, parquet.Float, parquet.Double:
+		return true
+	}
+	return false
+}
+
+// leafOf returns the column of the top-level field f: its only leaf.
+func leafOf(pf *parquet.File, f parquet.Field) (pqCol, error) {
+	path := []string{f.Name()}
+	n := parquet.Node(f)
+	def, repDef := 0, 0
+	for {
+		if n.Optional() {
+			def++
+		}
+		if n.Repeated() {
+			def++
+			repDef = def
+		}
+		if n.Leaf() {
+			break
+		}
+		fs := n.Fields()
+		if len(fs) != 1 {
+			return pqCol{}, fmt.Errorf("a group of %d fields, not a column or a list", len(fs))
+		}
+		path = append(path, fs[0].Name())
+		n = fs[0]
+	}
+	lc, ok := pf.Schema().Lookup(path...)
+	if !ok {
+		return pqCol{}, fmt.Errorf("no leaf column at %s", strings.Join(path, "."))
+	}
+	return pqCol{name: f.Name(), index: lc.ColumnIndex, maxDef: lc.MaxDefinitionLevel, maxRep: lc.MaxRepetitionLevel, repDef: repDef, kind: lc.Node.Type().Kind()}, nil
+}
+
+// detectLayout reads the schema of a Parquet input and decides its layout.
+func detectLayout(path string, pf *parquet.File, opts Options) (*pqLayout, error) {
+	fields := pf.Schema().Fields()
+	byName := map[string]parquet.Field{}
+	var names []string
+	for _, f := range fields {
+		byName[f.Name()] = f
+		names = append(names, f.Name())
+	}
+	have := strings.Join(names, ", ")
+	col := func(name, flag string) (pqCol, error) {
+		f, ok := byName[name]
+		if !ok {
+			return pqCol{}, schemaError(path, name, "missing (the file has columns %s; name another with %s)", have, flag)
+		}
+		c, err := leafOf(pf, f)
+		if err != nil {
+			return pqCol{}, schemaError(path, name, "%v", err)
+		}
+		return c, nil
+	}
+	scalar := func(name, flag, what string) (pqCol, error) {
+		c, err := col(name, flag)
+		if err != nil {
+			return c, err
+		}
+		if c.maxRep > 0 {
+			return c, schemaError(path, name, "a list, want one %s per row", what)
+		}
+		if !isNumericKind(c.kind) {
+			return c, schemaError(path, name, "not numeric (%s), want %s", c.kind, what)
+		}
+		return c, nil
+	}
+	l := &pqLayout{}
+	var err error
+	labelName := cmp(opts.LabelColumn, "label")
+	qidName := cmp(opts.QIDColumn, "qid")
+	if l.label, err = scalar(labelName, "--label-column", "an integer label"); err != nil {
+		return nil, err
+	}
+	if l.qid, err = scalar(qidName, "--qid-column", "an integer query id"); err != nil {
+		return nil, err
+	}
+	used := map[string]bool{labelName: true, qidName: true, "doc": true}
+
+	featNames := opts.FeatureColumns
+	if len(featNames) == 0 {
+		for j := 1; ; j++ {
+			if _, ok := byName["f"+strconv.Itoa(j)]; !ok {
+				break
+			}
+			featNames = append(featNames, "f"+strconv.Itoa(j))
+		}
+		// A column fK beyond a gap is an error: f1..fN must be complete.
+		for _, n := range names {
+			if k, err := strconv.Atoi(strings.TrimPrefix(n, "f")); err == nil && n[0] == 'f' && k > len(featNames) {
+				return nil, schemaError(path, "f"+strconv.Itoa(len(featNames)+1), "missing (the file has %s: the feature columns must be f1..fN)", n)
+			}
+		}
+		if len(featNames) == 0 {
+			var lists []string
+			for _, f := range fields {
+				if c, err := leafOf(pf, f); err == nil && c.maxRep > 0 {
+					lists = append(lists, f.Name())
+				}
+			}
+			if len(lists) != 1 {
+				return nil, schemaError(path, "f1", "missing: no feature columns f1..fN and %d list columns %v (name the features with --feature-columns)", len(lists), lists)
+			}
+			featNames = lists
+		}
+	}
+	if len(featNames) == 1 {
+		if c, err := col(featNames[0], "--feature-columns"); err == nil && c.maxRep > 0 {
+			if c.maxRep > 1 {
+				return nil, schemaError(path, c.name, "a nested list, want a list of numbers")
+			}
+			if !isNumericKind(c.kind) {
+				return nil, schemaError(path, c.name, "a list of %s, want a list of numbers", c.kind)
+			}
+			l.list = &c
+			used[c.name] = true
+		}
+	}
+	if l.list == nil {
+		for _, n := range featNames {
+			c, err := scalar(n, "--feature-columns", "one number per row")
+			if err != nil {
+				return nil, err
+			}
+			l.feats = append(l.feats, c)
+			used[n] = true
+		}
+		l.nfeat = len(l.feats)
+	}
+	if f, ok := byName["part"]; ok && !used["part"] {
+		c, err := leafOf(pf, f)
+		if err != nil || c.maxRep > 0 || c.kind != parquet.ByteArray {
+			return nil, schemaError(path, "part", "want a STRING column (each row's part)")
+		}
+		l.part = &c
+		used["part"] = true
+	}
+	for _, f := range fields {
+		if used[f.Name()] {
+			continue
+		}
+		c, err := leafOf(pf, f)
+		switch {
+		case err != nil:
+			return nil, schemaError(path, f.Name(), "%v: not a column prep ingest can carry (only numbers and strings)", err)
+		case c.maxRep > 0:
+			return nil, schemaError(path, f.Name(), "a second list column (the features are in %s)", strings.Join(featNames, ", "))
+		case c.kind == parquet.ByteArray:
+			l.cs.keys = append(l.cs.keys, c.name)
+			l.cs.numeric = append(l.cs.numeric, false)
+		case isNumericKind(c.kind):
+			l.cs.keys = append(l.cs.keys, c.name)
+			l.cs.numeric = append(l.cs.numeric, true)
+		default:
+			return nil, schemaError(path, f.Name(), "of type %s: prep ingest carries numbers and strings only", c.kind)
+		}
+		l.comments = append(l.comments, c)
+	}
+	if len(l.cs.keys) == 1 && l.cs.keys[0] == "comment" && !l.cs.numeric[0] {
+		l.cs = commentSchema{raw: true}
+	}
+	return l, nil
+}
+
+// cmp returns a, or def when a is empty.
+func cmp(a, def string) string {
+	if a == "" {
+		return def
+	}
+	return a
+}
+
+// sameLayout reports why two inputs' layouts differ ("" when they agree).
+func (l *pqLayout) same(o *pqLayout) string {
+	switch {
+	case (l.list == nil) != (o.list == nil):
+		return "one has a list column of features, the other feature columns"
+	case l.list == nil && l.nfeat != o.nfeat:
+		return fmt.Sprintf("%d feature columns, the first input %d", o.nfeat, l.nfeat)
+	case (l.part == nil) != (o.part == nil):
+		return "one has a part column, the other not"
+	case !slices.Equal(l.cs.columns(), o.cs.columns()) || !slices.Equal(l.cs.numeric, o.cs.numeric):
+		return fmt.Sprintf("other columns %v, the first input %v", o.cs.columns(), l.cs.columns())
+	}
+	return ""
+}
+
+// parquetReader is the read stage for Parquet inputs: it decodes one row
+// group at a time into a parsed chunk (column by column), and ends each
+// source with its end-of-source chunk.
+type parquetReader struct {
+	sources  []*source
+	layouts  []*pqLayout
+	labelMax int
+	read     *atomic.Int64
+
+	cur   int
+	f     *pqFile
+	g     int   // next row group of f
+	row   int64 // rows of the source so far
+	names []string
+	nameI map[string]int32
+	vals  []parquet.Value
+}
+
+// next returns the next row group of the current source as a parsed
+// chunk, or its end-of-source chunk, or io.EOF after the last source.
+func (r *parquetReader) next() (*chunk, error) {
+	for r.cur < len(r.sources) {
+		if r.f == nil {
+			f, err := openParquet(r.sources[r.cur].name)
+			if err != nil {
+				return nil, err
+			}
+			r.f, r.g, r.row = f, 0, 0
+		}
+		rgs := r.f.pf.RowGroups()
+		for r.g < len(rgs) && rgs[r.g].NumRows() == 0 {
+			r.g++ // an empty row group holds no rows
+		}
+		if r.g < len(rgs) {
+			pc, err := r.decode(rgs[r.g])
+			if err != nil {
+				return nil, err
+			}
+			r.g++
+			res := make(chan *parsedChunk, 1)
+			res <- pc
+			return &chunk{src: r.cur, firstLine: pc.line[0], res: res}, nil
+		}
+		s := r.sources[r.cur]
+		size, sum, err := hashWholeFile(s.name)
+		r.f.close()
+		r.f = nil
+		if err != nil {
+			return nil, err
+		}
+		r.read.Add(size)
+		c := &chunk{src: r.cur, eos: true, bytes: size, sha256: sum, lines: r.row}
+		r.cur++
+		return c, nil
+	}
+	return nil, io.EOF
+}
+
+func (r *parquetReader) close() {
+	if r.f != nil {
+		r.f.close()
+		r.f = nil
+	}
+}
+
+// hashWholeFile returns the size and hex sha256 of the file at p.
+func hashWholeFile(p string) (int64, string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return 0, "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return 0, "", fmt.Errorf("%s: %w", p, err)
+	}
+	return n, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// decode reads row group rg of the current source into a parsed chunk: the
+// rows' "line" numbers are their 1-based row numbers in the file.
+func (r *parquetReader) decode(rg parquet.RowGroup) (*parsedChunk, error) {
+	l := r.layouts[r.cur]
+	path := r.sources[r.cur].name
+	g := r.g
+	n := int(rg.NumRows())
+	cols := rg.ColumnChunks()
+	bad := func(c pqCol, row int, format string, args ...any) error {
+		msg := fmt.Sprintf(format, args...)
+		if row >= 0 {
+			msg = fmt.Sprintf("row %d (row %d of the file): %s", row, r.row+int64(row)+1, msg)
+		}
+		return &colError{File: path, RowGroup: g, Column: c.name, Msg: msg}
+	}
+	// scalars reads column c: one non-null value per row.
+	scalars := func(c pqCol) ([]parquet.Value, error) {
+		vals, err := readValues(cols[c.index], r.vals)
+		r.vals = vals
+		if err != nil {
+			return nil, bad(c, -1, "%v", err)
+		}
+		if len(vals) != n {
+			return nil, bad(c, -1, "%d values for %d rows", len(vals), n)
+		}
+		for i, v := range vals {
+			if v.IsNull() {
+				return nil, bad(c, i, "null")
+			}
+		}
+		return vals, nil
+	}
+	pc := &parsedChunk{rows: n, line: make([]int64, n), qid: make([]int64, n), label: make([]int32, n)}
+	for i := range pc.line {
+		pc.line[i] = r.row + int64(i) + 1
+	}
+	vals, err := scalars(l.label)
+	if err != nil {
+		return nil, err
+	}
+	for i, v := range vals {
+		x, ok := integral(v)
+		if !ok || x < 0 || x > int64(r.labelMax) {
+			return nil, bad(l.label, i, "label %v: want an integer 0..%d", number(v), r.labelMax)
+		}
+		pc.label[i] = int32(x)
+	}
+	if vals, err = scalars(l.qid); err != nil {
+		return nil, err
+	}
+	for i, v := range vals {
+		x, ok := integral(v)
+		if !ok {
+			return nil, bad(l.qid, i, "query id %v: want an integer", number(v))
+		}
+		pc.qid[i] = x
+	}
+	pc.x = make([][]float64, l.nfeat)
+	if l.list == nil {
+		for j, c := range l.feats {
+			if vals, err = scalars(c); err != nil {
+				return nil, err
+			}
+			pc.x[j] = make([]float64, n)
+			for i, v := range vals {
+				pc.x[j][i] = number(v)
+			}
+		}
+	} else if err := r.decodeList(pc, l, cols[l.list.index], bad); err != nil {
+		return nil, err
+	}
+	pc.cstr = make([][]string, len(l.comments))
+	pc.cnum = make([][]float64, len(l.comments))
+	for k, c := range l.comments {
+		if vals, err = scalars(c); err != nil {
+			return nil, err
+		}
+		if c.kind == parquet.ByteArray {
+			pc.cstr[k] = make([]string, n)
+			for i, v := range vals {
+				pc.cstr[k][i] = string(v.ByteArray())
+			}
+			continue
+		}
+		pc.cnum[k] = make([]float64, n)
+		for i, v := range vals {
+			pc.cnum[k][i] = number(v)
+		}
+	}
+	if l.part != nil {
+		if vals, err = scalars(*l.part); err != nil {
+			return nil, err
+		}
+		pc.part = make([]int32, n)
+		for i, v := range vals {
+			k, ok := r.nameI[string(v.ByteArray())]
+			if !ok {
+				k = int32(len(r.names))
+				r.nameI[string(v.ByteArray())] = k
+				r.names = append(r.names, string(v.ByteArray()))
+			}
+			pc.part[i] = k
+		}
+		pc.partNames = r.names
+	}
+	r.row += int64(n)
+	return pc, nil
+}
+
+// decodeList reads the list column of the features: every row a list of
+// l.nfeat numbers, no nulls.
+func (r *parquetReader) decodeList(pc *parsedChunk, l *pqLayout, cc parquet.ColumnChunk, bad func(pqCol, int, string, ...any) error) error {
+	c := *l.list
+	vals, err := readValues(cc, r.vals)
+	r.vals = vals
+	if err != nil {
+		return bad(c, -1, "%v", err)
+	}
+	n := pc.rows
+	for j := range pc.x {
+		pc.x[j] = make([]float64, n)
+	}
+	row, k := -1, 0
+	end := func() error {
+		if row >= 0 && k != l.nfeat {
+			return bad(c, row, "%d features, the first row has %d (ragged lists)", k, l.nfeat)
+		}
+		return nil
+	}
+	for _, v := range vals {
+		if v.RepetitionLevel() == 0 {
+			if err := end(); err != nil {
+				return err
+			}
+			row, k = row+1, 0
+			if row >= n {
+				return bad(c, -1, "more lists than the row group's %d rows", n)
+			}
+		}
+		if d := v.DefinitionLevel(); d < c.maxDef {
+			if d >= c.repDef {
+				return bad(c, row, "a null feature")
+			}
+			continue // an empty or null list: no features
+		}
+		if k >= l.nfeat {
+			return bad(c, row, "more than %d features, the first row has %d (ragged lists)", k, l.nfeat)
+		}
+		pc.x[k][row] = number(v)
+		k++
+	}
+	if err := end(); err != nil {
+		return err
+	}
+	if row+1 != n {
+		return bad(c, -1, "%d lists for %d rows", row+1, n)
+	}
+	return nil
+}
+
+// integral returns the integer value of a numeric v, ok false for a
+// non-integral or out-of-range floating-point value.
+func integral(v parquet.Value) (int64, bool) {
+	switch v.Kind() {
+	case parquet.Int32:
+		return int64(v.Int32()), true
+	case parquet.Int64:
+		return v.Int64(), true
+	case parquet.Float, parquet.Double:
+		f := number(v)
+		if f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+			return 0, false
+		}
+		return int64(f), true
+	}
+	return 0, false
+}
+
+// number returns a numeric v as a float64 (exact for FLOAT and INT32;
+// INT64 beyond 2^53 rounds).
+func number(v parquet.Value) float64 {
+	switch v.Kind() {
+	case parquet.Int32:
+		return float64(v.Int32())
+	case parquet.Int64:
+		return float64(v.Int64())
+	case parquet.Float:
+		return float64(v.Float())
+	}
+	return v.Double()
+}
+
+// firstListLength returns the number of elements in the first row of the
+// list column c of the file (to fix the features per row).
+func firstListLength(f *pqFile, c pqCol) (int, error) {
+	for g, rg := range f.pf.RowGroups() {
+		if rg.NumRows() == 0 {
+			continue
+		}
+		vals, err := readValues(rg.ColumnChunks()[c.index], nil)
+		if err != nil {
+			return 0, &colError{File: f.path, RowGroup: g, Column: c.name, Msg: err.Error()}
+		}
+		k := 0
+		for i, v := range vals {
+			if i > 0 && v.RepetitionLevel() == 0 {
+				break
+			}
+			if v.DefinitionLevel() == c.maxDef {
+				k++
+			}
+		}
+		return k, nil
+	}
+	return 0, nil
+}
+
+// setupParquet fixes the schema of a Parquet ingest from its inputs'
+// layouts (which must agree) and makes its read stage.
+func (p *pipeline) setupParquet(res *resolved) error {
+	pr := &parquetReader{sources: res.sources, read: &p.readBytes, nameI: map[string]int32{}}
+	p.lr = pr
+	opts := p.opts
+	if opts.Lenient || opts.AllowRagged {
+		return fmt.Errorf("%s: --lenient and --allow-ragged apply to text inputs, not to Parquet", res.sources[0].name)
+	}
+	for i, s := range res.sources {
+		f, err := openParquet(s.name)
+		if err != nil {
+			return err
+		}
+		l, err := detectLayout(s.name, f.pf, opts)
+		if err == nil && l.list != nil {
+			if i == 0 {
+				l.nfeat, err = firstListLength(f, *l.list)
+				if err == nil && l.nfeat == 0 {
+					err = schemaError(s.name, l.list.name, "the first row has no features")
+				}
+			} else {
+				l.nfeat = pr.layouts[0].nfeat
+			}
+		}
+		f.close()
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			if why := pr.layouts[0].same(l); why != "" {
+				return fmt.Errorf("%s and %s have different layouts: %s", res.sources[0].name, s.name, why)
+			}
+		}
+		pr.layouts = append(pr.layouts, l)
+	}
+	l := pr.layouts[0]
+	if opts.Features > 0 && opts.Features != l.nfeat {
+		return fmt.Errorf("%s: %d features per row, --features says %d", res.sources[0].name, l.nfeat, opts.Features)
+	}
+	if l.part != nil {
+		// Each row's part comes from the part column.
+		for _, s := range res.sources {
+			s.part = ""
+		}
+	}
+	p.setup(res, l.nfeat, l.cs)
+	pr.labelMax = p.cfg.labelMax
+	if l.part != nil {
+		p.partNames = nil
+	}
+	return nil
+}

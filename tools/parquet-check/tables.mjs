@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+// Reads a sweep's runs.parquet and curves.parquet with hyparquet (a
+// pure-JavaScript Parquet reader, sharing no code with the Go writer):
+//
+//   node tables.mjs DIR
+//
+// prints one JSON object: the column names of both files, every run's
+// run_id, family, algorithm, params (an object, a field per parameter) and
+// silo_pseudo_regret (an array), and the curves' row count and sums.
+// outputs' TestParquetIndependentReaders compares it with the tables the
+// Go code wrote. Exits 1 when hyparquet cannot read a file.
+import { join } from 'node:path'
+import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from 'hyparquet'
+
+const dir = process.argv[2]
+if (!dir || process.argv.length > 3) {
+  console.error('usage: node tables.mjs DIR')
+  process.exit(2)
+}
+const read = async (name) => {
+  const file = await asyncBufferFromFile(join(dir, name))
+  const metadata = await parquetMetadataAsync(file)
+  const rows = await parquetReadObjects({ file, metadata })
+  const top = metadata.schema[0].num_children
+  // The top-level columns: the root's children, in order.
+  const names = []
+  for (let i = 1, left = top; left > 0; left--) {
+    names.push(metadata.schema[i].name)
+    // Skip the node's subtree.
+    let pending = 1
+    while (pending > 0) {
+      pending += (metadata.schema[i].num_children ?? 0) - 1
+      i++
+    }
+  }
+  return { names, rows }
+}
+const num = (v) => (typeof v === 'bigint' ? Number(v) : v)
+const runs = await read('runs.parquet')
+const curves = await read('curves.parquet')
+runs.rows.sort((a, b) => (a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0))
+console.log(JSON.stringify({
+  runs_columns: runs.names,
+  curves_columns: curves.names,
+  runs: runs.rows.map((r) => ({
+    run_id: r.run_id, family: r.family, algorithm: r.algorithm,
+    params: r.params ?? null, silo_pseudo_regret: r.silo_pseudo_regret ?? null,
+  })),
+  curves: {
+    rows: curves.rows.length,
+    pseudo: curves.rows.reduce((s, r) => s + num(r.pseudo_regret), 0),
+    rounds: curves.rows.reduce((s, r) => s + num(r.round), 0),
+  },
+}, (_, v) => (typeof v === 'bigint' ? Number(v) : v)))
