@@ -165,6 +165,6 @@ func (l *ltrInstance) Load(m int, env Env) (*Loaded, error) {
 }
 
 func (l *ltrInstance) Record(rec *outputs.RunRecord) {
-	rec.NoiseVar = l.t.NoiseVar
-	rec.Features, rec.RewardModel, rec.PartitionStrategy, rec.PartitionSeed = l.t.Features, l.t.Model, l.t.Strategy, uint64(l.t.PartitionSeed)
+	rec.NoiseVar = outputs.Some(l.t.NoiseVar)
+	rec.Features, rec.RewardModel, rec.PartitionStrategy, rec.PartitionSeed = l.t.Features, l.t.Model, l.t.Strategy, outputs.Some(uint64(l.t.PartitionSeed))
 }

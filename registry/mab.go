@@ -175,12 +175,22 @@ func decodeMABTable(table map[string]any) (*mabInstance, error) {
 	return &mabInstance{spec: in}, nil
 }
 
-func (*mabInstance) Kind() string              { return "mab" }
-func (*mabInstance) PerM() bool                { return false }
-func (*mabInstance) CheckM(int) error          { return nil }
-func (*mabInstance) ShareKey() string          { return "" }
-func (*mabInstance) Settings(*federate.Spec)   {}
-func (*mabInstance) Record(*outputs.RunRecord) {}
+func (*mabInstance) Kind() string            { return "mab" }
+func (*mabInstance) PerM() bool              { return false }
+func (*mabInstance) CheckM(int) error        { return nil }
+func (*mabInstance) ShareKey() string        { return "" }
+func (*mabInstance) Settings(*federate.Spec) {}
+
+// Record records the arms (not a dimension) and, for drawn means, the
+// instance seed.
+func (y *mabInstance) Record(rec *outputs.RunRecord) {
+	rec.Dim, rec.Arms = nil, outputs.Some(y.spec.Arms)
+	if y.spec.Means != nil {
+		rec.Arms = outputs.Some(len(y.spec.Means))
+		return
+	}
+	rec.InstanceSeed = outputs.Some(y.spec.Seed)
+}
 
 func (y *mabInstance) Load(int, Env) (*Loaded, error) {
 	s := y.spec

@@ -218,13 +218,22 @@ func (r *Run) genericRecord(sweep string) outputs.RunRecord {
 		RunID: r.ID, FormatVersion: outputs.FormatVersion, Sweep: sweep,
 		Group: r.Group, GroupID: r.GroupID,
 		Instance: ic.Name, InstanceKind: ic.Kind, InstanceHash: r.Instance.Hash, InstanceName: r.Instance.Name,
-		Dim:       r.Instance.Dim,
+		Dim:       outputs.Some(r.Instance.Dim),
 		Algorithm: s.Algorithm, Params: recordedParams(s.Params),
-		Eps: s.Eps, Delta: s.Delta, M: s.M, T: s.T, B: s.B, Every: s.Every, Seed: s.Seed,
-		SiloPseudo: []float64{}, SiloRealised: []float64{},
+		T: s.T, Every: s.Every, Seed: s.Seed,
+	}
+	if rec.Every == 0 {
+		rec.Every = registry.DefaultEvery(s.T)
 	}
 	if a, err := registry.Lookup(s.Algorithm); err == nil {
 		rec.Family, rec.Trust = a.Family, a.Trust
+		recordTargets(&rec, a, s.Eps, s.Delta)
+		if a.UsesKey("M") {
+			rec.M = outputs.Some(s.M)
+		}
+		if a.UsesKey("B") {
+			rec.B = outputs.Some(s.B)
+		}
 	}
 	ic.inst.Record(&rec)
 	return rec
@@ -242,6 +251,9 @@ func executeGeneric(ctx context.Context, r *Run, sweep string, log *slog.Logger)
 		pts, err = checkCurve(res.Curve, r.Generic.T)
 	}
 	if err == nil {
+		err = addMetrics(pts, res.Metrics)
+	}
+	if err == nil {
 		err = res.Privacy.Check()
 	}
 	if err != nil {
@@ -249,7 +261,7 @@ func executeGeneric(ctx context.Context, r *Run, sweep string, log *slog.Logger)
 		return rec, nil, true
 	}
 	rec.Status = outputs.StatusDone
-	fillPrivacy(&rec, res.Privacy)
+	rec.SetPrivacy(res.Privacy)
 	rec.Syncs, rec.Scalars = int64(res.Syncs), res.Scalars
 	last := pts[len(pts)-1]
 	rec.Rounds, rec.PseudoRegret, rec.RealisedRegret = int(last.Round), last.Pseudo, last.Realised
@@ -257,22 +269,21 @@ func executeGeneric(ctx context.Context, r *Run, sweep string, log *slog.Logger)
 	return rec, pts, true
 }
 
-// fillPrivacy records a run's claim: the delivered eps and delta, and
-// the claim's note, prefixed "not certified: " when it does not hold for
-// the run as simulated (the delivered eps is then +Inf).
-func fillPrivacy(rec *outputs.RunRecord, p core.Privacy) {
-	if !p.Private() {
-		return
+// addMetrics copies the curve metrics a run reported (core.Result.Metrics:
+// one value per checkpoint) into its points.
+func addMetrics(pts []outputs.Point, metrics map[string][]float64) error {
+	for k, vs := range metrics {
+		if len(vs) != len(pts) {
+			return fmt.Errorf("curve metric %s: %d values for %d checkpoints", k, len(vs), len(pts))
+		}
+		for i, v := range vs {
+			if pts[i].Metrics == nil {
+				pts[i].Metrics = map[string]float64{}
+			}
+			pts[i].Metrics[k] = v
+		}
 	}
-	rec.DeliveredEps, rec.DeliveredDelta = p.DeliveredEps, p.DeliveredDelta
-	note := p.Note
-	if p.Mechanism != "" {
-		note = strings.TrimSuffix(p.Mechanism+"; "+note, "; ")
-	}
-	if !p.Certified {
-		note = "not certified: " + note
-	}
-	rec.CalibrationNote = note
+	return nil
 }
 
 // safeNewRun runs spec through its algorithm's NewRun (safeRun).

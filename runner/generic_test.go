@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -120,7 +121,7 @@ func TestGenericSweep(t *testing.T) {
 				t.Fatalf("%s: %d points, want %d", r.Group, len(pts), len(res.Curve))
 			}
 			for i, c := range res.Curve {
-				if pts[i] != (outputs.Point{Round: int64(c.Round), Pseudo: c.Pseudo, Realised: c.Realised, Syncs: int64(c.Syncs)}) {
+				if !reflect.DeepEqual(pts[i], outputs.Point{Round: int64(c.Round), Pseudo: c.Pseudo, Realised: c.Realised, Syncs: int64(c.Syncs)}) {
 					t.Fatalf("%s: point %d %+v, want %+v", r.Group, i, pts[i], c)
 				}
 			}
@@ -131,10 +132,11 @@ func TestGenericSweep(t *testing.T) {
 				t.Errorf("record %+v", rec)
 			}
 			if alg.Private() {
-				if rec.DeliveredEps != res.Privacy.DeliveredEps || rec.DeliveredEps > res.Privacy.TargetEps*(1+1e-9) || !strings.Contains(rec.CalibrationNote, res.Privacy.Note) {
+				if rec.Certified != res.Privacy.Certified || rec.Certified && (*rec.DeliveredEps != res.Privacy.DeliveredEps || *rec.DeliveredEps > res.Privacy.TargetEps*(1+1e-9)) ||
+					!strings.Contains(rec.CalibrationNote, strings.TrimPrefix(res.Privacy.Note, "not certified: ")) || rec.Mechanism != res.Privacy.Mechanism {
 					t.Errorf("%s: claim eps %v, note %q", r.Group, rec.DeliveredEps, rec.CalibrationNote)
 				}
-			} else if rec.Eps != 0 || rec.DeliveredEps != 0 {
+			} else if rec.Eps != nil || rec.DeliveredEps != nil || rec.Certified {
 				t.Errorf("%s: non-private run with eps %v", r.Group, rec.Eps)
 			}
 		}
@@ -216,26 +218,27 @@ func TestGenericFailures(t *testing.T) {
 	}
 }
 
-// TestFillPrivacyNote: a run's recorded calibration note is its
-// mechanism, then the claim's note, prefixed "not certified: " when the
-// claim does not hold; a non-private run records none. Mutation control:
-// the `p.Mechanism != ""` test negated (the mechanism dropped, or an
-// empty one leaving a leading "; ") fails.
-func TestFillPrivacyNote(t *testing.T) {
+// TestSetPrivacyNote: a run's claim is recorded in its columns: the
+// mechanism in its own column, the note prefixed "not certified: " once
+// (whatever case the family wrote it in) when the claim is not certified,
+// nothing for a non-private run.
+func TestSetPrivacyNote(t *testing.T) {
 	for _, c := range []struct {
-		name string
-		p    core.Privacy
-		want string
+		name  string
+		trust string
+		p     core.Privacy
+		want  string
 	}{
-		{"mechanism and note", core.Privacy{Trust: core.TrustCentral, Mechanism: "polya-secagg", Certified: true, Note: "Theorem 1"}, "polya-secagg; Theorem 1"},
-		{"mechanism alone", core.Privacy{Trust: core.TrustCentral, Mechanism: "polya-secagg", Certified: true}, "polya-secagg"},
-		{"note alone", core.Privacy{Trust: core.TrustLocal, Certified: true, Note: "Theorem 1"}, "Theorem 1"},
-		{"not certified", core.Privacy{Trust: core.TrustLocal, Mechanism: "laplace", Note: "beyond the theorem"}, "not certified: laplace; beyond the theorem"},
-		{"not private", core.Privacy{Trust: core.TrustNone, Mechanism: "none", Note: "x"}, ""},
+		{"mechanism and note", core.TrustCentral, core.Privacy{Trust: core.TrustCentral, Mechanism: "polya-secagg", Certified: true, DeliveredEps: 1, Note: "Theorem 1"}, "Theorem 1"},
+		{"note alone", core.TrustLocal, core.Privacy{Trust: core.TrustLocal, Certified: true, DeliveredEps: 1, Note: "Theorem 1"}, "Theorem 1"},
+		{"not certified", core.TrustLocal, core.Privacy{Trust: core.TrustLocal, Mechanism: "laplace", Note: "beyond the theorem"}, "not certified: beyond the theorem"},
+		{"not certified twice", core.TrustLocal, core.Privacy{Trust: core.TrustLocal, Note: "NOT CERTIFIED: beyond"}, "not certified: beyond"},
+		{"no claim", core.TrustLocal, core.Privacy{}, "not certified: the simulator recorded no privacy claim"},
+		{"not private", core.TrustNone, core.Privacy{Trust: core.TrustNone, Mechanism: "none", Note: ""}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var rec outputs.RunRecord
-			fillPrivacy(&rec, c.p)
+			rec := outputs.RunRecord{Trust: c.trust}
+			rec.SetPrivacy(c.p)
 			if rec.CalibrationNote != c.want {
 				t.Errorf("note %q, want %q", rec.CalibrationNote, c.want)
 			}

@@ -352,18 +352,29 @@ func (r *Run) Record(sweep string) outputs.RunRecord {
 		RunID: r.ID, FormatVersion: outputs.FormatVersion, Sweep: sweep,
 		Group: r.Group, GroupID: r.GroupID,
 		Instance: ic.Name, InstanceKind: ic.Kind, InstanceHash: r.Instance.Hash, InstanceName: r.Instance.Name,
-		Dim:       r.Instance.Dim,
-		Algorithm: s.Algorithm, Params: recordedParams(s.Params), Protocol: s.Protocol, Lazy: s.Lazy, Preset: s.Preset,
-		Eps: s.Eps, Delta: s.Delta, Relation: s.Relation,
-		M: s.M, T: s.T, B: s.B, Alpha: s.Alpha, Every: s.Every, Seed: s.Seed,
-		R: s.R, Crs: s.Crs, GramNoise: s.GramNoise, RewardLo: s.RewardLo, RewardHi: s.RewardHi, NoClip: s.NoClip,
-		SiloPseudo: []float64{}, SiloRealised: []float64{},
+		Dim:       outputs.Some(r.Instance.Dim),
+		Algorithm: s.Algorithm, Params: recordedParams(s.Params),
+		M: outputs.Some(s.M), T: s.T, B: outputs.Some(s.B), Every: s.Every, Seed: s.Seed,
+		Linear: &outputs.LinearSettings{Protocol: s.Protocol, Lazy: s.Lazy, Preset: s.Preset, Alpha: s.Alpha,
+			R: s.R, Crs: s.Crs, GramNoise: s.GramNoise, RewardLo: s.RewardLo, RewardHi: s.RewardHi, NoClip: s.NoClip},
 	}
 	if a, err := registry.Lookup(s.Algorithm); err == nil {
 		rec.Family, rec.Trust = a.Family, a.Trust
+		recordTargets(&rec, a, s.Eps, s.Delta)
 	}
 	ic.inst.Record(&rec)
 	return rec
+}
+
+// recordTargets records the privacy targets an algorithm takes (null
+// for the others).
+func recordTargets(rec *outputs.RunRecord, a *registry.Algorithm, eps, delta float64) {
+	if a.UsesKey("eps") {
+		rec.Eps = outputs.Some(eps)
+	}
+	if a.UsesKey("delta") {
+		rec.Delta = outputs.Some(delta)
+	}
 }
 
 // recordedParams is what runs.arrow records of an algorithm's own

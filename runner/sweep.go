@@ -392,17 +392,20 @@ func (s *Sweep) execute(ctx context.Context, sim SimulateFunc, r *Run, log *slog
 	}
 	c := res.Calibration
 	rec.Status = outputs.StatusDone
-	rec.Sigma, rec.Lambda, rec.BetaT, rec.Kappa = c.Sigma, c.Lambda, res.BetaT, c.Kappa
-	rec.DeliveredEps, rec.DeliveredDelta, rec.Amplified = c.DeliveredEps, c.DeliveredDelta, c.Amplified
-	rec.CalibrationNote, rec.MuGDP = c.Note, c.Mu
+	lin := rec.Linear
+	lin.Lambda, lin.BetaT, lin.Kappa = c.Lambda, res.BetaT, c.Kappa
+	rec.SetPrivacy(res.Privacy)
+	if rec.Trust != core.TrustNone {
+		lin.Noise = &outputs.LinearNoise{Sigma: c.Sigma, MuGDP: c.Mu, Amplified: c.Amplified}
+	}
 	if d := r.Spec.LTR; d != nil && d.Note != "" {
 		rec.CalibrationNote = strings.TrimPrefix(rec.CalibrationNote+"; "+d.Note, "; ")
 	}
-	rec.NonPD, rec.Syncs, rec.Scalars = int64(res.NonPD), int64(res.Syncs), res.Scalars
+	lin.NonPD, rec.Syncs, rec.Scalars = int64(res.NonPD), int64(res.Syncs), res.Scalars
 	last := pts[len(pts)-1]
 	rec.Rounds, rec.PseudoRegret, rec.RealisedRegret = int(last.Round), last.Pseudo, last.Realised
-	rec.SiloPseudo = append([]float64{}, res.SiloPseudo...)
-	rec.SiloRealised = append([]float64{}, res.SiloRealised...)
+	lin.SiloPseudo = append([]float64{}, res.SiloPseudo...)
+	lin.SiloRealised = append([]float64{}, res.SiloRealised...)
 	rec.WallSeconds = res.WallSeconds
 	return rec, pts, true
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"text/tabwriter"
 
@@ -62,20 +61,21 @@ func printSummary(w io.Writer, dir string) error {
 		target, delivered := "-", "none (no noise)"
 		alg, _ := federate.LookupAlgorithm(r.Algorithm)
 		// Other families' runs record their trust model (not federate's).
-		if (alg != nil && alg.Private()) || (alg == nil && r.Trust != "" && r.Trust != core.TrustNone) {
-			target = fmt.Sprintf("(%g, %g)", r.Eps, r.Delta)
-			delivered = fmt.Sprintf("(%.3g, %g)", r.DeliveredEps, r.DeliveredDelta)
-			if math.IsInf(r.DeliveredEps, 1) {
+		if r.Trust != "" && r.Trust != core.TrustNone {
+			target = fmt.Sprintf("(%g, %g)", outputs.Deref(r.Eps), outputs.Deref(r.Delta))
+			de := outputs.Deref(r.DeliveredEps)
+			delivered = fmt.Sprintf("(%.3g, %g)", de, outputs.Deref(r.DeliveredDelta))
+			if !r.Certified {
 				delivered = "NOT CERTIFIED"
 				uncertified = true
 			}
-			zeroEps = zeroEps || r.DeliveredEps == 0
-			restated = restated || (alg == nil && r.DeliveredEps > r.Eps*(1+1e-9) && !math.IsInf(r.DeliveredEps, 1))
+			zeroEps = zeroEps || r.Certified && de == 0
+			restated = restated || (alg == nil && r.Certified && de > outputs.Deref(r.Eps)*(1+1e-9))
 		}
 		unconverged = unconverged || strings.Contains(r.CalibrationNote, ltr.UnconvergedNote)
 		amp := "-"
-		if alg != nil && alg.Model == accountant.ModelSDPAmp {
-			amp = fmt.Sprint(r.Amplified)
+		if alg != nil && alg.Model == accountant.ModelSDPAmp && r.Linear != nil && r.Linear.Noise != nil {
+			amp = fmt.Sprint(r.Linear.Noise.Amplified)
 		}
 		real := "-"
 		if rs, ok := realByGroup[s.GroupID]; ok && len(rs.Mean) > 0 {
