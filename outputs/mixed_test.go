@@ -3,11 +3,11 @@ package outputs
 import (
 	"bytes"
 	"cmp"
-	"slices"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -188,8 +188,10 @@ func runReader(t *testing.T, name, pkg, dir string) error {
 // only the schema.
 func TestReadersRejectMisplacedValues(t *testing.T) {
 	for name, spoil := range map[string]func(r *RunRecord){
-		"mab with M":             func(r *RunRecord) { r.M = Some(0) },
-		"non-private with a bound": func(r *RunRecord) { r.Trust, r.Eps, r.Mechanism, r.Sampler, r.Relation, r.CalibrationNote = "none", nil, "", "", "", "" },
+		"mab with M": func(r *RunRecord) { r.M = Some(0) },
+		"non-private with a bound": func(r *RunRecord) {
+			r.Trust, r.Eps, r.Mechanism, r.Sampler, r.Relation, r.CalibrationNote = "none", nil, "", "", "", ""
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := collectMixed(t)
