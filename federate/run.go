@@ -88,7 +88,11 @@ func (s Spec) Uncertified() string {
 func (s Spec) claim(cal *accountant.Calibration) core.Privacy {
 	alg, err := LookupAlgorithm(s.Algorithm)
 	if err != nil || !alg.Private() {
-		return core.Privacy{Trust: core.TrustNone}
+		p := core.Privacy{Trust: core.TrustNone}
+		if cal != nil {
+			p.Note = cal.Note
+		}
+		return p
 	}
 	mech, sampler := alg.Mechanism, core.SamplerGaussian
 	if s.Noise == NoiseDiscrete {

@@ -50,20 +50,20 @@ var pointBase = []Column[Point]{
 func pointColumns(keys []string) []Column[Point] {
 	cols := append([]Column[Point](nil), pointBase...)
 	for _, k := range keys {
-		cols = append(cols, Column[Point]{k, "", "", "",
-			func(p *Point) any {
+		cols = append(cols, withCodec(Column[Point]{Name: k,
+			get: func(p *Point) any {
 				v, ok := p.Metrics[k]
 				if !ok {
 					return (*float64)(nil)
 				}
 				return &v
 			},
-			func(p *Point, v any) {
+			set: func(p *Point, v any) {
 				if p.Metrics == nil {
 					p.Metrics = map[string]float64{}
 				}
 				p.Metrics[k] = *v.(*float64)
-			}})
+			}}))
 	}
 	return cols
 }
@@ -159,21 +159,32 @@ func hashCell(h hash.Hash, name string, null bool, v string) {
 }
 
 // hashPoints adds the curve to a per-run file's checksum: the column names,
-// then every cell as stored in the metadata encoding.
+// then every row's t, pseudo_regret, realised_regret, syncs and metrics
+// (in cols' order) as 8 little-endian bytes each (the float64 bits), a
+// metric's preceded by a byte 1 when present, 0 when null.
 func hashPoints(h hash.Hash, cols []Column[Point], pts []Point) {
 	for _, c := range cols {
 		hashCell(h, "column", false, c.Name)
 	}
-	for i := range pts {
-		for _, c := range cols {
-			p := c.get(&pts[i])
-			cd := c.codec()
-			if cd.null(p) {
-				hashCell(h, "", true, "")
-			} else {
-				hashCell(h, "", false, cd.format(p))
+	keys := make([]string, 0, len(cols)-len(pointBase))
+	for _, c := range cols[len(pointBase):] {
+		keys = append(keys, c.Name)
+	}
+	buf := make([]byte, 0, 32+9*len(keys))
+	for _, p := range pts {
+		buf = binary.LittleEndian.AppendUint64(buf[:0], uint64(p.Round))
+		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(p.Pseudo))
+		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(p.Realised))
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(p.Syncs))
+		for _, k := range keys {
+			v, ok := p.Metrics[k]
+			if !ok {
+				buf = append(buf, 0)
+				continue
 			}
+			buf = binary.LittleEndian.AppendUint64(append(buf, 1), math.Float64bits(v))
 		}
+		h.Write(buf)
 	}
 }
 
@@ -250,7 +261,7 @@ func decodeRun(data []byte) (*RunRecord, []Point, error) {
 		return nil, nil, fmt.Errorf("curve metric columns %v out of order", keys)
 	}
 	cols := pointColumns(keys)
-	pts, err := readRows(r, cols, nil)
+	pts, err := readPoints(r, cols)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -260,13 +271,16 @@ func decodeRun(data []byte) (*RunRecord, []Point, error) {
 	var params []string
 	for _, k := range md.Keys() {
 		if name, ok := strings.CutPrefix(k, metaPrefix+ParamPrefix); ok {
-			params = append(params, name)
+			params = append(params, strings.Clone(name))
 		}
 	}
 	slices.Sort(params)
 	for _, c := range runColumns(params) {
 		known[metaPrefix+c.Name] = true
 		s, ok := md.GetValue(metaPrefix + c.Name)
+		// A copy: the metadata's strings may share the file's buffer,
+		// which a kept record must not pin (Collect keeps every record).
+		s = strings.Clone(s)
 		if ok {
 			p, err := c.codec().parse(s)
 			if err != nil {
@@ -435,21 +449,24 @@ func ReadCurves(path string) ([]CurvePoint, error) {
 }
 
 // curveColumnsOf are the columns of a curves.arrow whose schema has fields
-// fs: the base columns, then the family metrics it holds (in Metrics
-// order; a metric this build does not know is an error naming it).
+// fs: the base columns, then the family metrics it holds, each a float64
+// column read into CurvePoint.Metrics by name (a metric this build does
+// not declare too: a metric is added without a new layout).
 func curveColumnsOf(fs []arrow.Field) ([]Column[CurvePoint], error) {
 	cols := append([]Column[CurvePoint](nil), curveBase...)
-	rest := curveColumns()[len(curveBase):]
+	seen := map[string]bool{}
+	for _, c := range curveBase {
+		seen[c.Name] = true
+	}
 	for i, f := range fs {
 		if i < len(curveBase) {
 			continue
 		}
-		j := slices.IndexFunc(rest, func(c Column[CurvePoint]) bool { return c.Name == f.Name })
-		if j < 0 {
-			return nil, fmt.Errorf("column %s: not a curve metric of this build (Metrics)", f.Name)
+		if seen[f.Name] {
+			return nil, fmt.Errorf("column %s given twice", f.Name)
 		}
-		cols = append(cols, rest[j])
-		rest = rest[j+1:]
+		seen[f.Name] = true
+		cols = append(cols, Metric{Column: f.Name}.column())
 	}
 	return cols, nil
 }
@@ -610,22 +627,12 @@ func decodeTable[R any](data []byte, colsOf func(fs []arrow.Field) ([]Column[R],
 // (names and types, in order); each row goes to emit when it is not nil
 // (and nothing is kept), else into the returned slice.
 func readRows[R any](r *ipc.FileReader, cols []Column[R], emit func(R) error) ([]R, error) {
-	fs := r.Schema().Fields()
+	if err := checkFields(r.Schema().Fields(), cols); err != nil {
+		return nil, err
+	}
 	cds := make([]codec, len(cols))
 	for j, c := range cols {
 		cds[j] = c.codec()
-		if j >= len(fs) {
-			return nil, fmt.Errorf("column %s missing", c.Name)
-		}
-		if fs[j].Name != c.Name {
-			return nil, fmt.Errorf("column %d is %s, want %s", j, fs[j].Name, c.Name)
-		}
-		if !cds[j].fits(fs[j].Type) {
-			return nil, fmt.Errorf("column %s: type %s, want %s", c.Name, fs[j].Type, cds[j].typ)
-		}
-	}
-	if len(fs) > len(cols) {
-		return nil, fmt.Errorf("column %s: not expected", fs[len(cols)].Name)
 	}
 	var rows []R
 	for i := 0; i < r.NumRecords(); i++ {
@@ -660,6 +667,66 @@ func readRows[R any](r *ipc.FileReader, cols []Column[R], emit func(R) error) ([
 		}
 	}
 	return rows, nil
+}
+
+// readPoints reads a per-run file's curve table, whose schema must be
+// cols (the four base columns, then metrics): readRows without a
+// per-cell allocation, since Collect reads every run's curve twice.
+func readPoints(r *ipc.FileReader, cols []Column[Point]) ([]Point, error) {
+	if err := checkFields(r.Schema().Fields(), cols); err != nil {
+		return nil, err
+	}
+	var pts []Point
+	for i := 0; i < r.NumRecords(); i++ {
+		b, err := r.RecordBatch(i)
+		if err != nil {
+			return nil, fmt.Errorf("record batch %d: %w", i, err)
+		}
+		for j := range pointBase {
+			if n := b.Column(j).NullN(); n > 0 {
+				return nil, fmt.Errorf("column %s: %d nulls", cols[j].Name, n)
+			}
+		}
+		t, pseudo := b.Column(0).(*array.Int64), b.Column(1).(*array.Float64)
+		realised, syncs := b.Column(2).(*array.Float64), b.Column(3).(*array.Int64)
+		base := len(pts)
+		for k := 0; k < int(b.NumRows()); k++ {
+			pts = append(pts, Point{Round: t.Value(k), Pseudo: pseudo.Value(k), Realised: realised.Value(k), Syncs: syncs.Value(k)})
+		}
+		for j := len(pointBase); j < len(cols); j++ {
+			m := b.Column(j).(*array.Float64)
+			for k := 0; k < m.Len(); k++ {
+				if m.IsValid(k) {
+					p := &pts[base+k]
+					if p.Metrics == nil {
+						p.Metrics = make(map[string]float64, len(cols)-len(pointBase))
+					}
+					p.Metrics[cols[j].Name] = m.Value(k)
+				}
+			}
+		}
+	}
+	return pts, nil
+}
+
+// checkFields checks that a schema's fields are cols: names and types, in
+// order, no more.
+func checkFields[R any](fs []arrow.Field, cols []Column[R]) error {
+	for j, c := range cols {
+		if j >= len(fs) {
+			return fmt.Errorf("column %s missing", c.Name)
+		}
+		if fs[j].Name != c.Name {
+			return fmt.Errorf("column %d is %s, want %s", j, fs[j].Name, c.Name)
+		}
+		if cd := c.codec(); !cd.fits(fs[j].Type) {
+			return fmt.Errorf("column %s: type %s, want %s", c.Name, fs[j].Type, cd.typ)
+		}
+	}
+	if len(fs) > len(cols) {
+		return fmt.Errorf("column %s: not expected", fs[len(cols)].Name)
+	}
+	return nil
 }
 
 // sizeLimits bounds every length the reader trusts by the file size, so

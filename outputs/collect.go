@@ -129,9 +129,13 @@ func Collect(dir string) (*CollectSummary, error) {
 		return nil, err
 	}
 	if len(s.Invalid) > 0 {
-		msgs := make([]string, len(s.Invalid))
+		var msgs []string
 		for i, f := range s.Invalid {
-			msgs[i] = f.Err.Error()
+			if i == 10 {
+				msgs = append(msgs, fmt.Sprintf("and %d more", len(s.Invalid)-i))
+				break
+			}
+			msgs = append(msgs, f.Err.Error())
 		}
 		return nil, fmt.Errorf("collect %s: %d invalid run file(s), nothing written (rerun the sweep that made them: it moves them aside and redoes them): %s",
 			dir, len(s.Invalid), strings.Join(msgs, "; "))

@@ -19,6 +19,8 @@ type Column[R any] struct {
 	// the column is null for the row; set stores a read value (*T).
 	get func(r *R) any
 	set func(r *R, v any)
+	// cd is the codec of the value type, set by withCodec.
+	cd *codec
 }
 
 // TypeName is the column's type as README.md writes it: string, int64,
@@ -29,7 +31,19 @@ func (c Column[R]) TypeName() string { return c.codec().docType }
 // T), or a nil pointer when the column is null for the row.
 func (c Column[R]) Get(r *R) any { return c.get(r) }
 
-func (c Column[R]) codec() codec { return codecFor(c.get(new(R))) }
+func (c Column[R]) codec() codec {
+	if c.cd != nil {
+		return *c.cd
+	}
+	return codecFor(c.get(new(R)))
+}
+
+// withCodec returns c with its codec looked up once.
+func withCodec[R any](c Column[R]) Column[R] {
+	cd := codecFor(c.get(new(R)))
+	c.cd = &cd
+	return c
+}
 
 // Applies values.
 const (
@@ -41,34 +55,34 @@ const (
 
 // value is a column whose value always applies (a *T field of the row).
 func value[R, T any](name, unit, applies, doc string, f func(*R) *T) Column[R] {
-	return Column[R]{name, unit, applies, doc,
-		func(r *R) any { return f(r) },
-		func(r *R, v any) { *f(r) = *v.(*T) }}
+	return withCodec(Column[R]{Name: name, Unit: unit, Applies: applies, Doc: doc,
+		get: func(r *R) any { return f(r) },
+		set: func(r *R, v any) { *f(r) = *v.(*T) }})
 }
 
 // nullable is a column held in a pointer field: nil is null.
 func nullable[R, T any](name, unit, applies, doc string, f func(*R) **T) Column[R] {
-	return Column[R]{name, unit, applies, doc,
-		func(r *R) any { return *f(r) },
-		func(r *R, v any) { *f(r) = v.(*T) }}
+	return withCodec(Column[R]{Name: name, Unit: unit, Applies: applies, Doc: doc,
+		get: func(r *R) any { return *f(r) },
+		set: func(r *R, v any) { *f(r) = v.(*T) }})
 }
 
 // inGroup is a column held in a group of fields that a row may lack (a
 // nil *G, e.g. RunRecord.Linear): null when the group is absent.
 func inGroup[R, G, T any](name, unit, applies, doc string, g func(*R) **G, f func(*G) *T) Column[R] {
-	return Column[R]{name, unit, applies, doc,
-		func(r *R) any {
+	return withCodec(Column[R]{Name: name, Unit: unit, Applies: applies, Doc: doc,
+		get: func(r *R) any {
 			if *g(r) == nil {
 				return (*T)(nil)
 			}
 			return f(*g(r))
 		},
-		func(r *R, v any) {
+		set: func(r *R, v any) {
 			if *g(r) == nil {
 				*g(r) = new(G)
 			}
 			*f(*g(r)) = *v.(*T)
-		}}
+		}})
 }
 
 // doneOnly makes c null in the rows of failed runs.
@@ -192,20 +206,20 @@ const ParamPrefix = "param_"
 
 // paramColumn is the column of parameter key.
 func paramColumn(key string) Column[RunRecord] {
-	return Column[RunRecord]{ParamPrefix + key, "", "algorithms with this parameter", "",
-		func(r *rr) any {
+	return withCodec(Column[RunRecord]{Name: ParamPrefix + key, Applies: "algorithms with this parameter",
+		get: func(r *rr) any {
 			v, ok := r.Params[key]
 			if !ok {
 				return (*float64)(nil)
 			}
 			return &v
 		},
-		func(r *rr, v any) {
+		set: func(r *rr, v any) {
 			if r.Params == nil {
 				r.Params = map[string]float64{}
 			}
 			r.Params[key] = *v.(*float64)
-		}}
+		}})
 }
 
 type cp = CurvePoint

@@ -156,7 +156,7 @@ func (l *legacySummary) params(key string) map[string]float64 {
 // decodeLegacyRun reads a per-run file of layout 1 or 2 (its checksum
 // as those layouts computed it) and upgrades its record.
 func decodeLegacyRun(r *ipc.FileReader, layout int) (*RunRecord, []Point, error) {
-	pts, err := readRows(r, legacyPointColumns, nil)
+	pts, err := readPoints(r, legacyPointColumns)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -171,7 +171,7 @@ func decodeLegacyRun(r *ipc.FileReader, layout int) (*RunRecord, []Point, error)
 		if !ok {
 			return nil, nil, fmt.Errorf("summary column %s missing", k)
 		}
-		l.v[k] = v
+		l.v[k] = strings.Clone(v) // not the file's buffer (see decodeRun)
 		summary = append(summary, v)
 	}
 	want, _ := md.GetValue(metaChecksum)

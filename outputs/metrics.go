@@ -91,18 +91,18 @@ func (m Metric) FamiliesText() string {
 // column is the curves.arrow column of a family's metric.
 func (m Metric) column() Column[CurvePoint] {
 	col := m.Column
-	return Column[CurvePoint]{col, m.Unit, m.FamiliesText(), m.Doc,
-		func(c *CurvePoint) any {
+	return withCodec(Column[CurvePoint]{Name: col, Unit: m.Unit, Applies: m.FamiliesText(), Doc: m.Doc,
+		get: func(c *CurvePoint) any {
 			v, ok := c.Metrics[col]
 			if !ok {
 				return (*float64)(nil)
 			}
 			return &v
 		},
-		func(c *CurvePoint, v any) {
+		set: func(c *CurvePoint, v any) {
 			if c.Metrics == nil {
 				c.Metrics = map[string]float64{}
 			}
 			c.Metrics[col] = *v.(*float64)
-		}}
+		}})
 }

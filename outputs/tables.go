@@ -295,6 +295,36 @@ func ReadTables(dir string) ([]RunRecord, []CurvePoint, error) {
 	return runs, curves, nil
 }
 
+// ReadFinal reads DIR/runs.arrow after checking it against tables.json
+// (as ReadTables does) and returns, besides the runs, the last checkpoint
+// of each done run from its record (FinalPoints): what a summary of the
+// final regrets needs, without reading curves.arrow.
+func ReadFinal(dir string) ([]RunRecord, []CurvePoint, error) {
+	if err := CheckTables(dir); err != nil {
+		return nil, nil, err
+	}
+	runs, err := ReadRuns(filepath.Join(dir, RunsFile))
+	if err != nil {
+		return nil, nil, err
+	}
+	return runs, FinalPoints(runs), nil
+}
+
+// FinalPoints returns the curves.arrow row of the last checkpoint of each
+// done run, from its record (rounds, pseudo_regret, realised_regret,
+// syncs: the values of its curve's last point).
+func FinalPoints(runs []RunRecord) []CurvePoint {
+	var pts []CurvePoint
+	for i := range runs {
+		r := &runs[i]
+		if r.Status != StatusDone || r.Rounds == 0 {
+			continue
+		}
+		pts = append(pts, Derive(r, Point{Round: int64(r.Rounds), Pseudo: r.PseudoRegret, Realised: r.RealisedRegret, Syncs: r.Syncs}))
+	}
+	return pts
+}
+
 // CheckTables checks DIR/runs.arrow and DIR/curves.arrow against
 // DIR/tables.json (see ReadTables).
 func CheckTables(dir string) error {

@@ -26,8 +26,11 @@ func readTables(dir string) ([]outputs.RunRecord, []outputs.CurvePoint, error) {
 // over seeds), both the pseudo-regret (of the means) and the realised
 // regret (of the observed rewards, what the published code reports), the
 // target privacy and the privacy its noise actually delivers.
+//
+// It reads runs.arrow alone (each run's final regret is its record's), so
+// its memory does not grow with the checkpoints (outputs.FinalPoints).
 func printSummary(w io.Writer, dir string) error {
-	runs, curves, err := readTables(dir)
+	runs, curves, err := outputs.ReadFinal(dir)
 	if err != nil {
 		return err
 	}
