@@ -647,6 +647,9 @@ func readRows[R any](r *ipc.FileReader, cols []Column[R], emit func(R) error) ([
 			read := cds[j].reader(col)
 			for k := 0; k < n; k++ {
 				if col.IsNull(k) {
+					if c.notNull {
+						return nil, fmt.Errorf("column %s, row %d of batch %d: null where every row has a value", c.Name, k, i)
+					}
 					continue
 				}
 				v, err := read(k)

@@ -21,6 +21,9 @@ type Column[R any] struct {
 	set func(r *R, v any)
 	// cd is the codec of the value type, set by withCodec.
 	cd *codec
+	// notNull marks a column no row leaves null (a value that always
+	// applies, not a string): a null there is a damaged table.
+	notNull bool
 }
 
 // TypeName is the column's type as README.md writes it: string, int64,
@@ -55,9 +58,11 @@ const (
 
 // value is a column whose value always applies (a *T field of the row).
 func value[R, T any](name, unit, applies, doc string, f func(*R) *T) Column[R] {
+	_, str := any(new(T)).(*string)
 	return withCodec(Column[R]{Name: name, Unit: unit, Applies: applies, Doc: doc,
-		get: func(r *R) any { return f(r) },
-		set: func(r *R, v any) { *f(r) = *v.(*T) }})
+		get:     func(r *R) any { return f(r) },
+		set:     func(r *R, v any) { *f(r) = *v.(*T) },
+		notNull: !str})
 }
 
 // nullable is a column held in a pointer field: nil is null.
@@ -87,6 +92,7 @@ func inGroup[R, G, T any](name, unit, applies, doc string, g func(*R) **G, f fun
 
 // doneOnly makes c null in the rows of failed runs.
 func doneOnly(c Column[RunRecord]) Column[RunRecord] {
+	c.notNull = false
 	get := c.get
 	c.get = func(r *RunRecord) any {
 		p := get(r)
