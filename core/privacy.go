@@ -14,7 +14,9 @@ const (
 	TrustDistributed = "distributed" // secure aggregation: the server sees only a noisy sum
 )
 
-// Noise samplers (Privacy.Sampler): the law of the privacy noise drawn.
+// Noise samplers (Privacy.Sampler) by short name, as the linear and bco
+// families record them; runs.arrow's sampler column holds what a family
+// records.
 const (
 	SamplerGaussian         = "gaussian"          // continuous Gaussian, drawn in floating point
 	SamplerDiscreteGaussian = "discrete-gaussian" // exact integer discrete Gaussian
@@ -32,8 +34,8 @@ const (
 type Privacy struct {
 	Trust     string // TrustNone, TrustCentral, ...
 	Mechanism string // e.g. "tree-gaussian", "polya-secagg", "skellam-secagg"
-	// Sampler names the law the noise is drawn from, one of the Sampler
-	// constants ("" when unknown); runs.arrow records it as a column.
+	// Sampler names the sampler that draws the noise (e.g. "exact discrete
+	// Laplace (CKS20)"; "" where a family does not record it).
 	Sampler  string
 	Relation string // the neighbouring relation the guarantee is stated for
 	// TargetEps, TargetDelta are what the run asked for.

@@ -406,11 +406,39 @@ func writeRuns(w io.Writer, recs []RunRecord) error {
 	return tw.close()
 }
 
-// RunsSchema returns the Arrow schema of runs.arrow for recs (Columns and
-// their param_<key> columns): what another writer of the table (a Parquet
-// copy) writes.
+// RunsColumns returns the columns of runs.arrow for recs: Columns, then
+// the param_<key> column of every parameter key they use. Another writer
+// of the table (a Parquet copy) walks them: Column.Get gives each cell
+// (nil for a null) and Column.TypeName its type.
+func RunsColumns(recs []RunRecord) []Column[RunRecord] { return runColumns(paramKeys(recs)) }
+
+// RunsSchema returns the Arrow schema of runs.arrow for recs (RunsColumns).
 func RunsSchema(recs []RunRecord) *arrow.Schema {
 	return schemaOf(runColumns(paramKeys(recs)), layoutMetadata(FormatVersion))
+}
+
+// RunsRecordBatch returns runs.arrow's rows for recs as one Arrow record
+// batch of RunsSchema (the caller releases it): what a writer of another
+// format (Parquet through pqarrow) converts. curves.arrow's record
+// batches are read from the file itself (they are whole configurations).
+func RunsRecordBatch(recs []RunRecord) (arrow.RecordBatch, error) {
+	cols := runColumns(paramKeys(recs))
+	schema := schemaOf(cols, layoutMetadata(FormatVersion))
+	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	defer b.Release()
+	for j, c := range cols {
+		app := c.codec().appender(b.Field(j))
+		for i := range recs {
+			p := c.get(&recs[i])
+			if cd := c.codec(); cd.check != nil {
+				if err := cd.check(p); err != nil {
+					return nil, fmt.Errorf("column %s: %w", c.Name, err)
+				}
+			}
+			app(p)
+		}
+	}
+	return b.NewRecordBatch(), nil
 }
 
 // ReadRuns reads runs.arrow of this layout. A table of an older layout is

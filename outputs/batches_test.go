@@ -141,3 +141,30 @@ func TestRunsManyBatches(t *testing.T) {
 		t.Errorf("read %+v\nwrote %+v", got, recs)
 	}
 }
+
+// TestRunsRecordBatch: the record batch another writer converts holds
+// what runs.arrow holds: the same schema, and the same records once
+// written and read back.
+func TestRunsRecordBatch(t *testing.T) {
+	recs := []RunRecord{sampleRecord(fmt.Sprintf("%064x", 1), 1), mabRecord(fmt.Sprintf("%064x", 2), 2)}
+	b, err := RunsRecordBatch(recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Release()
+	if !b.Schema().Equal(RunsSchema(recs)) || b.NumRows() != 2 {
+		t.Fatalf("schema %v, %d rows", b.Schema(), b.NumRows())
+	}
+	var buf bytes.Buffer
+	w, _ := ipc.NewFileWriter(&buf, ipc.WithSchema(b.Schema()))
+	if err := w.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	path := filepath.Join(t.TempDir(), RunsFile)
+	os.WriteFile(path, buf.Bytes(), 0o644)
+	got, err := ReadRuns(path)
+	if err != nil || !reflect.DeepEqual(got, recs) {
+		t.Errorf("read back %v:\n%+v\nwant\n%+v", err, got, recs)
+	}
+}

@@ -51,7 +51,7 @@ func BenchmarkEncodeRuns(b *testing.B) {
 // BenchmarkCollect collects FEDBANDIT_BENCH_RUNS runs (default 1,000) of
 // 1,000 checkpoints each, written once into a temporary directory
 // (GenerateRuns), and reports the peak heap in use (B/peak-heap); run
-// with -benchtime=1x. At 30,000 runs: BENCHMARKS.md.
+// with -benchtime=1x. At 30,000 runs: outputs/README.md, "Collect at scale".
 func BenchmarkCollect(b *testing.B) {
 	runs := 1000
 	if v := os.Getenv("FEDBANDIT_BENCH_RUNS"); v != "" {

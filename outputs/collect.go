@@ -190,18 +190,20 @@ func curveOrder(recs []RunRecord) []int {
 	return idx
 }
 
-// CollectMemory estimates the peak memory (bytes) of Collect over runs
-// runs of at most points checkpoints each: the runtime's base, every
-// run's record and its runs.arrow row, one record batch of curve rows and
-// one run's curve (read twice: validated, then written). Measured
-// (BenchmarkCollect, /usr/bin/time -v) at 30,000 runs x 1,000 checkpoints.
+// CollectMemory estimates the peak memory (bytes, resident) of `run
+// collect` over runs runs of at most points checkpoints each: the
+// runtime's base, every run's record (held twice: the scan, then the
+// manifest's), its runs.arrow row, one record batch of curve rows and one
+// run's curve. Calibrated on generated directories (GenerateRuns) with
+// /usr/bin/time -v: 3,000 runs x 1,000 checkpoints 79 MB (estimate 82 MB),
+// 30,000 x 1,000 225 MB (estimate 231 MB); outputs/README.md, "Collect at scale".
 func CollectMemory(runs, points int) int64 {
 	const (
-		base      = 40 << 20 // runtime, Arrow allocator, buffers
-		perRun    = 3 << 10  // a record in memory and its runs.arrow row (x2 while encoding)
-		perRow    = 160      // a curve row in the batch builder (10 columns, 2 ids)
-		perPoint  = 400      // a read point: Arrow buffers, decoded values
-		batchRows = curveBatchRows
+		base     = 45 << 20                    // runtime, Arrow allocator, file buffers
+		perRun   = 5632                        // records, manifest entries, runs.arrow row
+		perRow   = 160                         // a curve row in the batch builder (10 columns, 2 ids)
+		perPoint = 400                         // a read point: the file, Arrow buffers, decoded values
+		batch    = 2 * curveBatchRows * perRow // the batch and the builder's growth
 	)
-	return base + int64(runs)*perRun + batchRows*perRow*2 + int64(points)*perPoint
+	return base + int64(runs)*perRun + batch + int64(points)*perPoint
 }

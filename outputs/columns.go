@@ -195,7 +195,7 @@ var Columns = []Column[RunRecord]{
 	nullable("delivered_delta", "", appliesPrivate, "Delta of the delivered guarantee (null when delivered_eps is).", func(r *rr) **float64 { return &r.DeliveredDelta }),
 	value("relation", "", appliesPrivate, `Neighbouring relation of the guarantee ("add-remove" or "replace-one" for the linear family; the family's relation in words for mab and bco).`, func(r *rr) *string { return &r.Relation }),
 	value("mechanism", "", appliesPrivate, `The privacy mechanism (e.g. "tree-gaussian", "polya-secagg", "gaussian report (one per user)").`, func(r *rr) *string { return &r.Mechanism }),
-	value("sampler", "", appliesPrivate, `The law the privacy noise is drawn from: "gaussian", "discrete-gaussian", "laplace", "discrete-laplace", "skellam", "polya" or "binomial" (core.Sampler*); null where the family does not record it.`, func(r *rr) *string { return &r.Sampler }),
+	value("sampler", "", appliesPrivate, `The sampler that draws the privacy noise, as the family records it (core.Privacy.Sampler): "gaussian" (floating point), "discrete-gaussian" (exact) or "binomial" for the linear family, "gaussian" for bco; the mab family names its exact sampler (docs/mab.md). Null where the family does not record it.`, func(r *rr) *string { return &r.Sampler }),
 	value("calibration_note", "", "runs with a note", `What a reader of the privacy claim should know. Starts with "not certified: " and the reason for every private run that is not certified.`, func(r *rr) *string { return &r.CalibrationNote }),
 
 	doneOnly(value("syncs", "synchronisations", appliesDone, "Number of synchronisations (mab: batches; bco: releases).", func(r *rr) *int64 { return &r.Syncs })),

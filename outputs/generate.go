@@ -8,7 +8,7 @@ import (
 
 // GenerateRuns writes runs synthetic per-run files of points checkpoints
 // each into dir/runs: a results directory of a given size for measuring
-// Collect (BenchmarkCollect; BENCHMARKS.md, "run collect at scale"). The
+// Collect (BenchmarkCollect; outputs/README.md, "Collect at scale"). The
 // runs are mab-like (no silos), ten seeds per configuration, their
 // values a deterministic function of the run's index.
 func GenerateRuns(dir string, runs, points int) error {

@@ -71,6 +71,31 @@ func (r *Run) Rounds() int {
 	return r.Spec.T
 }
 
+// Checkpoints returns the number of points of the run's curve: every
+// `every` rounds and the last (registry.DefaultEvery when a run of
+// another family leaves every to its default).
+func (r *Run) Checkpoints() int {
+	every := r.Spec.Every
+	if r.Generic != nil {
+		every = r.Generic.Every
+		if every == 0 {
+			every = registry.DefaultEvery(r.Generic.T)
+		}
+	}
+	return r.Rounds()/max(every, 1) + 1
+}
+
+// CollectMemory estimates the peak memory of collecting the plan's
+// tables (`run collect`, the end of a sweep, the Slurm collect job):
+// outputs.CollectMemory of its runs and their longest curve.
+func (p *Plan) CollectMemory() int64 {
+	points := 0
+	for _, r := range p.Runs {
+		points = max(points, r.Checkpoints())
+	}
+	return outputs.CollectMemory(len(p.Runs), points)
+}
+
 // Silos returns the run's number of silos M (at least 1).
 func (r *Run) Silos() int {
 	if r.Generic != nil {
