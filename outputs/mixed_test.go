@@ -3,6 +3,7 @@ package outputs
 import (
 	"bytes"
 	"cmp"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
@@ -39,8 +40,8 @@ func collectMixed(t *testing.T) string {
 // family: the values layout 2 wrote as 0 where a column did not apply are
 // null, mab's arms and the mab and bco instance seeds are where they
 // belong, certified is set and every note of a run that is not
-// certified has the one prefix. (Mutation controls, run: the mab kind's
-// arms left in d, or a non-private run's eps kept at 0, fail it.)
+// certified has the one prefix. (Mutation control, run: the mab kind's
+// arms left in d fails it.)
 func TestMixedLayout2(t *testing.T) {
 	scan, err := ScanRuns(mixedDir)
 	if err != nil || len(scan.Invalid) != 0 || len(scan.Runs) != 21 {
@@ -225,5 +226,48 @@ func TestReadersRejectMisplacedValues(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLegacyDefaults: what layout 2 wrote as 0 for "not applicable" or
+// "the default" is upgraded to null or to the value: a mab row's every = 0
+// (checkpoint_every left to its default) becomes T/100, its M, B, delta
+// and a non-private row's eps become null, its arms move from d to arms,
+// its seed comes from the instance name; a linear non-private row keeps
+// its calibration note and loses its +Inf delivered eps. (Mutation
+// control, run: every = 0 upgraded to T fails it.)
+func TestLegacyDefaults(t *testing.T) {
+	base := map[string]string{
+		"run_id": strings.Repeat("a", 64), "status": "done", "error": "", "format_version": "2", "sweep": "s", "group": "g", "group_id": "g",
+		"instance": "i", "instance_kind": "mab", "instance_hash": "h", "instance_name": "mab K=10 gap=0.5 seed=3 means=chacha8", "d": "10",
+		"features": "", "reward_model": "", "noise_var": "0", "partition_strategy": "", "partition_seed": "0", "k": "0", "fixed_basis": "false",
+		"instance_seed": "0", "shared_contexts": "false", "context_gen": "", "family": "mab", "algorithm": "se", "trust": "none", "params": "conf=0.1",
+		"protocol": "", "lazy": "false", "preset": "", "eps": "0", "delta": "0", "relation": "", "M": "0", "T": "20000", "B": "0", "alpha": "0",
+		"every": "0", "seed": "1", "R": "0", "crs": "0", "gram_noise": "", "reward_lo": "0", "reward_hi": "0", "no_clip": "false", "sigma": "0",
+		"lambda": "0", "beta_T": "0", "kappa": "0", "delivered_eps": "0", "delivered_delta": "0", "amplified": "false", "calibration_note": "",
+		"mu_gdp": "0", "non_pd": "0", "syncs": "3", "scalars": "0", "rounds": "20000", "pseudo_regret": "1", "realised_regret": "1",
+		"silo_pseudo_regret": "", "silo_realised_regret": "", "wall_seconds": "0.5",
+	}
+	r, err := upgradeLegacy(&legacySummary{v: base}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Every != 200 || r.M != nil || r.B != nil || r.Eps != nil || r.Delta != nil || r.Dim != nil || Deref(r.Arms) != 10 ||
+		Deref(r.InstanceSeed) != 3 || r.DeliveredEps != nil || r.Certified || r.Linear != nil || r.NoiseVar != nil {
+		t.Errorf("mab row upgraded to %+v", r)
+	}
+	lin := maps.Clone(base)
+	for k, v := range map[string]string{"instance_kind": "synthetic", "family": "linear", "algorithm": "fedlinucb", "params": "", "M": "2", "B": "5",
+		"every": "10", "k": "5", "instance_seed": "7", "delivered_eps": "+Inf", "calibration_note": "no privacy: non-private FedLinUCB adds no noise",
+		"silo_pseudo_regret": "0.5,0.5", "silo_realised_regret": "0.5,0.5"} {
+		lin[k] = v
+	}
+	r, err = upgradeLegacy(&legacySummary{v: lin}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Every != 10 || Deref(r.M) != 2 || Deref(r.Arms) != 5 || Deref(r.InstanceSeed) != 7 || r.DeliveredEps != nil || r.Certified ||
+		r.Linear == nil || r.Linear.Noise != nil || len(r.Linear.SiloPseudo) != 2 || r.CalibrationNote != lin["calibration_note"] {
+		t.Errorf("linear row upgraded to %+v", r)
 	}
 }

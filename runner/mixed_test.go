@@ -50,8 +50,8 @@ func sweepFiles(t *testing.T, dir string) []*Report {
 // (the format version, the wall time, the linear runs' mechanism and
 // every run's sampler, the mab and bco runs' relation), and the curves
 // are the same. Both CI readers open both directories. (Mutation
-// control, run: upgrading a mab row's every = 0 to T instead of T/100
-// fails it.)
+// control, run: the upgrade leaving a mab row's arms in d fails it, for
+// all 10 mab runs.)
 func TestResumeMixedLayout2(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS(mixedDir)); err != nil {
