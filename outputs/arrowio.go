@@ -12,6 +12,7 @@ import (
 	"maps"
 	"math"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -614,6 +615,9 @@ func readTable[R any](path, what string, colsOf func(fs []arrow.Field) ([]Column
 	}
 	rows, err := decodeTable(data, colsOf, FormatVersion)
 	if err != nil {
+		if msg := err.Error(); strings.Contains(msg, "`run collect DIR`") { // an older layout: name the directory
+			return nil, fmt.Errorf("%s %s: %s", what, path, strings.Replace(msg, "DIR", filepath.Dir(path), 1))
+		}
 		return nil, fmt.Errorf("%s %s: %w", what, path, err)
 	}
 	return rows, nil
