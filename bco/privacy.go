@@ -37,7 +37,7 @@ func ClassicSigma(eps, delta, sens float64) float64 {
 // results schema's one rule) and states bound in its note.
 func calibrate(eps, delta, sens float64, exact bool) (sigma, bound float64, claim core.Privacy, err error) {
 	claim = core.Privacy{
-		Trust: core.TrustLocal, Mechanism: Mechanism, Relation: Relation,
+		Trust: core.TrustLocal, Mechanism: Mechanism, Sampler: core.SamplerGaussian, Relation: Relation,
 		TargetEps: eps, TargetDelta: delta,
 	}
 	if exact {

@@ -37,9 +37,20 @@ type Checkpoint struct {
 	Syncs    int     // synchronisations (batches, releases) so far
 }
 
+// Metered is a Problem that reports curve metrics of its own at every
+// checkpoint, by the curves.arrow column that holds them (each declared
+// once in outputs.Metrics): a family adds a metric without touching the
+// loop or the tables.
+type Metered interface {
+	Metrics(t int) map[string]float64
+}
+
 // Result is what every run records, whatever its family.
 type Result struct {
-	Curve       []Checkpoint
+	Curve []Checkpoint
+	// Metrics holds the curve metrics a Metered problem reported: by
+	// column, one value per checkpoint of Curve (nil when none).
+	Metrics     map[string][]float64
 	Pseudo      float64 // cumulative pseudo-regret at T
 	Realised    float64 // cumulative realised regret at T
 	Syncs       int
@@ -50,6 +61,28 @@ type Result struct {
 	// (the linear family's *federate.Result: calibration, per-silo
 	// totals), read by its registry entry's Result.
 	Detail any
+}
+
+// addMetrics appends the metrics of the last checkpoint; every checkpoint
+// must report the same metrics, each finite.
+func (r *Result) addMetrics(m map[string]float64) error {
+	n := len(r.Curve)
+	if r.Metrics == nil {
+		r.Metrics = make(map[string][]float64, len(m))
+	}
+	if len(m) != len(r.Metrics) && n > 1 {
+		return fmt.Errorf("%d curve metrics reported, %d before", len(m), len(r.Metrics))
+	}
+	for k, v := range m {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("curve metric %s = %v: %w", k, v, ErrNonFinite)
+		}
+		if len(r.Metrics[k]) != n-1 {
+			return fmt.Errorf("curve metric %s not reported at every checkpoint", k)
+		}
+		r.Metrics[k] = append(r.Metrics[k], v)
+	}
+	return nil
 }
 
 // ErrNonFinite is returned (wrapped) by Drive when a round's regret is NaN
@@ -84,6 +117,11 @@ func Drive(ctx context.Context, p Problem, T, every int) (*Result, error) {
 			}
 			syncs, _ := p.Counters()
 			res.Curve = append(res.Curve, Checkpoint{Round: t, Pseudo: pseudo, Realised: realised, Syncs: syncs})
+			if m, ok := p.(Metered); ok {
+				if err := res.addMetrics(m.Metrics(t)); err != nil {
+					return nil, fmt.Errorf("round %d: %w", t, err)
+				}
+			}
 		}
 	}
 	res.Pseudo, res.Realised = pseudo, realised

@@ -14,6 +14,19 @@ const (
 	TrustDistributed = "distributed" // secure aggregation: the server sees only a noisy sum
 )
 
+// Noise samplers (Privacy.Sampler) by short name, as the linear and bco
+// families record them; runs.arrow's sampler column holds what a family
+// records.
+const (
+	SamplerGaussian         = "gaussian"          // continuous Gaussian, drawn in floating point
+	SamplerDiscreteGaussian = "discrete-gaussian" // exact integer discrete Gaussian
+	SamplerLaplace          = "laplace"           // continuous Laplace, drawn in floating point
+	SamplerDiscreteLaplace  = "discrete-laplace"  // exact integer discrete Laplace (geometric)
+	SamplerSkellam          = "skellam"           // exact integer Skellam
+	SamplerPolya            = "polya"             // Polya shares summing to a discrete Laplace
+	SamplerBinomial         = "binomial"          // binomial (P_TVec)
+)
+
 // Privacy is the claim a run records: what its noise guarantees, for
 // which neighbouring relation, and whether the guarantee holds for the run
 // as simulated. A non-private run has Trust TrustNone and zero values
@@ -28,7 +41,9 @@ type Privacy struct {
 	// TargetEps, TargetDelta are what the run asked for.
 	TargetEps, TargetDelta float64
 	// DeliveredEps, DeliveredDelta are what the accountant certifies for
-	// the noise actually drawn (+Inf eps when not certified).
+	// the noise actually drawn. When not certified, a finite DeliveredEps
+	// is a valid bound for the run as simulated (above the target) and
+	// +Inf means no bound is known.
 	DeliveredEps, DeliveredDelta float64
 	// Certified is false when the guarantee does not hold for the run as
 	// simulated; Note then says why.

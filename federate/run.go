@@ -88,14 +88,21 @@ func (s Spec) Uncertified() string {
 func (s Spec) claim(cal *accountant.Calibration) core.Privacy {
 	alg, err := LookupAlgorithm(s.Algorithm)
 	if err != nil || !alg.Private() {
-		return core.Privacy{Trust: core.TrustNone}
+		p := core.Privacy{Trust: core.TrustNone}
+		if cal != nil {
+			p.Note = cal.Note
+		}
+		return p
 	}
-	mech := alg.Mechanism
+	mech, sampler := alg.Mechanism, core.SamplerGaussian
 	if s.Noise == NoiseDiscrete {
-		mech = strings.Replace(mech, "gaussian", "discrete-gaussian", 1)
+		mech, sampler = strings.Replace(mech, "gaussian", "discrete-gaussian", 1), core.SamplerDiscreteGaussian
+	}
+	if strings.Contains(mech, "binomial") {
+		sampler = core.SamplerBinomial
 	}
 	return core.Privacy{
-		Trust: alg.Trust, Mechanism: mech, Relation: s.Relation,
+		Trust: alg.Trust, Mechanism: mech, Sampler: sampler, Relation: s.Relation,
 		TargetEps: s.Eps, TargetDelta: s.Delta,
 		DeliveredEps: cal.DeliveredEps, DeliveredDelta: cal.DeliveredDelta,
 		Certified: !math.IsInf(cal.DeliveredEps, 0) && !math.IsNaN(cal.DeliveredEps),

@@ -5,16 +5,25 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"hash"
 	"io"
+	"maps"
 	"math"
 	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/fedbandit/fedbandit/core"
 )
 
 // File names inside a sweep output directory.
@@ -24,38 +33,160 @@ const (
 	CurvesFile = "curves.arrow" // one row per run and checkpoint
 )
 
-// curveBatchRows bounds the rows of one record batch of curves.arrow.
+// curveBatchRows bounds the rows of one record batch of curves.arrow (a
+// batch holds whole configurations unless one alone is larger).
 const curveBatchRows = 1 << 16
 
-// EncodeRun returns the bytes of a per-run file: an Arrow IPC file whose
-// table is the run's curve (round, pseudo_regret, realised_regret, syncs)
-// and whose schema metadata holds the layout ("fedbandit.format_version"),
-// every RunRecord column (key "fedbandit.run.<column>") plus a SHA-256 of
-// the summary and the curve ("fedbandit.content_sha256"), so that
-// corruption is detected on load. The bytes depend only on rec and pts.
-func EncodeRun(rec *RunRecord, pts []Point) ([]byte, error) {
-	return encodeRun(rec, pts, FormatVersion)
+// pointBase are the columns every per-run file's curve table starts with;
+// the curve metrics the run produced follow (float64, by name).
+var pointBase = []Column[Point]{
+	value("t", "", "", "", func(p *Point) *int64 { return &p.Round }),
+	value("pseudo_regret", "", "", "", func(p *Point) *float64 { return &p.Pseudo }),
+	value("realised_regret", "", "", "", func(p *Point) *float64 { return &p.Realised }),
+	value("syncs", "", "", "", func(p *Point) *int64 { return &p.Syncs }),
 }
 
-// encodeRun is EncodeRun in a given layout (the columns of columnsOf).
-func encodeRun(rec *RunRecord, pts []Point, layout int) ([]byte, error) {
-	if layout >= 2 && rec.Params == nil {
-		return nil, fmt.Errorf("run %s: params not recorded (an empty map for an algorithm without parameters)", rec.RunID)
+// pointColumns are the columns of the curve table of a run whose points
+// hold the metrics keys (sorted).
+func pointColumns(keys []string) []Column[Point] {
+	cols := append([]Column[Point](nil), pointBase...)
+	for _, k := range keys {
+		cols = append(cols, withCodec(Column[Point]{Name: k,
+			get: func(p *Point) any {
+				v, ok := p.Metrics[k]
+				if !ok {
+					return (*float64)(nil)
+				}
+				return &v
+			},
+			set: func(p *Point, v any) {
+				if p.Metrics == nil {
+					p.Metrics = map[string]float64{}
+				}
+				p.Metrics[k] = *v.(*float64)
+			}}))
 	}
-	keys := []string{metaFormat}
-	vals := []string{strconv.Itoa(layout)}
-	for _, c := range columnsOf(layout) {
-		p := c.field(rec)
-		v, err := codecOf(p).format(p)
-		if err != nil {
-			return nil, fmt.Errorf("summary field %s: %w", c.Name, err)
+	return cols
+}
+
+// metricKeys are the metrics any point holds, sorted.
+func metricKeys(pts []Point) []string {
+	var keys []string
+	for _, p := range pts {
+		for k := range p.Metrics {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
 		}
-		keys = append(keys, metaPrefix+c.Name)
-		vals = append(vals, v)
 	}
+	slices.Sort(keys)
+	return keys
+}
+
+// runColumns are the columns of runs.arrow for rows whose parameters use
+// keys: Columns, then param_<key> per key in sorted order.
+func runColumns(keys []string) []Column[RunRecord] {
+	cols := append([]Column[RunRecord](nil), Columns...)
+	for _, k := range keys {
+		cols = append(cols, paramColumn(k))
+	}
+	return cols
+}
+
+// paramKeys are the parameter keys any record uses, sorted.
+func paramKeys(recs []RunRecord) []string {
+	seen := map[string]bool{}
+	for i := range recs {
+		for k := range recs[i].Params {
+			seen[k] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
+// EncodeRun returns the bytes of a per-run file: an Arrow IPC file whose
+// table is the run's curve (t, pseudo_regret, realised_regret, syncs and
+// the metrics the run produced) and whose schema metadata holds the layout
+// ("fedbandit.format_version"), every non-null runs.arrow column of the
+// run (key "fedbandit.run.<column>"; an absent key is a null) plus a
+// SHA-256 of the summary and the curve ("fedbandit.content_sha256"), so
+// that corruption is detected on load. The bytes depend only on rec and
+// pts.
+func EncodeRun(rec *RunRecord, pts []Point) ([]byte, error) {
+	if err := rec.validate(pts); err != nil {
+		return nil, err
+	}
+	return encodeRun(rec, pts)
+}
+
+// encodeRun is EncodeRun without the record's validation.
+func encodeRun(rec *RunRecord, pts []Point) ([]byte, error) {
+	keys := []string{metaFormat}
+	vals := []string{strconv.Itoa(FormatVersion)}
+	h := sha256.New()
+	for _, c := range runColumns(slices.Sorted(maps.Keys(rec.Params))) {
+		p := c.get(rec)
+		cd := c.codec()
+		if cd.check != nil {
+			if err := cd.check(p); err != nil {
+				return nil, fmt.Errorf("run %s: column %s: %w", rec.RunID, c.Name, err)
+			}
+		}
+		null := cd.null(p)
+		v := ""
+		if !null {
+			v = cd.format(p)
+			keys = append(keys, metaPrefix+c.Name)
+			vals = append(vals, v)
+		}
+		hashCell(h, c.Name, null, v)
+	}
+	cols := pointColumns(metricKeys(pts))
+	hashPoints(h, cols, pts)
 	keys = append(keys, metaChecksum)
-	vals = append(vals, contentChecksum(vals[1:], pts))
-	return encodeRows(pointCols, pts, arrow.NewMetadata(keys, vals), math.MaxInt)
+	vals = append(vals, hex.EncodeToString(h.Sum(nil)))
+	return encodeRows(cols, pts, arrow.NewMetadata(keys, vals), math.MaxInt)
+}
+
+// hashCell adds one summary cell to a per-run file's checksum: its name,
+// whether it is null and its value as stored, each length-prefixed.
+func hashCell(h hash.Hash, name string, null bool, v string) {
+	var buf [8]byte
+	for _, s := range []string{name, strconv.FormatBool(null), v} {
+		binary.LittleEndian.PutUint64(buf[:], uint64(len(s)))
+		h.Write(buf[:])
+		h.Write([]byte(s))
+	}
+}
+
+// hashPoints adds the curve to a per-run file's checksum: the column names,
+// then every row's t, pseudo_regret, realised_regret, syncs and metrics
+// (in cols' order) as 8 little-endian bytes each (the float64 bits), a
+// metric's preceded by a byte 1 when present, 0 when null.
+func hashPoints(h hash.Hash, cols []Column[Point], pts []Point) {
+	for _, c := range cols {
+		hashCell(h, "column", false, c.Name)
+	}
+	keys := make([]string, 0, len(cols)-len(pointBase))
+	for _, c := range cols[len(pointBase):] {
+		keys = append(keys, c.Name)
+	}
+	buf := make([]byte, 0, 32+9*len(keys))
+	for _, p := range pts {
+		buf = binary.LittleEndian.AppendUint64(buf[:0], uint64(p.Round))
+		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(p.Pseudo))
+		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(p.Realised))
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(p.Syncs))
+		for _, k := range keys {
+			v, ok := p.Metrics[k]
+			if !ok {
+				buf = append(buf, 0)
+				continue
+			}
+			buf = binary.LittleEndian.AppendUint64(append(buf, 1), math.Float64bits(v))
+		}
+		h.Write(buf)
+	}
 }
 
 // WriteRun publishes a per-run file atomically (see WriteFileAtomic).
@@ -73,9 +204,10 @@ func WriteRun(path string, rec *RunRecord, pts []Point) error {
 // ReadRun reads and validates a per-run file of any layout up to
 // FormatVersion: the Arrow footer and schema, the layout, every summary
 // field and the curve checksum; a record of an older layout is upgraded
-// (the columns added since are derived). A truncated, corrupted or foreign
-// file is an error naming the file; a file of a newer layout is an error
-// wrapping a *NewerLayoutError.
+// to this layout's columns (legacy.go). A truncated, corrupted or foreign
+// file is an error naming the file (and the column when one is at
+// fault); a file of a newer layout is an error wrapping a
+// *NewerLayoutError.
 func ReadRun(path string) (*RunRecord, []Point, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -112,35 +244,70 @@ func decodeRun(data []byte) (*RunRecord, []Point, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	pts, err := readRows(r, pointCols)
+	if layout < FormatVersion {
+		return decodeLegacyRun(r, layout)
+	}
+	fs := r.Schema().Fields()
+	var keys []string
+	for i, f := range fs {
+		if i < len(pointBase) {
+			continue
+		}
+		if slices.Contains(keys, f.Name) || slices.ContainsFunc(pointBase, func(c Column[Point]) bool { return c.Name == f.Name }) {
+			return nil, nil, fmt.Errorf("curve column %s given twice", f.Name)
+		}
+		keys = append(keys, f.Name)
+	}
+	if !slices.IsSorted(keys) {
+		return nil, nil, fmt.Errorf("curve metric columns %v out of order", keys)
+	}
+	cols := pointColumns(keys)
+	pts, err := readPoints(r, cols)
 	if err != nil {
 		return nil, nil, err
 	}
 	rec := new(RunRecord)
-	cols := columnsOf(layout)
-	summary := make([]string, len(cols))
-	for i, c := range cols {
-		v, ok := md.GetValue(metaPrefix + c.Name)
-		if !ok {
-			return nil, nil, fmt.Errorf("summary field %s missing", c.Name)
-		}
-		summary[i] = v
-		p := c.field(rec)
-		if err := codecOf(p).parse(p, v); err != nil {
-			return nil, nil, fmt.Errorf("summary field %s: %w", c.Name, err)
+	h := sha256.New()
+	known := map[string]bool{metaPrefix[:len(metaPrefix)-1]: false}
+	var params []string
+	for _, k := range md.Keys() {
+		if name, ok := strings.CutPrefix(k, metaPrefix+ParamPrefix); ok {
+			params = append(params, strings.Clone(name))
 		}
 	}
+	slices.Sort(params)
+	for _, c := range runColumns(params) {
+		known[metaPrefix+c.Name] = true
+		s, ok := md.GetValue(metaPrefix + c.Name)
+		// A copy: the metadata's strings may share the file's buffer,
+		// which a kept record must not pin (Collect keeps every record).
+		s = strings.Clone(s)
+		if ok {
+			p, err := c.codec().parse(s)
+			if err != nil {
+				return nil, nil, fmt.Errorf("summary column %s: %q: %w", c.Name, s, err)
+			}
+			c.set(rec, p)
+		}
+		hashCell(h, c.Name, !ok, s)
+	}
+	for _, k := range md.Keys() {
+		if strings.HasPrefix(k, metaPrefix) && !known[k] {
+			return nil, nil, fmt.Errorf("summary column %s: not a column of layout %d", strings.TrimPrefix(k, metaPrefix), layout)
+		}
+	}
+	if rec.Params == nil {
+		rec.Params = map[string]float64{}
+	}
+	hashPoints(h, cols, pts)
 	want, _ := md.GetValue(metaChecksum)
-	if got := contentChecksum(summary, pts); got != want {
-		return nil, nil, fmt.Errorf("content checksum %s, recorded %s (corrupted file)", got, want)
+	if got := hex.EncodeToString(h.Sum(nil)); got != want {
+		return nil, nil, fmt.Errorf("content checksum %s, recorded %s (corrupted or edited file)", got, want)
 	}
 	if rec.FormatVersion != layout {
-		return nil, nil, fmt.Errorf("format_version %d in a file of layout %d", rec.FormatVersion, layout)
+		return nil, nil, fmt.Errorf("summary column format_version: %d in a file of layout %d", rec.FormatVersion, layout)
 	}
 	if err := rec.validate(pts); err != nil {
-		return nil, nil, err
-	}
-	if err := upgrade(rec, layout); err != nil {
 		return nil, nil, err
 	}
 	return rec, pts, nil
@@ -150,6 +317,19 @@ func decodeRun(data []byte) (*RunRecord, []Point, error) {
 func (r *RunRecord) validate(pts []Point) error {
 	if r.FormatVersion >= 2 && r.Params == nil {
 		return fmt.Errorf("run %s: params not recorded", r.RunID)
+	}
+	for name, v := range map[string]string{"run_id": r.RunID, "family": r.Family, "algorithm": r.Algorithm, "trust": r.Trust} {
+		if v == "" && (name == "run_id" || r.FormatVersion >= 2) {
+			return fmt.Errorf("run %s: column %s missing", r.RunID, name)
+		}
+	}
+	for k := range r.Params {
+		if !paramKey.MatchString(k) {
+			return fmt.Errorf("run %s: parameter key %q: want letters, digits and _ (it names column %s%s)", r.RunID, k, ParamPrefix, k)
+		}
+	}
+	if err := r.checkClaim(); err != nil {
+		return fmt.Errorf("run %s: %w", r.RunID, err)
 	}
 	switch r.Status {
 	case StatusDone:
@@ -166,104 +346,158 @@ func (r *RunRecord) validate(pts []Point) error {
 	default:
 		return fmt.Errorf("run %s: unknown status %q", r.RunID, r.Status)
 	}
+	for i, p := range pts {
+		for k, v := range p.Metrics {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("run %s: curve metric %s non-finite at checkpoint %d", r.RunID, k, i)
+			}
+		}
+	}
 	return nil
 }
 
-// contentChecksum is the hex SHA-256 of the summary fields (as stored, each
-// length-prefixed) and the curve values in a fixed binary encoding.
-func contentChecksum(summary []string, pts []Point) string {
-	h := sha256.New()
-	var buf [32]byte
-	for _, v := range summary {
-		binary.LittleEndian.PutUint64(buf[:8], uint64(len(v)))
-		h.Write(buf[:8])
-		h.Write([]byte(v))
+// checkClaim checks the privacy columns' rules (README.md, "One schema
+// for every family"), naming the column that breaks one.
+func (r *RunRecord) checkClaim() error {
+	if r.FormatVersion < 2 && r.Trust == "" {
+		return nil
 	}
-	for _, p := range pts {
-		binary.LittleEndian.PutUint64(buf[0:], uint64(p.Round))
-		binary.LittleEndian.PutUint64(buf[8:], math.Float64bits(p.Pseudo))
-		binary.LittleEndian.PutUint64(buf[16:], math.Float64bits(p.Realised))
-		binary.LittleEndian.PutUint64(buf[24:], uint64(p.Syncs))
-		h.Write(buf[:])
+	private := r.Trust != core.TrustNone
+	switch {
+	case r.Certified && !private:
+		return errors.New("column certified: true for a non-private run")
+	case r.Certified && (r.DeliveredEps == nil || r.DeliveredDelta == nil):
+		return errors.New("column delivered_eps: certified without a delivered guarantee")
+	case !private && (r.DeliveredEps != nil || r.DeliveredDelta != nil):
+		return errors.New("column delivered_eps: a delivered guarantee for a non-private run")
+	case !private && (r.Eps != nil || r.Delta != nil):
+		return errors.New("column eps: a privacy target for a non-private run")
+	case !private && (r.Mechanism != "" || r.Sampler != "" || r.Relation != ""):
+		return errors.New("column mechanism: a privacy mechanism for a non-private run")
+	case private && !r.Certified && r.Status == StatusDone && !strings.HasPrefix(r.CalibrationNote, notCertified):
+		return fmt.Errorf("column calibration_note: %q: a private run that is not certified must say why, after %q", r.CalibrationNote, notCertified)
+	case r.DeliveredEps != nil && (math.IsNaN(*r.DeliveredEps) || math.IsInf(*r.DeliveredEps, 0) || *r.DeliveredEps < 0):
+		return fmt.Errorf("column delivered_eps: %v", *r.DeliveredEps)
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	return nil
 }
+
+// paramKey is the form of a parameter key (a column name suffix).
+var paramKey = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
 
 // EncodeRuns returns the bytes of runs.arrow for recs, in one record batch.
 func EncodeRuns(recs []RunRecord) ([]byte, error) {
-	return encodeRows(runCols(FormatVersion), recs, layoutMetadata(FormatVersion), math.MaxInt)
-}
-
-// ReadRuns reads runs.arrow of any layout up to FormatVersion; the rows
-// of an older layout are upgraded (see ReadRun).
-func ReadRuns(path string) ([]RunRecord, error) {
-	var layout int
-	recs, err := readTable(path, "runs table", func(v int) []col[RunRecord] { layout = v; return runCols(v) })
-	if err != nil {
+	var buf bytes.Buffer
+	if err := writeRuns(&buf, recs); err != nil {
 		return nil, err
 	}
-	for i := range recs {
-		if err := upgrade(&recs[i], layout); err != nil {
-			return nil, fmt.Errorf("runs table %s: %w", path, err)
+	return buf.Bytes(), nil
+}
+
+func writeRuns(w io.Writer, recs []RunRecord) error {
+	cols := runColumns(paramKeys(recs))
+	schema := schemaOf(cols, layoutMetadata(FormatVersion))
+	tw, err := newTableWriter(w, schema, cols)
+	if err != nil {
+		return err
+	}
+	if err := tw.append(recs...); err != nil {
+		return err
+	}
+	return tw.close()
+}
+
+// RunsColumns returns the columns of runs.arrow for recs: Columns, then
+// the param_<key> column of every parameter key they use. Another writer
+// of the table (a Parquet copy) walks them: Column.Get gives each cell
+// (nil for a null) and Column.TypeName its type.
+func RunsColumns(recs []RunRecord) []Column[RunRecord] { return runColumns(paramKeys(recs)) }
+
+// RunsSchema returns the Arrow schema of runs.arrow for recs (RunsColumns).
+func RunsSchema(recs []RunRecord) *arrow.Schema {
+	return schemaOf(runColumns(paramKeys(recs)), layoutMetadata(FormatVersion))
+}
+
+// RunsRecordBatch returns runs.arrow's rows for recs as one Arrow record
+// batch of RunsSchema (the caller releases it): what a writer of another
+// format (Parquet through pqarrow) converts. curves.arrow's record
+// batches are read from the file itself (they are whole configurations).
+func RunsRecordBatch(recs []RunRecord) (arrow.RecordBatch, error) {
+	cols := runColumns(paramKeys(recs))
+	schema := schemaOf(cols, layoutMetadata(FormatVersion))
+	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	defer b.Release()
+	for j, c := range cols {
+		app := c.codec().appender(b.Field(j))
+		for i := range recs {
+			p := c.get(&recs[i])
+			if cd := c.codec(); cd.check != nil {
+				if err := cd.check(p); err != nil {
+					return nil, fmt.Errorf("column %s: %w", c.Name, err)
+				}
+			}
+			app(p)
 		}
 	}
-	return recs, nil
+	return b.NewRecordBatch(), nil
 }
 
-// WriteCurves writes curves.arrow atomically, rows in the order given.
-func WriteCurves(path string, pts []CurvePoint) error {
-	data, err := EncodeCurves(pts)
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", path, err)
+// ReadRuns reads runs.arrow of this layout. A table of an older layout is
+// refused with a message to run `run collect`, which rewrites it from the
+// per-run files.
+func ReadRuns(path string) ([]RunRecord, error) {
+	recs, err := readTable(path, "runs table", func(fs []arrow.Field) ([]Column[RunRecord], error) {
+		var keys []string
+		for i, f := range fs {
+			if i < len(Columns) {
+				continue
+			}
+			k, ok := strings.CutPrefix(f.Name, ParamPrefix)
+			if !ok {
+				return nil, fmt.Errorf("column %s: not a column of runs.arrow", f.Name)
+			}
+			keys = append(keys, k)
+		}
+		if !slices.IsSorted(keys) || len(slices.Compact(slices.Clone(keys))) != len(keys) {
+			return nil, fmt.Errorf("parameter columns %v not sorted and unique", keys)
+		}
+		return runColumns(keys), nil
+	})
+	for i := range recs {
+		if recs[i].Params == nil {
+			recs[i].Params = map[string]float64{}
+		}
 	}
-	return WriteFileAtomic(path, func(w io.Writer) error { _, err := w.Write(data); return err })
+	return recs, err
 }
 
-// EncodeCurves returns the bytes of curves.arrow: record batches of at most
-// 65,536 rows.
-func EncodeCurves(pts []CurvePoint) ([]byte, error) {
-	return encodeCurves(pts, FormatVersion)
-}
-
-func encodeCurves(pts []CurvePoint, layout int) ([]byte, error) {
-	return encodeRows(curveCols(), pts, layoutMetadata(layout), curveBatchRows)
-}
-
-// ReadCurves reads curves.arrow (the same columns in every layout).
+// ReadCurves reads curves.arrow of this layout (a file written before a
+// curve metric existed lacks its column: the metric is then null).
 func ReadCurves(path string) ([]CurvePoint, error) {
-	return readTable(path, "curves table", func(int) []col[CurvePoint] { return curveCols() })
+	return readTable(path, "curves table", curveColumnsOf)
 }
 
-// col is one column of a table of rows R: its name and the field of a row
-// holding its value (a pointer type of codecs).
-type col[R any] struct {
-	name  string
-	field func(*R) any
-}
-
-// runCols are the columns of runs.arrow in a layout.
-func runCols(layout int) []col[RunRecord] {
-	var cols []col[RunRecord]
-	for _, c := range columnsOf(layout) {
-		cols = append(cols, col[RunRecord]{c.Name, c.field})
+// curveColumnsOf are the columns of a curves.arrow whose schema has fields
+// fs: the base columns, then the family metrics it holds, each a float64
+// column read into CurvePoint.Metrics by name (a metric this build does
+// not declare too: a metric is added without a new layout).
+func curveColumnsOf(fs []arrow.Field) ([]Column[CurvePoint], error) {
+	cols := append([]Column[CurvePoint](nil), curveBase...)
+	seen := map[string]bool{}
+	for _, c := range curveBase {
+		seen[c.Name] = true
 	}
-	return cols
-}
-
-func curveCols() []col[CurvePoint] {
-	cols := make([]col[CurvePoint], len(CurveColumns))
-	for i, c := range CurveColumns {
-		cols[i] = col[CurvePoint]{c.Name, c.field}
+	for i, f := range fs {
+		if i < len(curveBase) {
+			continue
+		}
+		if seen[f.Name] {
+			return nil, fmt.Errorf("column %s given twice", f.Name)
+		}
+		seen[f.Name] = true
+		cols = append(cols, Metric{Column: f.Name}.column())
 	}
-	return cols
-}
-
-// pointCols are the columns of a per-run file.
-var pointCols = []col[Point]{
-	{"round", func(p *Point) any { return &p.Round }},
-	{"pseudo_regret", func(p *Point) any { return &p.Pseudo }},
-	{"realised_regret", func(p *Point) any { return &p.Realised }},
-	{"syncs", func(p *Point) any { return &p.Syncs }},
+	return cols, nil
 }
 
 // layoutMetadata is the schema metadata of a table: its layout.
@@ -271,80 +505,166 @@ func layoutMetadata(layout int) arrow.Metadata {
 	return arrow.NewMetadata([]string{metaFormat}, []string{strconv.Itoa(layout)})
 }
 
-// encodeRows returns the bytes of an Arrow IPC file of rows, one column
-// per col (its type from the codec of its field), in record batches of at
-// most batchRows rows (one empty batch for no rows), with schema metadata
-// md.
-func encodeRows[R any](cols []col[R], rows []R, md arrow.Metadata, batchRows int) ([]byte, error) {
+// schemaOf is the Arrow schema of a table of columns cols.
+func schemaOf[R any](cols []Column[R], md arrow.Metadata) *arrow.Schema {
 	fields := make([]arrow.Field, len(cols))
-	cds := make([]codec, len(cols))
-	var zero R
 	for j, c := range cols {
-		cd := codecOf(c.field(&zero))
-		var ps []any
-		if cd.typ == nil {
-			ps = make([]any, len(rows))
-			for i := range rows {
-				ps[i] = c.field(&rows[i])
-			}
-		}
-		cds[j] = cd
-		fields[j] = arrow.Field{Name: c.name, Type: columnType(cd, ps), Nullable: cd.typ == nil}
+		fields[j] = arrow.Field{Name: c.Name, Type: c.codec().typ, Nullable: true}
 	}
-	schema := arrow.NewSchema(fields, &md)
-	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
-	defer b.Release()
-	appenders := make([]func(any), len(cols))
-	for j := range cols {
-		appenders[j] = cds[j].appender(b.Field(j))
-	}
-	var batches []arrow.RecordBatch
-	for lo := 0; lo == 0 || lo < len(rows); lo += batchRows {
-		for i := lo; i < min(lo+batchRows, len(rows)); i++ {
-			for j, c := range cols {
-				appenders[j](c.field(&rows[i]))
-			}
-		}
-		batches = append(batches, b.NewRecordBatch())
-	}
-	return encodeFile(schema, batches)
+	return arrow.NewSchema(fields, &md)
 }
 
-// readTable reads an Arrow IPC table file written by encodeRows: colsOf
-// gives the columns of the layout the file declares. what names the table
-// in errors.
-func readTable[R any](path, what string, colsOf func(layout int) []col[R]) ([]R, error) {
+// tableWriter writes rows of R as an Arrow IPC file, one record batch per
+// flush.
+type tableWriter[R any] struct {
+	cols []Column[R]
+	cds  []codec
+	b    *array.RecordBuilder
+	app  []func(any)
+	w    *ipc.FileWriter
+	rows int // rows appended since the last flush
+	// batches counts the record batches written.
+	batches int
+}
+
+func newTableWriter[R any](w io.Writer, schema *arrow.Schema, cols []Column[R]) (*tableWriter[R], error) {
+	fw, err := ipc.NewFileWriter(w, ipc.WithSchema(schema), ipc.WithAllocator(memory.DefaultAllocator))
+	if err != nil {
+		return nil, err
+	}
+	t := &tableWriter[R]{cols: cols, b: array.NewRecordBuilder(memory.DefaultAllocator, schema), w: fw}
+	for j, c := range cols {
+		t.cds = append(t.cds, c.codec())
+		t.app = append(t.app, t.cds[j].appender(t.b.Field(j)))
+	}
+	return t, nil
+}
+
+// append adds rows to the current batch.
+func (t *tableWriter[R]) append(rows ...R) error {
+	for i := range rows {
+		for j, c := range t.cols {
+			p := c.get(&rows[i])
+			if t.cds[j].check != nil {
+				if err := t.cds[j].check(p); err != nil {
+					return fmt.Errorf("column %s: %w", c.Name, err)
+				}
+			}
+			t.app[j](p)
+		}
+	}
+	t.rows += len(rows)
+	return nil
+}
+
+// flush writes the current batch (an empty one when force and nothing was
+// appended since the last flush).
+func (t *tableWriter[R]) flush(force bool) error {
+	if t.rows == 0 && !force {
+		return nil
+	}
+	rb := t.b.NewRecordBatch()
+	defer rb.Release()
+	t.rows = 0
+	t.batches++
+	return t.w.Write(rb)
+}
+
+// close flushes the last batch (one empty batch for a table without rows
+// or batches) and writes the footer.
+func (t *tableWriter[R]) close() error {
+	defer t.b.Release()
+	if err := t.flush(t.batches == 0); err != nil {
+		return err
+	}
+	return t.w.Close()
+}
+
+// encodeRows returns the bytes of an Arrow IPC file of rows, one column
+// per col, in record batches of at most batchRows rows (one empty batch
+// for no rows), with schema metadata md.
+func encodeRows[R any](cols []Column[R], rows []R, md arrow.Metadata, batchRows int) ([]byte, error) {
+	var buf bytes.Buffer
+	tw, err := newTableWriter(&buf, schemaOf(cols, md), cols)
+	if err != nil {
+		return nil, err
+	}
+	for lo := 0; lo == 0 || lo < len(rows); lo += batchRows {
+		if err := tw.append(rows[lo:min(lo+batchRows, len(rows))]...); err != nil {
+			tw.b.Release()
+			return nil, err
+		}
+		if err := tw.flush(true); err != nil {
+			tw.b.Release()
+			return nil, err
+		}
+	}
+	tw.b.Release()
+	if err := tw.w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// readTable reads an Arrow IPC table file of this layout: colsOf gives its
+// columns from the schema's fields. what names the table in errors.
+func readTable[R any](path, what string, colsOf func(fs []arrow.Field) ([]Column[R], error)) ([]R, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", what, err)
 	}
-	r, err := ipc.NewFileReader(bytes.NewReader(data), sizeLimits(data)...)
+	rows, err := decodeTable(data, colsOf, FormatVersion)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", what, path, err)
-	}
-	defer r.Close()
-	v, _ := r.Schema().Metadata().GetValue(metaFormat)
-	layout, err := CheckLayout(v)
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", what, path, err)
-	}
-	rows, err := readRows(r, colsOf(layout))
-	if err != nil {
+		if msg := err.Error(); strings.Contains(msg, "`run collect DIR`") { // an older layout: name the directory
+			return nil, fmt.Errorf("%s %s: %s", what, path, strings.Replace(msg, "DIR", filepath.Dir(path), 1))
+		}
 		return nil, fmt.Errorf("%s %s: %w", what, path, err)
 	}
 	return rows, nil
 }
 
-// readRows reads every record batch of r, whose schema must be cols.
-func readRows[R any](r *ipc.FileReader, cols []col[R]) ([]R, error) {
-	fs := r.Schema().Fields()
-	cds := make([]codec, len(cols))
-	var zero R
-	for j, c := range cols {
-		cds[j] = codecOf(c.field(&zero))
-		if len(fs) != len(cols) || fs[j].Name != c.name || !cds[j].fits(fs[j].Type) {
-			return nil, fmt.Errorf("unexpected columns %v", r.Schema())
+// decodeAnyLayout decodes a table whose columns are cols in every layout.
+func decodeAnyLayout[R any](data []byte, cols []Column[R]) ([]R, error) {
+	return decodeTable(data, func([]arrow.Field) ([]Column[R], error) { return cols, nil }, 1)
+}
+
+// decodeTable decodes a table of a layout from oldest to FormatVersion.
+func decodeTable[R any](data []byte, colsOf func(fs []arrow.Field) ([]Column[R], error), oldest int) (rows []R, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			rows, err = nil, fmt.Errorf("corrupted Arrow file: %v", v)
 		}
+	}()
+	r, err := ipc.NewFileReader(bytes.NewReader(data), sizeLimits(data)...)
+	if err != nil {
+		return nil, fmt.Errorf("not a complete Arrow IPC file: %w", err)
+	}
+	defer r.Close()
+	v, _ := r.Schema().Metadata().GetValue(metaFormat)
+	layout, err := CheckLayout(v)
+	if err != nil {
+		return nil, err
+	}
+	if layout < oldest {
+		return nil, fmt.Errorf("written in layout %d; this build reads tables of layout %d: run `run collect DIR` to rewrite them from the run files", layout, FormatVersion)
+	}
+	cols, err := colsOf(r.Schema().Fields())
+	if err != nil {
+		return nil, err
+	}
+	return readRows(r, cols, nil)
+}
+
+// readRows reads every record batch of r, whose schema must be cols
+// (names and types, in order); each row goes to emit when it is not nil
+// (and nothing is kept), else into the returned slice.
+func readRows[R any](r *ipc.FileReader, cols []Column[R], emit func(R) error) ([]R, error) {
+	if err := checkFields(r.Schema().Fields(), cols); err != nil {
+		return nil, err
+	}
+	cds := make([]codec, len(cols))
+	for j, c := range cols {
+		cds[j] = c.codec()
 	}
 	var rows []R
 	for i := 0; i < r.NumRecords(); i++ {
@@ -352,16 +672,96 @@ func readRows[R any](r *ipc.FileReader, cols []col[R]) ([]R, error) {
 		if err != nil {
 			return nil, fmt.Errorf("record batch %d: %w", i, err)
 		}
-		base := len(rows)
-		rows = append(rows, make([]R, b.NumRows())...)
+		n := int(b.NumRows())
+		batch := make([]R, n)
 		for j, c := range cols {
-			read := cds[j].reader(b.Column(j))
-			for k := 0; k < int(b.NumRows()); k++ {
-				read(c.field(&rows[base+k]), k)
+			col := b.Column(j)
+			read := cds[j].reader(col)
+			for k := 0; k < n; k++ {
+				if col.IsNull(k) {
+					if c.notNull {
+						return nil, fmt.Errorf("column %s, row %d of batch %d: null where every row has a value", c.Name, k, i)
+					}
+					continue
+				}
+				v, err := read(k)
+				if err != nil {
+					return nil, fmt.Errorf("column %s, row %d of batch %d: %w", c.Name, k, i, err)
+				}
+				c.set(&batch[k], v)
+			}
+		}
+		if emit == nil {
+			rows = append(rows, batch...)
+			continue
+		}
+		for _, row := range batch {
+			if err := emit(row); err != nil {
+				return nil, err
 			}
 		}
 	}
 	return rows, nil
+}
+
+// readPoints reads a per-run file's curve table, whose schema must be
+// cols (the four base columns, then metrics): readRows without a
+// per-cell allocation, since Collect reads every run's curve twice.
+func readPoints(r *ipc.FileReader, cols []Column[Point]) ([]Point, error) {
+	if err := checkFields(r.Schema().Fields(), cols); err != nil {
+		return nil, err
+	}
+	var pts []Point
+	for i := 0; i < r.NumRecords(); i++ {
+		b, err := r.RecordBatch(i)
+		if err != nil {
+			return nil, fmt.Errorf("record batch %d: %w", i, err)
+		}
+		for j := range pointBase {
+			if n := b.Column(j).NullN(); n > 0 {
+				return nil, fmt.Errorf("column %s: %d nulls", cols[j].Name, n)
+			}
+		}
+		t, pseudo := b.Column(0).(*array.Int64), b.Column(1).(*array.Float64)
+		realised, syncs := b.Column(2).(*array.Float64), b.Column(3).(*array.Int64)
+		base := len(pts)
+		for k := 0; k < int(b.NumRows()); k++ {
+			pts = append(pts, Point{Round: t.Value(k), Pseudo: pseudo.Value(k), Realised: realised.Value(k), Syncs: syncs.Value(k)})
+		}
+		for j := len(pointBase); j < len(cols); j++ {
+			m := b.Column(j).(*array.Float64)
+			for k := 0; k < m.Len(); k++ {
+				if m.IsValid(k) {
+					p := &pts[base+k]
+					if p.Metrics == nil {
+						p.Metrics = make(map[string]float64, len(cols)-len(pointBase))
+					}
+					p.Metrics[cols[j].Name] = m.Value(k)
+				}
+			}
+		}
+	}
+	return pts, nil
+}
+
+// checkFields checks that a schema's fields are cols: names and types, in
+// order, no more.
+func checkFields[R any](fs []arrow.Field, cols []Column[R]) error {
+	for j, c := range cols {
+		if j >= len(fs) {
+			return fmt.Errorf("column %s missing", c.Name)
+		}
+		if fs[j].Name != c.Name {
+			return fmt.Errorf("column %d is %s, want %s", j, fs[j].Name, c.Name)
+		}
+		if cd := c.codec(); !cd.fits(fs[j].Type) {
+			return fmt.Errorf("column %s: type %s, want %s", c.Name, fs[j].Type, cd.typ)
+		}
+	}
+	if len(fs) > len(cols) {
+		return fmt.Errorf("column %s: not expected", fs[len(cols)].Name)
+	}
+	return nil
 }
 
 // sizeLimits bounds every length the reader trusts by the file size, so
@@ -369,28 +769,4 @@ func readRows[R any](r *ipc.FileReader, cols []col[R]) ([]R, error) {
 func sizeLimits(data []byte) []ipc.Option {
 	n := int64(len(data))
 	return []ipc.Option{ipc.WithMetadataSizeLimit(n), ipc.WithBodySizeLimit(n)}
-}
-
-// encodeFile serialises batches as an uncompressed Arrow IPC file and
-// releases them.
-func encodeFile(schema *arrow.Schema, batches []arrow.RecordBatch) ([]byte, error) {
-	defer func() {
-		for _, b := range batches {
-			b.Release()
-		}
-	}()
-	var buf bytes.Buffer
-	w, err := ipc.NewFileWriter(&buf, ipc.WithSchema(schema), ipc.WithAllocator(memory.DefaultAllocator))
-	if err != nil {
-		return nil, err
-	}
-	for _, b := range batches {
-		if err := w.Write(b); err != nil {
-			return nil, err
-		}
-	}
-	if err := w.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 )
 
 // AuditFile is the name of `run audit --out DIR`'s table.
@@ -40,73 +41,61 @@ type AuditRow struct {
 	Released0, Released1 []float64
 }
 
-// auditColumn documents one column of audit.arrow.
-type auditColumn struct {
-	Name  string
-	Unit  string
-	Doc   string
-	field func(r *AuditRow) any
-}
-
-// TypeName is the column's type as README.md writes it: string, int64,
-// uint64, float64, bool, list<float64> or struct<float64> (params).
-func (c auditColumn) TypeName() string { return codecOf(c.field(new(AuditRow))).docType }
-
 // AuditColumns describes audit.arrow, in file order.
-var AuditColumns = []auditColumn{
-	{"config", "", "The audited configuration, as `run audit` prints it.", func(r *AuditRow) any { return &r.Config }},
-	{"algorithm", "", "Registered algorithm name (see runs.arrow).", func(r *AuditRow) any { return &r.Algorithm }},
-	{"learner", "", `"eager" (paper Algorithm 1) or "lazy" (Algorithm 8).`, func(r *AuditRow) any { return &r.Learner }},
-	{"preset", "", "Calibration preset.", func(r *AuditRow) any { return &r.Preset }},
-	{"protocol", "", `Privacy protocol ("P", "P_alt").`, func(r *AuditRow) any { return &r.Protocol }},
-	{"relation", "", `Neighbouring relation ("add-remove", "replace-one").`, func(r *AuditRow) any { return &r.Relation }},
-	{"eps", "", "Target eps of the configuration.", func(r *AuditRow) any { return &r.Eps }},
-	{"delta", "", "Target delta.", func(r *AuditRow) any { return &r.Delta }},
-	{"B", "rounds", "Batch size.", func(r *AuditRow) any { return &r.B }},
-	{"M", "silos", "Silos of the configuration: they choose the calibration (the audit simulates one silo).", func(r *AuditRow) any { return &r.M }},
-	{"T", "rounds", "Horizon of the configuration (chooses the calibration).", func(r *AuditRow) any { return &r.T }},
-	{"pair", "", `Neighbouring datasets: "reward" (the first user's rewards 1 vs 0; release: the first tree node) or "schedule" (her norm 1 vs 1/2; release: the round of the first synchronisation).`, func(r *AuditRow) any { return &r.Pair }},
-	{"pair_doc", "", "The neighbouring datasets in words.", func(r *AuditRow) any { return &r.PairDoc }},
-	{"trials", "releases", "Releases drawn under each dataset.", func(r *AuditRow) any { return &r.Trials }},
-	{"seed", "", "Seed of the audit's noise streams.", func(r *AuditRow) any { return &r.Seed }},
-	{"sigma_scale", "", "Multiplier of the noise actually drawn (1; 0.5 and 2 are the mutation controls).", func(r *AuditRow) any { return &r.SigmaScale }},
-	{"claim_mu", "", "Gaussian-DP mu the calibration claims for one node of both streams (NaN for the schedule pair).", func(r *AuditRow) any { return &r.ClaimMu }},
-	{"claim_eps", "", "eps of the claim at delta (the target eps for the schedule pair).", func(r *AuditRow) any { return &r.ClaimEps }},
-	{"exact_mu", "", "mu of this pair for the mechanism as simulated (NaN for the schedule pair).", func(r *AuditRow) any { return &r.ExactMu }},
-	{"mu", "", "Empirical mu (NaN for the schedule pair).", func(r *AuditRow) any { return &r.Mu }},
-	{"mu_lo", "", "99% lower confidence bound on mu.", func(r *AuditRow) any { return &r.MuLo }},
-	{"mu_hi", "", "99% upper confidence bound on mu.", func(r *AuditRow) any { return &r.MuHi }},
-	{"sd", "", "Standard deviation of the whitened releases (1 when the noise is the claimed one).", func(r *AuditRow) any { return &r.SD }},
-	{"sd_lo", "", "99% lower confidence bound on sd.", func(r *AuditRow) any { return &r.SDLo }},
-	{"sd_hi", "", "99% upper confidence bound on sd.", func(r *AuditRow) any { return &r.SDHi }},
-	{"p0", "", "Schedule pair: fraction of trials synchronising at round 1 under norm 1/2 (NaN for the reward pair).", func(r *AuditRow) any { return &r.P0 }},
-	{"p1", "", "Schedule pair: the same under norm 1.", func(r *AuditRow) any { return &r.P1 }},
-	{"eps_lo", "", "95% Clopper-Pearson lower bound on eps at delta.", func(r *AuditRow) any { return &r.EpsLo }},
-	{"verdict", "", `"pass", or "VIOLATION: ..." / "NOISE SCALE: ..." with the reason.`, func(r *AuditRow) any { return &r.Verdict }},
-	{"released0", "", "Releases under dataset 0 (reward 0, norm 1/2), one per trial: whitened projections, or first synchronisation rounds.", func(r *AuditRow) any { return &r.Released0 }},
-	{"released1", "", "Releases under dataset 1 (reward 1, norm 1).", func(r *AuditRow) any { return &r.Released1 }},
+var AuditColumns = []Column[AuditRow]{
+	value("config", "", "all", "The audited configuration, as `run audit` prints it.", func(r *AuditRow) *string { return &r.Config }),
+	value("algorithm", "", "all", "Registered algorithm name (see runs.arrow).", func(r *AuditRow) *string { return &r.Algorithm }),
+	value("learner", "", "all", `"eager" (paper Algorithm 1) or "lazy" (Algorithm 8).`, func(r *AuditRow) *string { return &r.Learner }),
+	value("preset", "", "all", "Calibration preset.", func(r *AuditRow) *string { return &r.Preset }),
+	value("protocol", "", "all", `Privacy protocol ("P", "P_alt").`, func(r *AuditRow) *string { return &r.Protocol }),
+	value("relation", "", "all", `Neighbouring relation ("add-remove", "replace-one").`, func(r *AuditRow) *string { return &r.Relation }),
+	value("eps", "", "all", "Target eps of the configuration.", func(r *AuditRow) *float64 { return &r.Eps }),
+	value("delta", "", "all", "Target delta.", func(r *AuditRow) *float64 { return &r.Delta }),
+	value("B", "rounds", "all", "Batch size.", func(r *AuditRow) *int { return &r.B }),
+	value("M", "silos", "all", "Silos of the configuration: they choose the calibration (the audit simulates one silo).", func(r *AuditRow) *int { return &r.M }),
+	value("T", "rounds", "all", "Horizon of the configuration (chooses the calibration).", func(r *AuditRow) *int { return &r.T }),
+	value("pair", "", "all", `Neighbouring datasets: "reward" (the first user's rewards 1 vs 0; release: the first tree node) or "schedule" (her norm 1 vs 1/2; release: the round of the first synchronisation).`, func(r *AuditRow) *string { return &r.Pair }),
+	value("pair_doc", "", "all", "The neighbouring datasets in words.", func(r *AuditRow) *string { return &r.PairDoc }),
+	value("trials", "releases", "all", "Releases drawn under each dataset.", func(r *AuditRow) *int { return &r.Trials }),
+	value("seed", "", "all", "Seed of the audit's noise streams.", func(r *AuditRow) *uint64 { return &r.Seed }),
+	value("sigma_scale", "", "all", "Multiplier of the noise actually drawn (1; 0.5 and 2 are the mutation controls).", func(r *AuditRow) *float64 { return &r.SigmaScale }),
+	value("claim_mu", "", "all", "Gaussian-DP mu the calibration claims for one node of both streams (NaN for the schedule pair).", func(r *AuditRow) *float64 { return &r.ClaimMu }),
+	value("claim_eps", "", "all", "eps of the claim at delta (the target eps for the schedule pair).", func(r *AuditRow) *float64 { return &r.ClaimEps }),
+	value("exact_mu", "", "all", "mu of this pair for the mechanism as simulated (NaN for the schedule pair).", func(r *AuditRow) *float64 { return &r.ExactMu }),
+	value("mu", "", "all", "Empirical mu (NaN for the schedule pair).", func(r *AuditRow) *float64 { return &r.Mu }),
+	value("mu_lo", "", "all", "99% lower confidence bound on mu.", func(r *AuditRow) *float64 { return &r.MuLo }),
+	value("mu_hi", "", "all", "99% upper confidence bound on mu.", func(r *AuditRow) *float64 { return &r.MuHi }),
+	value("sd", "", "all", "Standard deviation of the whitened releases (1 when the noise is the claimed one).", func(r *AuditRow) *float64 { return &r.SD }),
+	value("sd_lo", "", "all", "99% lower confidence bound on sd.", func(r *AuditRow) *float64 { return &r.SDLo }),
+	value("sd_hi", "", "all", "99% upper confidence bound on sd.", func(r *AuditRow) *float64 { return &r.SDHi }),
+	value("p0", "", "all", "Schedule pair: fraction of trials synchronising at round 1 under norm 1/2 (NaN for the reward pair).", func(r *AuditRow) *float64 { return &r.P0 }),
+	value("p1", "", "all", "Schedule pair: the same under norm 1.", func(r *AuditRow) *float64 { return &r.P1 }),
+	value("eps_lo", "", "all", "95% Clopper-Pearson lower bound on eps at delta.", func(r *AuditRow) *float64 { return &r.EpsLo }),
+	value("verdict", "", "all", `"pass", or "VIOLATION: ..." / "NOISE SCALE: ..." with the reason.`, func(r *AuditRow) *string { return &r.Verdict }),
+	value("released0", "", "all", "Releases under dataset 0 (reward 0, norm 1/2), one per trial: whitened projections, or first synchronisation rounds.", func(r *AuditRow) *[]float64 { return &r.Released0 }),
+	value("released1", "", "all", "Releases under dataset 1 (reward 1, norm 1).", func(r *AuditRow) *[]float64 { return &r.Released1 }),
 }
 
 // WriteAudit writes audit.arrow (one row per audited configuration, in the
 // order given) atomically.
 func WriteAudit(path string, rows []AuditRow) error {
-	data, err := encodeRows(auditCols(), rows, layoutMetadata(FormatVersion), math.MaxInt)
+	data, err := encodeRows(AuditColumns, rows, layoutMetadata(FormatVersion), math.MaxInt)
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", path, err)
 	}
 	return WriteFileAtomic(path, func(w io.Writer) error { _, err := w.Write(data); return err })
 }
 
-// ReadAudit reads audit.arrow (the same columns in every layout).
+// ReadAudit reads audit.arrow (the same columns in every layout; the
+// seed was a uint64 column before layout 3).
 func ReadAudit(path string) ([]AuditRow, error) {
-	return readTable(path, "audit table", func(int) []col[AuditRow] { return auditCols() })
-}
-
-// auditCols are the columns of audit.arrow.
-func auditCols() []col[AuditRow] {
-	cols := make([]col[AuditRow], len(AuditColumns))
-	for i, c := range AuditColumns {
-		cols[i] = col[AuditRow]{c.Name, c.field}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read audit table: %w", err)
 	}
-	return cols
+	rows, err := decodeAnyLayout(data, AuditColumns)
+	if err != nil {
+		return nil, fmt.Errorf("audit table %s: %w", path, err)
+	}
+	return rows, nil
 }

@@ -1,7 +1,8 @@
-package outputs_test
+package outputs
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,80 +10,98 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/ipc"
-
-	"github.com/fedbandit/fedbandit/outputs"
 )
 
-// TestCurvesManyBatches round-trips 3 x 65,536 + 17 curve rows: curves.arrow
-// splits them into record batches of at most 65,536 rows, and every row
-// comes back exactly, in order, whatever batch it sits in. A batch bound
-// off by one (one row dropped or repeated per batch) fails here; the
-// batches are checked directly too (65,536 rows each but the last).
-func TestCurvesManyBatches(t *testing.T) {
-	const n = 3*65536 + 17
-	pts := make([]outputs.CurvePoint, n)
-	for i := range pts {
-		id := fmt.Sprintf("%064x", i/1000)
-		pts[i] = outputs.Derive(id, 3, outputs.Point{Round: int64(i%1000 + 1), Pseudo: float64(i) / 7, Realised: float64(i) * 1.5, Syncs: int64(i % 13)})
-	}
-	path := filepath.Join(t.TempDir(), "curves.arrow")
-	if err := outputs.WriteCurves(path, pts); err != nil {
-		t.Fatal(err)
-	}
-	got, err := outputs.ReadCurves(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != n {
-		t.Fatalf("read %d rows, wrote %d", len(got), n)
-	}
-	for i := range pts {
-		if got[i] != pts[i] {
-			t.Fatalf("row %d: read %+v, wrote %+v", i, got[i], pts[i])
+// TestCurveBatchesHoldConfigurations: curves.arrow's record batches hold
+// at most 65,536 rows and end at a configuration's end unless one
+// configuration alone is larger (then at a run's end); tables.json lists each batch's
+// configurations and rows, so that a reader loads one configuration from
+// its batches alone; every row comes back exactly, in order. A batch
+// bound off by one, or a batch cut inside a configuration that fits, fails
+// here. The sizes: configurations of 30,000 rows (two fit a batch, not
+// three), then one of 140,000 rows (split at its runs' ends into batches
+// of 65 runs).
+func TestCurveBatchesHoldConfigurations(t *testing.T) {
+	var rows []CurvePoint
+	var recs []RunRecord
+	add := func(group string, runs, points int) {
+		for r := 0; r < runs; r++ {
+			rec := RunRecord{RunID: fmt.Sprintf("%s%060d", group, r), GroupID: group, M: Some(3)}
+			for p := 1; p <= points; p++ {
+				rows = append(rows, Derive(&rec, Point{Round: int64(p), Pseudo: float64(len(rows)) / 7, Realised: 1.5, Syncs: int64(p % 13)}))
+			}
+			recs = append(recs, rec)
 		}
 	}
-	data, err := os.ReadFile(path)
+	add("g001", 30, 1000)
+	add("g002", 30, 1000)
+	add("g003", 30, 1000)
+	add("g004", 140, 1000)
+	dir := t.TempDir()
+	full := make([]RunRecord, len(recs))
+	for i, r := range recs {
+		full[i] = sampleRecord(r.RunID, uint64(i))
+		full[i].GroupID = r.GroupID
+	}
+	if err := WriteTables(dir, full, rows); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadCurves(filepath.Join(dir, CurvesFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := ipc.NewFileReader(bytes.NewReader(data))
+	if !reflect.DeepEqual(got, rows) {
+		t.Fatal("curves.arrow rows differ from those written")
+	}
+	var tj tablesRecord
+	if err := json.Unmarshal(mustRead(t, filepath.Join(dir, TablesFile)), &tj); err != nil {
+		t.Fatal(err)
+	}
+	want := []CurveBatch{{"g001", "g002", 60000}, {"g003", "g003", 30000}, {"g004", "g004", 65000}, {"g004", "g004", 65000}, {"g004", "g004", 10000}}
+	if !reflect.DeepEqual(tj.CurveBatches, want) {
+		t.Errorf("batches %+v\nwant %+v", tj.CurveBatches, want)
+	}
+	r, err := ipc.NewFileReader(bytes.NewReader(mustRead(t, filepath.Join(dir, CurvesFile))))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if r.NumRecords() != 4 {
-		t.Fatalf("%d record batches, want 4", r.NumRecords())
+	if r.NumRecords() != len(want) {
+		t.Fatalf("%d record batches, tables.json lists %d", r.NumRecords(), len(want))
 	}
 	for i := range r.NumRecords() {
 		b, err := r.RecordBatch(i)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := int64(65536)
-		if i == 3 {
-			want = 17
-		}
-		if b.NumRows() != want {
-			t.Errorf("batch %d has %d rows, want %d", i, b.NumRows(), want)
+		if int(b.NumRows()) != want[i].Rows {
+			t.Errorf("batch %d has %d rows, tables.json %d", i, b.NumRows(), want[i].Rows)
 		}
 	}
+	// No rows: one empty batch.
+	empty := t.TempDir()
+	if err := WriteTables(empty, full[:1], nil); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := ReadCurves(filepath.Join(empty, CurvesFile)); err != nil || len(c) != 0 {
+		t.Errorf("empty curves: %v %v", c, err)
+	}
+	os.RemoveAll(empty)
 }
 
 // TestRunsManyBatches: a runs.arrow whose rows are split over several
 // record batches (as another Arrow writer may lay them out) reads back
 // the same records, in order.
 func TestRunsManyBatches(t *testing.T) {
-	recs := make([]outputs.RunRecord, 10)
+	recs := make([]RunRecord, 10)
 	for i := range recs {
-		recs[i] = outputs.RunRecord{RunID: fmt.Sprintf("%064x", i), Status: outputs.StatusDone, FormatVersion: outputs.FormatVersion,
-			Algorithm: "ldp", M: i + 1, T: 100, B: 10, Seed: uint64(i), Eps: float64(i) / 3,
-			SiloPseudo: make([]float64, i%3), SiloRealised: make([]float64, i%3)}
-		for j := range recs[i].SiloPseudo {
-			recs[i].SiloPseudo[j] = float64(i*10 + j)
-			recs[i].SiloRealised[j] = -float64(i*10 + j)
+		recs[i] = sampleRecord(fmt.Sprintf("%064x", i), uint64(i))
+		recs[i].M = Some(i + 1)
+		if i%2 == 1 {
+			recs[i] = mabRecord(recs[i].RunID, uint64(i))
 		}
 	}
-	data, err := outputs.EncodeRuns(recs)
+	data, err := EncodeRuns(recs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,27 +133,38 @@ func TestRunsManyBatches(t *testing.T) {
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, err := outputs.ReadRuns(path)
+	got, err := ReadRuns(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != len(recs) {
-		t.Fatalf("read %d records, wrote %d", len(got), len(recs))
-	}
-	for i := range recs {
-		if !reflect.DeepEqual(normalise(got[i]), normalise(recs[i])) {
-			t.Errorf("record %d: read %+v\nwrote %+v", i, got[i], recs[i])
-		}
+	if !reflect.DeepEqual(got, recs) {
+		t.Errorf("read %+v\nwrote %+v", got, recs)
 	}
 }
 
-// normalise makes empty and nil slices compare equal.
-func normalise(r outputs.RunRecord) outputs.RunRecord {
-	if len(r.SiloPseudo) == 0 {
-		r.SiloPseudo = nil
+// TestRunsRecordBatch: the record batch another writer converts holds
+// what runs.arrow holds: the same schema, and the same records once
+// written and read back.
+func TestRunsRecordBatch(t *testing.T) {
+	recs := []RunRecord{sampleRecord(fmt.Sprintf("%064x", 1), 1), mabRecord(fmt.Sprintf("%064x", 2), 2)}
+	b, err := RunsRecordBatch(recs)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if len(r.SiloRealised) == 0 {
-		r.SiloRealised = nil
+	defer b.Release()
+	if !b.Schema().Equal(RunsSchema(recs)) || b.NumRows() != 2 {
+		t.Fatalf("schema %v, %d rows", b.Schema(), b.NumRows())
 	}
-	return r
+	var buf bytes.Buffer
+	w, _ := ipc.NewFileWriter(&buf, ipc.WithSchema(b.Schema()))
+	if err := w.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	path := filepath.Join(t.TempDir(), RunsFile)
+	os.WriteFile(path, buf.Bytes(), 0o644)
+	got, err := ReadRuns(path)
+	if err != nil || !reflect.DeepEqual(got, recs) {
+		t.Errorf("read back %v:\n%+v\nwant\n%+v", err, got, recs)
+	}
 }

@@ -2,6 +2,7 @@ package outputs
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -10,34 +11,24 @@ import (
 func benchCurves() []CurvePoint {
 	var pts []CurvePoint
 	for r := 0; r < 1000; r++ {
-		id := fmt.Sprintf("%064x", r)
+		rec := RunRecord{RunID: fmt.Sprintf("%064x", r), GroupID: fmt.Sprintf("%016x", r/10), M: Some(10)}
 		for t := 1; t <= 200; t++ {
-			pts = append(pts, Derive(id, 10, Point{int64(t * 50), float64(t) * 1.5, float64(t) * 1.25, int64(t)}))
+			pts = append(pts, Derive(&rec, Point{Round: int64(t * 50), Pseudo: float64(t) * 1.5, Realised: float64(t) * 1.25, Syncs: int64(t)}))
 		}
 	}
 	return pts
 }
 
-// BenchmarkEncodeCurves and BenchmarkReadCurves time the collect's
-// curves.arrow (200,000 rows, 4 record batches) through the codec table.
-func BenchmarkEncodeCurves(b *testing.B) {
-	pts := benchCurves()
-	b.ResetTimer()
-	for b.Loop() {
-		if _, err := EncodeCurves(pts); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
+// BenchmarkReadCurves times reading curves.arrow (200,000 rows).
 func BenchmarkReadCurves(b *testing.B) {
-	p := filepath.Join(b.TempDir(), CurvesFile)
-	if err := WriteCurves(p, benchCurves()); err != nil {
+	dir := b.TempDir()
+	pts := benchCurves()
+	if err := WriteTables(dir, []RunRecord{sampleRecord(pts[0].RunID, 1)}, pts); err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := ReadCurves(p); err != nil {
+		if _, err := ReadCurves(filepath.Join(dir, CurvesFile)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -55,4 +46,28 @@ func BenchmarkEncodeRuns(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkCollect collects FEDBANDIT_BENCH_RUNS runs (default 1,000) of
+// 1,000 checkpoints each, written once into a temporary directory
+// (GenerateRuns), and reports the peak heap in use (B/peak-heap); run
+// with -benchtime=1x. At 30,000 runs: outputs/README.md, "Collect at scale".
+func BenchmarkCollect(b *testing.B) {
+	runs := 1000
+	if v := os.Getenv("FEDBANDIT_BENCH_RUNS"); v != "" {
+		fmt.Sscan(v, &runs)
+	}
+	dir := b.TempDir()
+	if err := GenerateRuns(dir, runs, 1000); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		peak := watchHeap()
+		if _, err := Collect(dir); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(peak()), "B/peak-heap")
+	}
+	b.ReportMetric(float64(CollectMemory(runs, 1000)), "B/estimate")
 }

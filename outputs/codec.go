@@ -2,9 +2,8 @@ package outputs
 
 import (
 	"fmt"
-	"maps"
+	"math"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -12,87 +11,144 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
-// A codec stores one Go field type in the tables: as an Arrow column
+// A codec stores one Go value type T in the tables: as an Arrow column
 // (appender, reader) and as a string in a per-run file's metadata (format,
-// parse; parse inverts format exactly). codecs holds one entry per field
-// type; every table (runs.arrow, curves.arrow, audit.arrow, the per-run
-// files) goes through it, so a new field type is one new entry.
+// parse; parse inverts format exactly). Values travel as *T; a nil *T (and
+// for strings "", for lists a nil slice) is a null. codecs holds one entry
+// per value type, and every table (runs.arrow, curves.arrow, audit.arrow,
+// the per-run files, and any other writer walking Columns) goes through
+// it: a new value type is one new entry.
 type codec struct {
-	// typ is the Arrow type of the column. It is nil for a field whose
-	// column type depends on the rows (a parameter map: a struct of the
-	// keys the rows use); rowsType and fits then say which.
-	typ      arrow.DataType
-	rowsType func(ps []any) arrow.DataType
-	fits     func(t arrow.DataType) bool
+	typ arrow.DataType
+	// fits reports whether a column of type t can be read by this codec
+	// (the current type, or the type an older layout wrote).
+	fits func(t arrow.DataType) bool
 	// docType names the type in README.md (Column.TypeName).
 	docType string
+	// null reports whether p (a *T) is a null value.
+	null func(p any) bool
 	// appender binds a column's builder once and returns the function
-	// that appends one value (p points to it); reader binds a column and
-	// returns the function that stores its row k into p.
+	// that appends one value (p is a *T; null appends a null).
 	appender func(b array.Builder) func(p any)
-	reader   func(col arrow.Array) func(p any, k int)
-	format   func(p any) (string, error)
-	parse    func(p any, s string) error
+	// reader binds a column and returns the function that reads its
+	// (non-null) row k as a new *T, or an error naming the value.
+	reader func(col arrow.Array) func(k int) (any, error)
+	format func(p any) string
+	parse  func(s string) (any, error)
+	// check refuses a value the column cannot hold (nil: every value).
+	check func(p any) error
 }
 
-// codecs maps a field pointer type (*string, *int, ...) to its codec.
+// codecs maps a value type (string, int, ...) to its codec.
 var codecs = map[reflect.Type]codec{
-	reflect.TypeFor[*string](): scalar(tString, (*array.StringBuilder).Append, (*array.String).Value,
-		func(v string) string { return v }, func(s string) (string, error) { return s, nil }),
-	reflect.TypeFor[*int](): scalar(tInt,
+	reflect.TypeFor[string](): scalar(tString, (*array.StringBuilder).Append, (*array.String).Value,
+		func(v string) string { return v }, func(s string) (string, error) { return s, nil },
+		func(v string) bool { return v == "" }),
+	reflect.TypeFor[int](): scalar(tInt,
 		func(b *array.Int64Builder, v int) { b.Append(int64(v)) },
 		func(a *array.Int64, k int) int { return int(a.Value(k)) },
-		strconv.Itoa, strconv.Atoi),
-	reflect.TypeFor[*int64](): scalar(tInt, (*array.Int64Builder).Append, (*array.Int64).Value,
+		strconv.Itoa, strconv.Atoi, nil),
+	reflect.TypeFor[int64](): scalar(tInt, (*array.Int64Builder).Append, (*array.Int64).Value,
 		func(v int64) string { return strconv.FormatInt(v, 10) },
-		func(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) }),
-	reflect.TypeFor[*uint64](): scalar(tUint, (*array.Uint64Builder).Append, (*array.Uint64).Value,
-		func(v uint64) string { return strconv.FormatUint(v, 10) },
-		func(s string) (uint64, error) { return strconv.ParseUint(s, 10, 64) }),
-	reflect.TypeFor[*float64](): scalar(tFloat, (*array.Float64Builder).Append, (*array.Float64).Value,
-		formatFloat, func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }),
-	reflect.TypeFor[*bool](): scalar(tBool, (*array.BooleanBuilder).Append, (*array.Boolean).Value,
-		strconv.FormatBool, strconv.ParseBool),
-	reflect.TypeFor[*[]float64]():          scalar(tFloats, appendFloats, readFloats, formatFloats, parseFloats),
-	reflect.TypeFor[*map[string]float64](): paramsCodec,
+		func(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) }, nil),
+	reflect.TypeFor[uint64](): seedCodec,
+	reflect.TypeFor[float64](): scalar(tFloat, (*array.Float64Builder).Append, (*array.Float64).Value,
+		formatFloat, func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }, nil),
+	reflect.TypeFor[bool](): scalar(tBool, (*array.BooleanBuilder).Append, (*array.Boolean).Value,
+		strconv.FormatBool, strconv.ParseBool, nil),
+	reflect.TypeFor[[]float64](): scalar(tFloats, appendFloats, readFloats, formatFloats, parseFloats,
+		func(v []float64) bool { return v == nil }),
 }
 
-// codecOf returns the codec of a field pointer; a field type without one
+// codecFor returns the codec of a value pointer (*T); a type without one
 // is a programming error.
-func codecOf(p any) codec {
-	c, ok := codecs[reflect.TypeOf(p)]
+func codecFor(p any) codec {
+	t := reflect.TypeOf(p)
+	if t == nil || t.Kind() != reflect.Pointer {
+		panic(fmt.Sprintf("outputs: want a value pointer, got %T", p))
+	}
+	c, ok := codecs[t.Elem()]
 	if !ok {
-		panic(fmt.Sprintf("outputs: unsupported field type %T", p))
+		panic(fmt.Sprintf("outputs: unsupported value type %T", p))
 	}
 	return c
 }
 
-// scalar is the codec of a field type T held in a column of fixed Arrow
-// type typ, built with B and read from A.
+// scalar is the codec of a value type T held in a column of Arrow type
+// typ, built with B and read from A; empty (nil for none) says which
+// non-nil values are also null.
 func scalar[T any, B array.Builder, A arrow.Array](typ arrow.DataType, app func(B, T), get func(A, int) T,
-	format func(T) string, parse func(string) (T, error)) codec {
+	format func(T) string, parse func(string) (T, error), empty func(T) bool) codec {
+	null := func(p any) bool {
+		v := p.(*T)
+		return v == nil || empty != nil && empty(*v)
+	}
 	return codec{
 		typ:     typ,
 		fits:    func(t arrow.DataType) bool { return arrow.TypeEqual(t, typ) },
 		docType: typeName(typ),
+		null:    null,
 		appender: func(b array.Builder) func(p any) {
 			bb := b.(B)
-			return func(p any) { app(bb, *p.(*T)) }
-		},
-		reader: func(col arrow.Array) func(p any, k int) {
-			a := col.(A)
-			return func(p any, k int) { *p.(*T) = get(a, k) }
-		},
-		format: func(p any) (string, error) { return format(*p.(*T)), nil },
-		parse: func(p any, s string) error {
-			v, err := parse(s)
-			if err == nil {
-				*p.(*T) = v
+			return func(p any) {
+				if null(p) {
+					bb.AppendNull()
+					return
+				}
+				app(bb, *p.(*T))
 			}
-			return err
+		},
+		reader: func(col arrow.Array) func(k int) (any, error) {
+			a := col.(A)
+			return func(k int) (any, error) { v := get(a, k); return &v, nil }
+		},
+		format: func(p any) string { return format(*p.(*T)) },
+		parse: func(s string) (any, error) {
+			v, err := parse(s)
+			if err != nil {
+				return nil, err
+			}
+			return &v, nil
 		},
 	}
 }
+
+// seedCodec stores a uint64 (a seed) as an int64 column: no reader has to
+// cope with unsigned arithmetic (seed - 2 wraps in pandas, fails in
+// DuckDB). Seeds above 2^63 - 1 cannot be written (sweep files take int64
+// seeds); an older layout's uint64 column is still read.
+var seedCodec = func() codec {
+	c := scalar(tInt,
+		func(b *array.Int64Builder, v uint64) { b.Append(int64(v)) },
+		func(a *array.Int64, k int) uint64 { return uint64(a.Value(k)) },
+		func(v uint64) string { return strconv.FormatUint(v, 10) },
+		func(s string) (uint64, error) { return strconv.ParseUint(s, 10, 64) }, nil)
+	c.check = func(p any) error {
+		if v := p.(*uint64); v != nil && *v > math.MaxInt64 {
+			return fmt.Errorf("seed %d above the int64 range", *v)
+		}
+		return nil
+	}
+	c.fits = func(t arrow.DataType) bool {
+		return arrow.TypeEqual(t, tInt) || arrow.TypeEqual(t, arrow.PrimitiveTypes.Uint64)
+	}
+	c.reader = func(col arrow.Array) func(k int) (any, error) {
+		switch a := col.(type) {
+		case *array.Uint64:
+			return func(k int) (any, error) { v := a.Value(k); return &v, nil }
+		case *array.Int64:
+			return func(k int) (any, error) {
+				if a.Value(k) < 0 {
+					return nil, fmt.Errorf("seed %d is negative", a.Value(k))
+				}
+				v := uint64(a.Value(k))
+				return &v, nil
+			}
+		}
+		panic("outputs: seed column of type " + col.DataType().String())
+	}
+	return c
+}()
 
 // formatFloat is the shortest representation that parses back exactly.
 func formatFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
@@ -135,126 +191,24 @@ func parseFloats(s string) ([]float64, error) {
 	return v, nil
 }
 
-// paramsCodec stores a parameter map (RunRecord.Params) as a struct column
-// with one nullable float64 field per key used by any row, in sorted key
-// order: a notebook unnests it into one typed column per parameter, null
-// where a run's algorithm has no such parameter. A nil map (parameters not
-// recorded) is a null row; an empty map a row whose fields are all null.
-// In a per-run file's metadata it is "key=value,..." in key order
-// (values as formatFloat writes them, so NaN and infinities round-trip),
-// "" for an empty map and "null" for nil.
-var paramsCodec = codec{
-	rowsType: func(ps []any) arrow.DataType {
-		var keys []string
-		for _, p := range ps {
-			for k := range *p.(*map[string]float64) {
-				keys = append(keys, k)
-			}
-		}
-		slices.Sort(keys)
-		keys = slices.Compact(keys)
-		fs := make([]arrow.Field, len(keys))
-		for i, k := range keys {
-			fs[i] = arrow.Field{Name: k, Type: tFloat, Nullable: true}
-		}
-		return arrow.StructOf(fs...)
-	},
-	fits: func(t arrow.DataType) bool {
-		st, ok := t.(*arrow.StructType)
-		if !ok {
-			return false
-		}
-		for i, f := range st.Fields() {
-			if !arrow.TypeEqual(f.Type, tFloat) || i > 0 && st.Field(i-1).Name >= f.Name {
-				return false
-			}
-		}
-		return true
-	},
-	docType: "struct<float64>",
-	appender: func(b array.Builder) func(p any) {
-		sb := b.(*array.StructBuilder)
-		st := sb.Type().(*arrow.StructType)
-		fbs := make([]*array.Float64Builder, st.NumFields())
-		for i := range fbs {
-			fbs[i] = sb.FieldBuilder(i).(*array.Float64Builder)
-		}
-		return func(p any) {
-			m := *p.(*map[string]float64)
-			if m == nil {
-				sb.AppendNull()
-				return
-			}
-			sb.Append(true)
-			for i, f := range st.Fields() {
-				if v, ok := m[f.Name]; ok {
-					fbs[i].Append(v)
-				} else {
-					fbs[i].AppendNull()
-				}
-			}
-		}
-	},
-	reader: func(col arrow.Array) func(p any, k int) {
-		s := col.(*array.Struct)
-		st := s.DataType().(*arrow.StructType)
-		return func(p any, k int) {
-			if s.IsNull(k) {
-				*p.(*map[string]float64) = nil
-				return
-			}
-			m := map[string]float64{}
-			for i, f := range st.Fields() {
-				if v := s.Field(i).(*array.Float64); v.IsValid(k) {
-					m[f.Name] = v.Value(k)
-				}
-			}
-			*p.(*map[string]float64) = m
-		}
-	},
-	format: func(p any) (string, error) {
-		m := *p.(*map[string]float64)
-		if m == nil {
-			return "null", nil
-		}
-		kv := make([]string, 0, len(m))
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			if k == "" || strings.ContainsAny(k, "=,") || k == "null" {
-				return "", fmt.Errorf("parameter key %q: want a non-empty name without '=' or ','", k)
-			}
-			kv = append(kv, k+"="+formatFloat(m[k]))
-		}
-		return strings.Join(kv, ","), nil
-	},
-	parse: func(p any, s string) error {
-		if s == "null" {
-			*p.(*map[string]float64) = nil
-			return nil
-		}
-		m := map[string]float64{}
-		if s != "" {
-			for _, kv := range strings.Split(s, ",") {
-				k, v, ok := strings.Cut(kv, "=")
-				x, err := strconv.ParseFloat(v, 64)
-				if !ok || k == "" || err != nil {
-					return fmt.Errorf("parameter %q: want key=value", kv)
-				}
-				if _, dup := m[k]; dup {
-					return fmt.Errorf("parameter %s given twice", k)
-				}
-				m[k] = x
-			}
-		}
-		*p.(*map[string]float64) = m
-		return nil
-	},
-}
+var (
+	tString = arrow.BinaryTypes.String
+	tInt    = arrow.PrimitiveTypes.Int64
+	tFloat  = arrow.PrimitiveTypes.Float64
+	tBool   = arrow.FixedWidthTypes.Boolean
+	tFloats = arrow.ListOf(arrow.PrimitiveTypes.Float64)
+)
 
-// columnType is the Arrow type of a column holding the values ps (pointers
-// to one field of every row).
-func columnType(c codec, ps []any) arrow.DataType {
-	if c.typ != nil {
-		return c.typ
+// typeName is the short name of a column type used in README.md: string,
+// int64, float64, bool or list<float64>.
+func typeName(t arrow.DataType) string {
+	switch t.ID() {
+	case arrow.STRING:
+		return "string"
+	case arrow.BOOL:
+		return "bool"
+	case arrow.LIST:
+		return "list<" + t.(*arrow.ListType).Elem().String() + ">"
 	}
-	return c.rowsType(ps)
+	return t.String()
 }

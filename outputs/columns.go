@@ -1,129 +1,266 @@
 package outputs
 
 import (
-	"github.com/apache/arrow-go/v18/arrow"
+	"reflect"
 )
 
-// Column documents one column of runs.arrow: its name, unit and meaning;
-// its Arrow type is that of its RunRecord field (codecs). The order of
-// Columns is the column order of the file.
-type Column struct {
-	Name string
-	Unit string // "" for dimensionless or categorical columns
-	Doc  string
-	// field returns a pointer to the RunRecord field holding the value
-	// (a type of codecs).
-	field func(r *RunRecord) any
+// Column documents one column of a table of rows R (runs.arrow, curves.arrow,
+// audit.arrow): its name, unit, the runs it applies to (null in every other
+// row) and meaning, and how to reach its value in a row. Its Arrow type is
+// that of its value's codec. Columns, CurveColumns and AuditColumns are the
+// one schema of each table: the Arrow writers and readers here walk them,
+// and so may any other writer (a Parquet copy).
+type Column[R any] struct {
+	Name    string
+	Unit    string // "" for dimensionless or categorical columns
+	Applies string // the rows it applies to; null in the others
+	Doc     string
+	// get returns a pointer to the row's value (*T), or a nil *T when
+	// the column is null for the row; set stores a read value (*T).
+	get func(r *R) any
+	set func(r *R, v any)
+	// cd is the codec of the value type, set by withCodec.
+	cd *codec
+	// notNull marks a column no row leaves null (a value that always
+	// applies, not a string): a null there is a damaged table.
+	notNull bool
 }
 
 // TypeName is the column's type as README.md writes it: string, int64,
-// uint64, float64, bool, list<float64> or struct<float64> (params).
-func (c Column) TypeName() string { return codecOf(c.field(new(RunRecord))).docType }
+// float64, bool or list<float64>.
+func (c Column[R]) TypeName() string { return c.codec().docType }
 
-var (
-	tString = arrow.BinaryTypes.String
-	tInt    = arrow.PrimitiveTypes.Int64
-	tUint   = arrow.PrimitiveTypes.Uint64
-	tFloat  = arrow.PrimitiveTypes.Float64
-	tBool   = arrow.FixedWidthTypes.Boolean
-	tFloats = arrow.ListOf(arrow.PrimitiveTypes.Float64)
+// Get returns a pointer to the row's value (*T for the column's value type
+// T), or a nil pointer when the column is null for the row.
+func (c Column[R]) Get(r *R) any { return c.get(r) }
+
+func (c Column[R]) codec() codec {
+	if c.cd != nil {
+		return *c.cd
+	}
+	return codecFor(c.get(new(R)))
+}
+
+// withCodec returns c with its codec looked up once.
+func withCodec[R any](c Column[R]) Column[R] {
+	cd := codecFor(c.get(new(R)))
+	c.cd = &cd
+	return c
+}
+
+// Applies values.
+const (
+	appliesAll     = "all"
+	appliesDone    = "done runs"
+	appliesLinear  = "linear"
+	appliesPrivate = "private runs (trust not none)"
 )
 
-// Columns describes runs.arrow, in file order.
-var Columns = []Column{
-	{"run_id", "", "Run identity: hex SHA-256 of the canonical run specification, the instance content hash and the simulator-semantics version (runner.SemanticsVersion; not the layout). Same id, same spec, same curve bytes.", func(r *RunRecord) any { return &r.RunID }},
-	{"status", "", `"done" or "failed".`, func(r *RunRecord) any { return &r.Status }},
-	{"error", "", `Why a failed run failed (error or panic message); "" when done.`, func(r *RunRecord) any { return &r.Error }},
-	{"format_version", "", "Layout version of the per-run file the run was recorded in (outputs.FormatVersion when recorded by this release; 1 for a run recorded before family, trust and params existed, whose values are then derived on reading).", func(r *RunRecord) any { return &r.FormatVersion }},
-	{"sweep", "", "Name of the sweep that produced the run (informational; not part of the id).", func(r *RunRecord) any { return &r.Sweep }},
-	{"group", "", "Human-readable configuration: every specification field except the seed. Runs with the same group differ only in their seed; average over them.", func(r *RunRecord) any { return &r.Group }},
-	{"group_id", "", "Hex SHA-256 (16 characters) of the specification without the seed: the grouping key of group.", func(r *RunRecord) any { return &r.GroupID }},
-
-	{"instance", "", "Instance name given in the sweep file (informational; not part of the id).", func(r *RunRecord) any { return &r.Instance }},
-	{"instance_kind", "", `"synthetic" (paper section 6 Gaussian instance) or "ltr" (learning-to-rank dataset).`, func(r *RunRecord) any { return &r.InstanceKind }},
-	{"instance_hash", "", "Content hash of the instance: for ltr the hash of the prepared data (documents, theta*, reward model, partition: LTRData.Hash); for synthetic the hash of its parameters.", func(r *RunRecord) any { return &r.InstanceHash }},
-	{"instance_name", "", "Description of the instance (ltr: dataset, feature set, model; synthetic: its parameters).", func(r *RunRecord) any { return &r.InstanceName }},
-	{"d", "", "Feature dimension d of the learner.", func(r *RunRecord) any { return &r.Dim }},
-	{"features", "", `ltr feature set ("title", "body", "all" or a column list); "" for synthetic.`, func(r *RunRecord) any { return &r.Features }},
-	{"reward_model", "", `ltr reward model; "" for synthetic.`, func(r *RunRecord) any { return &r.RewardModel }},
-	{"noise_var", "reward^2", "Variance of the Gaussian reward noise (0.25 in the synthetic instance, 0 for the noiseless ltr reference model).", func(r *RunRecord) any { return &r.NoiseVar }},
-	{"partition_strategy", "", `ltr: how queries are split across silos (e.g. "contiguous"); "" for synthetic.`, func(r *RunRecord) any { return &r.PartitionStrategy }},
-	{"partition_seed", "", "ltr: seed of a randomised partition (0 otherwise).", func(r *RunRecord) any { return &r.PartitionSeed }},
-	{"k", "actions", "synthetic: actions per silo per round K (0 for ltr, where the actions are a query's documents).", func(r *RunRecord) any { return &r.SynK }},
-	{"fixed_basis", "", "synthetic: the published code's fixed basis-like first d actions.", func(r *RunRecord) any { return &r.FixedBasis }},
-	{"instance_seed", "", "synthetic: seed of theta* (and shared contexts); separate from the run seed.", func(r *RunRecord) any { return &r.InstanceSeed }},
-	{"shared_contexts", "", "synthetic: contexts drawn from the instance seed (one instance for all runs, as the published code did).", func(r *RunRecord) any { return &r.SharedContexts }},
-
-	{"context_gen", "", `synthetic: generator of the contexts' Gaussian coordinates ("xoshiro-ziggurat" or "chacha8"); "" for ltr.`, func(r *RunRecord) any { return &r.ContextGen }},
-
-	{"family", "", `Algorithm family: "linear" (linear contextual bandits, package federate; every run of layout 1), "mab" (distributed-DP multi-armed bandits) or "bco" (locally private bandit convex optimisation).`, func(r *RunRecord) any { return &r.Family }},
-	{"algorithm", "", "Registered name (`registry.Algorithms`; `run sweep --help` lists every algorithm with its summary and own parameters); the `family`, `trust` and `params` columns say what it is.", func(r *RunRecord) any { return &r.Algorithm }},
-	{"trust", "", `Trust model of the algorithm's privacy: "none" (non-private), "central" (a trusted curator sees raw data), "local" (each silo or user randomises before anything leaves it), "shuffle" (a trusted shuffler between silos and server) or "distributed" (secure aggregation: the server sees only a noisy sum).`, func(r *RunRecord) any { return &r.Trust }},
-	{"params", "", "The algorithm's own parameters (with defaults filled in): a struct with one float64 field per parameter key used in the table, null where the run's algorithm has no such key (a notebook unnests it: polars `unnest(\"params\")`, pyarrow `flatten()`). The whole value is null for a run recorded by layout 1 whose parameters that layout did not record (feducb's sync_threshold).", func(r *RunRecord) any { return &r.Params }},
-	{"protocol", "", `Privacy protocol: "P" (paper Algorithm 2) or "P_alt" (Algorithm 4).`, func(r *RunRecord) any { return &r.Protocol }},
-	{"lazy", "", "Lazy variant (paper Algorithm 8): act on synchronised statistics only.", func(r *RunRecord) any { return &r.Lazy }},
-	{"preset", "", `Calibration preset that chose sigma, lambda and beta: "paper", "reference-code" or "exact".`, func(r *RunRecord) any { return &r.Preset }},
-	{"eps", "", "Target epsilon (0 for fedlinucb).", func(r *RunRecord) any { return &r.Eps }},
-	{"delta", "", "Target delta (0 for fedlinucb).", func(r *RunRecord) any { return &r.Delta }},
-	{"relation", "", `Neighbouring relation of the guarantee: "add-remove" or "replace-one".`, func(r *RunRecord) any { return &r.Relation }},
-	{"M", "silos", "Number of silos M.", func(r *RunRecord) any { return &r.M }},
-	{"T", "rounds", "Rounds per silo T.", func(r *RunRecord) any { return &r.T }},
-	{"B", "rounds", "Batch size B: synchronise every B rounds.", func(r *RunRecord) any { return &r.B }},
-	{"alpha", "", "Confidence level of the UCB (0.01 in the paper).", func(r *RunRecord) any { return &r.Alpha }},
-	{"every", "rounds", "Checkpoint spacing of the curve (the last round is always recorded).", func(r *RunRecord) any { return &r.Every }},
-	{"seed", "", "Run seed: every random stream of the run derives from it.", func(r *RunRecord) any { return &r.Seed }},
-	{"R", "reward", "Reward-noise scale R in beta_t (synthetic default sqrt(noise_var); ltr 1).", func(r *RunRecord) any { return &r.R }},
-	{"crs", "", "Multiplier crs on beta_t (synthetic 1; ltr 0.1).", func(r *RunRecord) any { return &r.Crs }},
-	{"gram_noise", "", `Gram-noise convention: "symmetrised" ((Z+Z^T)/2, the published code's) or "upper-iid".`, func(r *RunRecord) any { return &r.GramNoise }},
-	{"reward_lo", "reward", "Observed rewards are clamped to [reward_lo, reward_hi] before entering any statistic.", func(r *RunRecord) any { return &r.RewardLo }},
-	{"reward_hi", "reward", "Upper end of the reward clamp.", func(r *RunRecord) any { return &r.RewardHi }},
-	{"no_clip", "", "Rewards not clamped (non-private fedlinucb only, like the published code).", func(r *RunRecord) any { return &r.NoClip }},
-
-	{"sigma", "", "Standard deviation of the Gaussian noise added to each entry of each released tree node, per stream (0 for fedlinucb).", func(r *RunRecord) any { return &r.Sigma }},
-	{"lambda", "", "Ridge regulariser lambda (the reference code's Lambda).", func(r *RunRecord) any { return &r.Lambda }},
-	{"beta_T", "", "Confidence width multiplier beta_t at the last round T.", func(r *RunRecord) any { return &r.BetaT }},
-	{"kappa", "nodes", "Tree nodes containing one batch, 1 + floor(log2 ceil(T/B)).", func(r *RunRecord) any { return &r.Kappa }},
-	{"delivered_eps", "", "Epsilon the run's noise actually guarantees under relation, at delivered_delta, from the exact accountant (+Inf for fedlinucb).", func(r *RunRecord) any { return &r.DeliveredEps }},
-	{"delivered_delta", "", "Delta of the delivered guarantee.", func(r *RunRecord) any { return &r.DeliveredDelta }},
-	{"amplified", "", "Whether shuffle amplification applied (sdp-amp); when false for sdp-amp, calibration_note says why and the delivered guarantee is the unamplified one.", func(r *RunRecord) any { return &r.Amplified }},
-	{"calibration_note", "", "Anything a reader of the calibration should know (from the accountant).", func(r *RunRecord) any { return &r.CalibrationNote }},
-	{"mu_gdp", "", "Gaussian-DP parameter mu of one silo's whole transcript (0 for fedlinucb).", func(r *RunRecord) any { return &r.MuGDP }},
-
-	{"non_pd", "events", "Times a noisy Gram matrix V was not positive definite (handled by the simulator's documented rule).", func(r *RunRecord) any { return &r.NonPD }},
-	{"syncs", "synchronisations", "Number of synchronisations.", func(r *RunRecord) any { return &r.Syncs }},
-	{"scalars", "scalars", "Scalars communicated from silos to the server.", func(r *RunRecord) any { return &r.Scalars }},
-	{"rounds", "rounds", "Last round recorded in the curve (T for a done run, 0 for a failed one).", func(r *RunRecord) any { return &r.Rounds }},
-	{"pseudo_regret", "reward", "Group pseudo-regret R_M(T): sum over silos and rounds of best mean minus chosen mean.", func(r *RunRecord) any { return &r.PseudoRegret }},
-	{"realised_regret", "reward", "Group realised regret at T: sum of observed reward of the best action minus that of the chosen one.", func(r *RunRecord) any { return &r.RealisedRegret }},
-	{"silo_pseudo_regret", "reward", "Per-silo pseudo-regret totals at T (list of M values, silo order).", func(r *RunRecord) any { return &r.SiloPseudo }},
-	{"silo_realised_regret", "reward", "Per-silo realised-regret totals at T (list of M values).", func(r *RunRecord) any { return &r.SiloRealised }},
-	{"wall_seconds", "s", "Wall time of the simulation. The only column that is not reproducible: exclude it when comparing outputs.", func(r *RunRecord) any { return &r.WallSeconds }},
+// value is a column whose value always applies (a *T field of the row).
+func value[R, T any](name, unit, applies, doc string, f func(*R) *T) Column[R] {
+	_, str := any(new(T)).(*string)
+	return withCodec(Column[R]{Name: name, Unit: unit, Applies: applies, Doc: doc,
+		get:     func(r *R) any { return f(r) },
+		set:     func(r *R, v any) { *f(r) = *v.(*T) },
+		notNull: !str})
 }
 
-// CurveColumn documents one column of curves.arrow.
-type CurveColumn struct {
-	Name  string
-	Unit  string
-	Doc   string
-	field func(r *CurvePoint) any
+// nullable is a column held in a pointer field: nil is null.
+func nullable[R, T any](name, unit, applies, doc string, f func(*R) **T) Column[R] {
+	return withCodec(Column[R]{Name: name, Unit: unit, Applies: applies, Doc: doc,
+		get: func(r *R) any { return *f(r) },
+		set: func(r *R, v any) { *f(r) = v.(*T) }})
 }
 
-// TypeName is the column's type as README.md writes it: string, int64,
-// uint64, float64, bool, list<float64> or struct<float64> (params).
-func (c CurveColumn) TypeName() string { return codecOf(c.field(new(CurvePoint))).docType }
+// inGroup is a column held in a group of fields that a row may lack (a
+// nil *G, e.g. RunRecord.Linear): null when the group is absent.
+func inGroup[R, G, T any](name, unit, applies, doc string, g func(*R) **G, f func(*G) *T) Column[R] {
+	return withCodec(Column[R]{Name: name, Unit: unit, Applies: applies, Doc: doc,
+		get: func(r *R) any {
+			if *g(r) == nil {
+				return (*T)(nil)
+			}
+			return f(*g(r))
+		},
+		set: func(r *R, v any) {
+			if *g(r) == nil {
+				*g(r) = new(G)
+			}
+			*f(*g(r)) = *v.(*T)
+		}})
+}
 
-// CurveColumns describes curves.arrow, in file order. The per-run files
-// DIR/runs/<id>.arrow hold round, pseudo_regret, realised_regret and syncs.
-var CurveColumns = []CurveColumn{
-	{"run_id", "", "Run identity; joins with runs.arrow.", func(r *CurvePoint) any { return &r.RunID }},
-	{"round", "rounds", "Round t per silo (1-indexed). Checkpoints every `every` rounds plus the last round.", func(r *CurvePoint) any { return &r.Round }},
-	{"pseudo_regret", "reward", "Group pseudo-regret R_M(t), summed over silos (means of best and chosen actions).", func(r *CurvePoint) any { return &r.Pseudo }},
-	{"realised_regret", "reward", "Group realised regret up to t (observed rewards of best and chosen actions), summed over silos.", func(r *CurvePoint) any { return &r.Realised }},
-	{"time_avg_pseudo_regret", "reward/round", "pseudo_regret / round: the paper's time-average group regret R_M(t)/t.", func(r *CurvePoint) any { return &r.TimeAvgPseudo }},
-	{"time_avg_realised_regret", "reward/round", "realised_regret / round.", func(r *CurvePoint) any { return &r.TimeAvgRealised }},
-	{"per_silo_pseudo_regret", "reward/round/silo", "pseudo_regret / (round * M): average regret per silo and round.", func(r *CurvePoint) any { return &r.PerSiloPseudo }},
-	{"per_silo_realised_regret", "reward/round/silo", "realised_regret / (round * M).", func(r *CurvePoint) any { return &r.PerSiloRealised }},
-	{"syncs", "synchronisations", "Synchronisations up to round t.", func(r *CurvePoint) any { return &r.Syncs }},
+// doneOnly makes c null in the rows of failed runs.
+func doneOnly(c Column[RunRecord]) Column[RunRecord] {
+	c.notNull = false
+	get := c.get
+	c.get = func(r *RunRecord) any {
+		p := get(r)
+		if r.Status != StatusDone {
+			return reflect.Zero(reflect.TypeOf(p)).Interface()
+		}
+		return p
+	}
+	return c
+}
+
+func linear[T any](name, unit, doc string, f func(*LinearSettings) *T) Column[RunRecord] {
+	return inGroup(name, unit, appliesLinear, doc, func(r *RunRecord) **LinearSettings { return &r.Linear }, f)
+}
+
+func linearNoise[T any](name, unit, doc string, f func(*LinearNoise) *T) Column[RunRecord] {
+	g := func(r *RunRecord) **LinearNoise {
+		if r.Linear == nil {
+			var none *LinearNoise
+			return &none
+		}
+		return &r.Linear.Noise
+	}
+	c := inGroup(name, unit, "done private linear runs", doc, g, f)
+	c.set = func(r *RunRecord, v any) {
+		if r.Linear == nil {
+			r.Linear = new(LinearSettings)
+		}
+		if r.Linear.Noise == nil {
+			r.Linear.Noise = new(LinearNoise)
+		}
+		*f(r.Linear.Noise) = *v.(*T)
+	}
+	return c
+}
+
+type rr = RunRecord
+
+// Columns describes runs.arrow, in file order. After them come the
+// algorithms' own parameters, one float64 column param_<key> per key used
+// by any row (sorted by key), null where a run's algorithm has no such key.
+var Columns = []Column[RunRecord]{
+	value("run_id", "", appliesAll, "Run identity: hex SHA-256 of the canonical run specification, the instance content hash and the simulator-semantics version (runner.SemanticsVersion; not the layout). Same id, same spec, same curve bytes.", func(r *rr) *string { return &r.RunID }),
+	value("status", "", appliesAll, `"done" or "failed".`, func(r *rr) *string { return &r.Status }),
+	value("error", "", "failed runs", "Why a failed run failed (error or panic message).", func(r *rr) *string { return &r.Error }),
+	value("format_version", "", appliesAll, "Layout version of the per-run file the run was recorded in (outputs.FormatVersion when recorded by this release; 1 or 2 for a run recorded by an older release, whose row is then upgraded on reading: README.md, Upgrade).", func(r *rr) *int { return &r.FormatVersion }),
+	value("sweep", "", appliesAll, "Name of the sweep that produced the run (informational; not part of the id).", func(r *rr) *string { return &r.Sweep }),
+	value("group_label", "", appliesAll, "Human-readable configuration: every specification field except the seed. Runs with the same group_label differ only in their seed; average over them. (Layout 2: group.)", func(r *rr) *string { return &r.Group }),
+	value("group_id", "", appliesAll, "Hex SHA-256 (16 characters) of the specification without the seed: the grouping key of a configuration.", func(r *rr) *string { return &r.GroupID }),
+
+	value("instance", "", appliesAll, "Instance name given in the sweep file (informational; not part of the id).", func(r *rr) *string { return &r.Instance }),
+	value("instance_kind", "", appliesAll, `Instance kind: "synthetic" (paper section 6 Gaussian instance) or "ltr" (learning-to-rank dataset) for the linear family, "mab" and "bco" for theirs.`, func(r *rr) *string { return &r.InstanceKind }),
+	value("instance_hash", "", appliesAll, "Content hash of the instance (of the prepared data for ltr; of its parameters otherwise).", func(r *rr) *string { return &r.InstanceHash }),
+	value("instance_name", "", appliesAll, "Description of the instance (its kind's parameters).", func(r *rr) *string { return &r.InstanceName }),
+	nullable("instance_seed", "", "synthetic, mab (means drawn), bco", "Seed of the instance (theta* and shared contexts; the arms' means; the loss sequence); separate from the run seed.", func(r *rr) **uint64 { return &r.InstanceSeed }),
+	nullable("arms", "actions", "synthetic, mab, mab-ltr", "Number of arms: actions per silo per round K (synthetic) or the bandit's arms (mab; mab-ltr: the query's documents). Null for ltr, where the actions are a query's documents. (Layout 2: k; a mab run's arms were in d.)", func(r *rr) **int { return &r.Arms }),
+	nullable("d", "", "linear, bco", "Dimension: the linear learner's feature dimension, or bco's decision space.", func(r *rr) **int { return &r.Dim }),
+	nullable("noise_var", "reward^2", "linear", "Variance of the Gaussian reward noise of the linear model (0.25 in the synthetic instance, 0 for the noiseless ltr reference model).", func(r *rr) **float64 { return &r.NoiseVar }),
+	value("features", "", "ltr, bco-ltr", `Feature set of the dataset's documents ("title", "body", "all" or a column list).`, func(r *rr) *string { return &r.Features }),
+	value("reward_model", "", "ltr", "ltr reward model.", func(r *rr) *string { return &r.RewardModel }),
+	value("partition_strategy", "", "ltr", `How queries are split across silos (e.g. "contiguous").`, func(r *rr) *string { return &r.PartitionStrategy }),
+	nullable("partition_seed", "", "ltr", "Seed of a randomised partition (0 for a deterministic one).", func(r *rr) **uint64 { return &r.PartitionSeed }),
+	nullable("fixed_basis", "", "synthetic", "The published code's fixed basis-like first d actions.", func(r *rr) **bool { return &r.FixedBasis }),
+	nullable("shared_contexts", "", "synthetic", "Contexts drawn from the instance seed (one instance for all runs, as the published code did).", func(r *rr) **bool { return &r.SharedContexts }),
+	value("context_gen", "", "synthetic", `Generator of the contexts' Gaussian coordinates ("xoshiro-ziggurat" or "chacha8").`, func(r *rr) *string { return &r.ContextGen }),
+
+	value("family", "", appliesAll, `Algorithm family: "linear" (linear contextual bandits, package federate; every run of layout 1), "mab" (distributed-DP multi-armed bandits) or "bco" (locally private bandit convex optimisation).`, func(r *rr) *string { return &r.Family }),
+	value("algorithm", "", appliesAll, "Registered name (`run sweep --help` lists every algorithm with its summary and own parameters).", func(r *rr) *string { return &r.Algorithm }),
+	value("trust", "", appliesAll, `Trust model of the algorithm's privacy: "none" (non-private), "central" (a trusted curator sees raw data), "local" (each silo or user randomises before anything leaves it), "shuffle" (a trusted shuffler between silos and server) or "distributed" (secure aggregation: the server sees only a noisy sum).`, func(r *rr) *string { return &r.Trust }),
+	nullable("eps", "", "algorithms that take eps", "Target epsilon as the sweep gave it. Its meaning is the algorithm's: a pure or (eps, delta) target, or for dist-rdp-se / dist-cdp-se the Renyi or zCDP parameter; delivered_eps is always (eps, delta)-DP.", func(r *rr) **float64 { return &r.Eps }),
+	nullable("delta", "", "algorithms that take delta", "Target delta.", func(r *rr) **float64 { return &r.Delta }),
+	nullable("M", "silos", "linear, bco", "Number of silos M.", func(r *rr) **int { return &r.M }),
+	nullable("B", "rounds", "linear, bco", "Batch size B: synchronise every B rounds.", func(r *rr) **int { return &r.B }),
+	value("horizon", "rounds", appliesAll, "Rounds per silo T. (Layout 2: T.)", func(r *rr) *int { return &r.T }),
+	value("every", "rounds", appliesAll, "Checkpoint spacing of the curve (the last round is always recorded).", func(r *rr) *int { return &r.Every }),
+	value("seed", "", appliesAll, "Run seed: every random stream of the run derives from it (int64; layout 2 wrote uint64).", func(r *rr) *uint64 { return &r.Seed }),
+
+	linear("protocol", "", `Privacy protocol: "P" (paper Algorithm 2) or "P_alt" (Algorithm 4).`, func(l *LinearSettings) *string { return &l.Protocol }),
+	linear("lazy_learner", "", "Lazy variant (paper Algorithm 8): act on synchronised statistics only. (Layout 2: lazy.)", func(l *LinearSettings) *bool { return &l.Lazy }),
+	linear("preset", "", `Calibration preset that chose sigma, lambda and beta: "paper", "reference-code" or "exact".`, func(l *LinearSettings) *string { return &l.Preset }),
+	linear("alpha", "", "Confidence level of the UCB (0.01 in the paper).", func(l *LinearSettings) *float64 { return &l.Alpha }),
+	linear("R", "reward", "Reward-noise scale R in beta_t (synthetic default sqrt(noise_var); ltr 1).", func(l *LinearSettings) *float64 { return &l.R }),
+	linear("beta_crs", "", "Multiplier crs on beta_t (synthetic 1; ltr 0.1). (Layout 2: crs; a mab algorithm's own crs is param_crs.)", func(l *LinearSettings) *float64 { return &l.Crs }),
+	linear("gram_noise", "", `Gram-noise convention: "symmetrised" ((Z+Z^T)/2, the published code's) or "upper-iid".`, func(l *LinearSettings) *string { return &l.GramNoise }),
+	linear("reward_lo", "reward", "Observed rewards are clamped to [reward_lo, reward_hi] before entering any statistic.", func(l *LinearSettings) *float64 { return &l.RewardLo }),
+	linear("reward_hi", "reward", "Upper end of the reward clamp.", func(l *LinearSettings) *float64 { return &l.RewardHi }),
+	linear("no_clip", "", "Rewards not clamped (non-private fedlinucb only, like the published code).", func(l *LinearSettings) *bool { return &l.NoClip }),
+	linear("ridge_lambda", "", "Ridge regulariser lambda (the reference code's Lambda). (Layout 2: lambda.)", func(l *LinearSettings) *float64 { return &l.Lambda }),
+	linear("beta_T", "", "Confidence width multiplier beta_t at the last round T.", func(l *LinearSettings) *float64 { return &l.BetaT }),
+	linear("kappa", "nodes", "Tree nodes containing one batch, 1 + floor(log2 ceil(T/B)).", func(l *LinearSettings) *int { return &l.Kappa }),
+	linearNoise("sigma", "", "Standard deviation of the Gaussian noise added to each entry of each released tree node, per stream.", func(n *LinearNoise) *float64 { return &n.Sigma }),
+	linearNoise("mu_gdp", "", "Gaussian-DP parameter mu of one silo's whole transcript.", func(n *LinearNoise) *float64 { return &n.MuGDP }),
+	linearNoise("amplified", "", "Whether shuffle amplification applied (sdp-amp); when false for sdp-amp, calibration_note says why and the delivered guarantee is the unamplified one.", func(n *LinearNoise) *bool { return &n.Amplified }),
+	doneOnly(linear("non_pd", "events", "Times a noisy Gram matrix V was not positive definite (handled by the simulator's documented rule).", func(l *LinearSettings) *int64 { return &l.NonPD })),
+	doneOnly(linear("silo_pseudo_regret", "reward", "Per-silo pseudo-regret totals at T (list of M values, silo order).", func(l *LinearSettings) *[]float64 { return &l.SiloPseudo })),
+	doneOnly(linear("silo_realised_regret", "reward", "Per-silo realised-regret totals at T (list of M values).", func(l *LinearSettings) *[]float64 { return &l.SiloRealised })),
+
+	value("certified", "", appliesAll, "Whether the run's privacy guarantee is certified for the run as simulated: true only for a private run whose delivered (delivered_eps, delivered_delta) is within its target. Never null; false for every non-private run (trust none).", func(r *rr) *bool { return &r.Certified }),
+	nullable("delivered_eps", "", appliesPrivate, "Epsilon the run's noise guarantees under relation at delivered_delta, from the family's accountant. For a run that is not certified, a valid bound when one is known (above the target), else null. Null for every non-private run.", func(r *rr) **float64 { return &r.DeliveredEps }),
+	nullable("delivered_delta", "", appliesPrivate, "Delta of the delivered guarantee (null when delivered_eps is).", func(r *rr) **float64 { return &r.DeliveredDelta }),
+	value("relation", "", appliesPrivate, `Neighbouring relation of the guarantee ("add-remove" or "replace-one" for the linear family; the family's relation in words for mab and bco).`, func(r *rr) *string { return &r.Relation }),
+	value("mechanism", "", appliesPrivate, `The privacy mechanism (e.g. "tree-gaussian", "polya-secagg", "gaussian report (one per user)").`, func(r *rr) *string { return &r.Mechanism }),
+	value("sampler", "", appliesPrivate, `The sampler that draws the privacy noise, as the family records it (core.Privacy.Sampler): "gaussian" (floating point), "discrete-gaussian" (exact) or "binomial" for the linear family, "gaussian" for bco; the mab family names its exact sampler (docs/mab.md). Null where the family does not record it.`, func(r *rr) *string { return &r.Sampler }),
+	value("calibration_note", "", "runs with a note", `What a reader of the privacy claim should know. Starts with "not certified: " and the reason for every private run that is not certified.`, func(r *rr) *string { return &r.CalibrationNote }),
+
+	doneOnly(value("syncs", "synchronisations", appliesDone, "Number of synchronisations (mab: batches; bco: releases).", func(r *rr) *int64 { return &r.Syncs })),
+	doneOnly(value("scalars", "scalars", appliesDone, "Scalars communicated from silos (or users) to the server.", func(r *rr) *int64 { return &r.Scalars })),
+	doneOnly(value("rounds", "rounds", appliesDone, "Last round recorded in the curve (T for a done run).", func(r *rr) *int { return &r.Rounds })),
+	doneOnly(value("pseudo_regret", "reward", appliesDone, "Group pseudo-regret R_M(T): sum over silos and rounds of best mean minus chosen mean (bco: of the loss over its minimum).", func(r *rr) *float64 { return &r.PseudoRegret })),
+	doneOnly(value("realised_regret", "reward", appliesDone, "Group realised regret at T: sum of observed reward of the best action minus that of the chosen one (bco: of the incurred losses).", func(r *rr) *float64 { return &r.RealisedRegret })),
+	doneOnly(value("wall_seconds", "s", appliesDone, "Wall time of the simulation. The only column that is not reproducible: exclude it when comparing outputs.", func(r *rr) *float64 { return &r.WallSeconds })),
+}
+
+// ParamPrefix starts the name of the column of an algorithm's own
+// parameter: param_<key>.
+const ParamPrefix = "param_"
+
+// paramColumn is the column of parameter key.
+func paramColumn(key string) Column[RunRecord] {
+	return withCodec(Column[RunRecord]{Name: ParamPrefix + key, Applies: "algorithms with this parameter",
+		get: func(r *rr) any {
+			v, ok := r.Params[key]
+			if !ok {
+				return (*float64)(nil)
+			}
+			return &v
+		},
+		set: func(r *rr, v any) {
+			if r.Params == nil {
+				r.Params = map[string]float64{}
+			}
+			r.Params[key] = *v.(*float64)
+		}})
+}
+
+type cp = CurvePoint
+
+// curveBase are the columns of curves.arrow that every run has; the
+// curve metrics families produce (Metrics with a family source) follow.
+var curveBase = []Column[CurvePoint]{
+	value("run_id", "", appliesAll, "Run identity; joins with runs.arrow.", func(r *cp) *string { return &r.RunID }),
+	value("group_id", "", appliesAll, "The run's configuration (runs.arrow group_id): rows are sorted by it, and a record batch holds whole configurations (tables.json lists them).", func(r *cp) *string { return &r.GroupID }),
+	value("t", "rounds", appliesAll, "Round t per silo (1-indexed). Checkpoints every `every` rounds plus the last round. (Layout 2: round.)", func(r *cp) *int64 { return &r.Round }),
+	value("pseudo_regret", "reward", appliesAll, "Group pseudo-regret R_M(t), summed over silos (means of best and chosen actions).", func(r *cp) *float64 { return &r.Pseudo }),
+	value("realised_regret", "reward", appliesAll, "Group realised regret up to t (observed rewards of best and chosen actions), summed over silos.", func(r *cp) *float64 { return &r.Realised }),
+	value("syncs", "synchronisations", appliesAll, "Synchronisations up to round t.", func(r *cp) *int64 { return &r.Syncs }),
+	value("time_avg_pseudo_regret", "reward/round", appliesAll, "pseudo_regret / t: the paper's time-average group regret R_M(t)/t.", func(r *cp) *float64 { return &r.TimeAvgPseudo }),
+	value("time_avg_realised_regret", "reward/round", appliesAll, "realised_regret / t.", func(r *cp) *float64 { return &r.TimeAvgRealised }),
+	nullable("per_silo_pseudo_regret", "reward/round/silo", "linear, bco", "pseudo_regret / (t M): average regret per silo and round; null where the family has no silos (M null).", func(r *cp) **float64 { return &r.PerSiloPseudo }),
+	nullable("per_silo_realised_regret", "reward/round/silo", "linear, bco", "realised_regret / (t M).", func(r *cp) **float64 { return &r.PerSiloRealised }),
+}
+
+// CurveColumns describes curves.arrow, in file order: the base columns,
+// then one float64 column per curve metric a family produces (Metrics),
+// null for the runs that do not produce it (and in files written before
+// the metric existed). The per-run files DIR/runs/<id>.arrow hold t,
+// pseudo_regret, realised_regret, syncs and the metrics their run produced.
+var CurveColumns = curveColumns()
+
+// curveColumns computes CurveColumns from Metrics.
+func curveColumns() []Column[CurvePoint] {
+	cols := append([]Column[CurvePoint](nil), curveBase...)
+	for _, m := range Metrics {
+		if m.derive == nil {
+			cols = append(cols, m.column())
+		}
+	}
+	return cols
 }
 
 // Schema metadata keys.
@@ -132,17 +269,3 @@ const (
 	metaPrefix   = "fedbandit.run."
 	metaChecksum = "fedbandit.content_sha256"
 )
-
-// typeName is the short name of a column type used in README.md: string,
-// int64, uint64, float64, bool or list<float64>.
-func typeName(t arrow.DataType) string {
-	switch t.ID() {
-	case arrow.STRING:
-		return "string"
-	case arrow.BOOL:
-		return "bool"
-	case arrow.LIST:
-		return "list<" + t.(*arrow.ListType).Elem().String() + ">"
-	}
-	return t.String()
-}

@@ -17,8 +17,9 @@ func Example() {
 	for i, id := range []string{strings.Repeat("b", 64), strings.Repeat("a", 64)} {
 		rec := outputs.RunRecord{
 			RunID: id, Status: outputs.StatusDone, FormatVersion: outputs.FormatVersion,
-			Family: outputs.FamilyLinear, Algorithm: "fedlinucb", Trust: "none", Params: map[string]float64{}, M: 2, T: 20, B: 10, Every: 10, Seed: uint64(i + 1), Rounds: 20,
-			PseudoRegret: 4, SiloPseudo: []float64{1, 3}, SiloRealised: []float64{1, 2},
+			Family: outputs.FamilyLinear, Algorithm: "fedlinucb", Trust: "none", Params: map[string]float64{},
+			M: outputs.Some(2), T: 20, B: outputs.Some(10), Every: 10, Seed: uint64(i + 1), Rounds: 20, PseudoRegret: 4,
+			Linear: &outputs.LinearSettings{SiloPseudo: []float64{1, 3}, SiloRealised: []float64{1, 2}},
 		}
 		pts := []outputs.Point{{Round: 10, Pseudo: 3, Realised: 2, Syncs: 1}, {Round: 20, Pseudo: 4, Realised: 3, Syncs: 2}}
 		if err := outputs.WriteRun(outputs.RunPath(dir, id), &rec, pts); err != nil {
@@ -34,7 +35,7 @@ func Example() {
 	fmt.Println(sum.Runs, "runs,", sum.CurveRows, "curve rows")
 	curves, _ := outputs.ReadCurves(sum.CurvesPath)
 	c := curves[1]
-	fmt.Printf("run %.4s... round %d: R/t = %g, R/(tM) = %g\n", c.RunID, c.Round, c.TimeAvgPseudo, c.PerSiloPseudo)
+	fmt.Printf("run %.4s... round %d: R/t = %g, R/(tM) = %g\n", c.RunID, c.Round, c.TimeAvgPseudo, *c.PerSiloPseudo)
 	// Output:
 	// 2 runs, 4 curve rows
 	// run aaaa... round 20: R/t = 0.2, R/(tM) = 0.1

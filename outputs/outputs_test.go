@@ -12,45 +12,62 @@ import (
 	"testing"
 )
 
+// sampleRecord is a done private linear run on a synthetic instance.
 func sampleRecord(id string, seed uint64) RunRecord {
 	return RunRecord{
 		RunID: id, Status: StatusDone, FormatVersion: FormatVersion, Sweep: "s", Group: "ldp eps=1", GroupID: "0123456789abcdef",
-		Instance: "syn", InstanceKind: "synthetic", InstanceHash: "abc", InstanceName: "synthetic d=4", Dim: 4,
-		NoiseVar: 0.25, SynK: 10, InstanceSeed: 7, Family: "linear", Algorithm: "ldp", Trust: "local", Params: map[string]float64{}, Protocol: "P", Preset: "reference-code",
-		Eps: 1, Delta: 0.1, Relation: "add-remove", M: 2, T: 20, B: 10, Alpha: 0.01, Every: 10, Seed: seed,
-		R: 0.5, Crs: 1, GramNoise: "symmetrised", RewardHi: 1,
-		Sigma: 5.4519, Lambda: 1120.5, BetaT: 109.376, Kappa: 2, DeliveredEps: 0.999999, DeliveredDelta: 0.1,
-		CalibrationNote: "note, with comma", MuGDP: 0.3, NonPD: 1, Syncs: 2, Scalars: 40, Rounds: 20,
-		PseudoRegret: 3.5, RealisedRegret: 2.25, SiloPseudo: []float64{1.25, 2.25}, SiloRealised: []float64{1, 1.25},
-		WallSeconds: 0.125,
+		Instance: "syn", InstanceKind: "synthetic", InstanceHash: "abc", InstanceName: "synthetic d=4", Dim: Some(4),
+		NoiseVar: Some(0.25), Arms: Some(10), InstanceSeed: Some[uint64](7), FixedBasis: Some(false), SharedContexts: Some(false), ContextGen: "chacha8",
+		Family: "linear", Algorithm: "ldp", Trust: "local", Params: map[string]float64{},
+		Eps: Some(1.0), Delta: Some(0.1), M: Some(2), T: 20, B: Some(10), Every: 10, Seed: seed,
+		Linear: &LinearSettings{Protocol: "P", Preset: "reference-code", Alpha: 0.01, R: 0.5, Crs: 1, GramNoise: "symmetrised", RewardHi: 1,
+			Lambda: 1120.5, BetaT: 109.376, Kappa: 2, NonPD: 1,
+			Noise:      &LinearNoise{Sigma: 5.4519, MuGDP: 0.3},
+			SiloPseudo: []float64{1.25, 2.25}, SiloRealised: []float64{1, 1.25}},
+		Certified: true, DeliveredEps: Some(0.999999), DeliveredDelta: Some(0.1), Relation: "add-remove", Mechanism: "tree-gaussian", Sampler: "gaussian",
+		CalibrationNote: "note, with comma", Syncs: 2, Scalars: 40, Rounds: 20,
+		PseudoRegret: 3.5, RealisedRegret: 2.25, WallSeconds: 0.125,
 	}
 }
 
-var samplePoints = []Point{{10, 1.5, 1, 1}, {20, 3.5, 2.25, 2}}
+// mabRecord is a done mab run: no silos, no batch, no linear settings.
+func mabRecord(id string, seed uint64) RunRecord {
+	return RunRecord{
+		RunID: id, Status: StatusDone, FormatVersion: FormatVersion, Sweep: "m", Group: "dist-dp-se", GroupID: "fedcba9876543210",
+		Instance: "easy", InstanceKind: "mab", InstanceHash: "def", InstanceName: "mab K=4", Arms: Some(4), InstanceSeed: Some[uint64](3),
+		Family: "mab", Algorithm: "dist-dp-se", Trust: "distributed", Params: map[string]float64{"crs": 1, "per_user": 1},
+		Eps: Some(1.0), T: 20, Every: 10, Seed: seed,
+		Mechanism: "polya-secagg", Sampler: "polya", Relation: "one user",
+		CalibrationNote: "not certified: per_user = 1", Syncs: 3, Scalars: 12, Rounds: 20, PseudoRegret: 1, RealisedRegret: 2,
+	}
+}
+
+var samplePoints = []Point{{Round: 10, Pseudo: 1.5, Realised: 1, Syncs: 1}, {Round: 20, Pseudo: 3.5, Realised: 2.25, Syncs: 2}}
 
 func TestRunFileRoundTrip(t *testing.T) {
-	rec := sampleRecord(strings.Repeat("a", 64), 3)
-	rec.DeliveredEps = math.Inf(1)
-	b1, err := EncodeRun(&rec, samplePoints)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b2, _ := EncodeRun(&rec, samplePoints)
-	if !bytes.Equal(b1, b2) {
-		t.Fatal("encoding is not deterministic")
-	}
-	got, pts, err := DecodeRun(b1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(*got, rec) || !reflect.DeepEqual(pts, samplePoints) {
-		t.Errorf("round trip:\n got %+v %v\nwant %+v %v", *got, pts, rec, samplePoints)
+	for _, rec := range []RunRecord{sampleRecord(strings.Repeat("a", 64), 3), mabRecord(strings.Repeat("c", 64), 5)} {
+		b1, err := EncodeRun(&rec, samplePoints)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b2, _ := EncodeRun(&rec, samplePoints)
+		if !bytes.Equal(b1, b2) {
+			t.Fatal("encoding is not deterministic")
+		}
+		got, pts, err := DecodeRun(b1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(*got, rec) || !reflect.DeepEqual(pts, samplePoints) {
+			t.Errorf("round trip:\n got %+v %v\nwant %+v %v", *got, pts, rec, samplePoints)
+		}
 	}
 	failed := sampleRecord(strings.Repeat("b", 64), 4)
 	failed.Status, failed.Error, failed.Rounds = StatusFailed, "panic: boom", 0
-	failed.SiloPseudo, failed.SiloRealised = []float64{}, []float64{}
+	failed.Syncs, failed.Scalars, failed.PseudoRegret, failed.RealisedRegret, failed.WallSeconds, failed.Linear.NonPD = 0, 0, 0, 0, 0, 0
+	failed.Linear.SiloPseudo, failed.Linear.SiloRealised = nil, nil
 	b3, _ := EncodeRun(&failed, nil)
-	got, pts, err = DecodeRun(b3)
+	got, pts, err := DecodeRun(b3)
 	if err != nil || len(pts) != 0 || !reflect.DeepEqual(*got, failed) {
 		t.Errorf("failed run round trip: %v %v %+v", err, pts, got)
 	}
@@ -86,10 +103,10 @@ func TestRunFileRejectsDamage(t *testing.T) {
 			t.Errorf("%s corrupted: err = %v", name, err)
 		}
 	}
-	// A record claiming done with a curve ending early is rejected.
+	// A record claiming done with a curve ending early is refused when
+	// written.
 	rec.Rounds = 30
-	data, _ = EncodeRun(&rec, samplePoints)
-	if _, _, err := DecodeRun(data); err == nil {
+	if _, err := EncodeRun(&rec, samplePoints); err == nil {
 		t.Error("inconsistent rounds accepted")
 	}
 }
@@ -103,7 +120,8 @@ func TestCollect(t *testing.T) {
 		rec := sampleRecord(id, uint64(i))
 		if i == 2 {
 			rec.Status, rec.Error, rec.Rounds = StatusFailed, "bad numerics", 0
-			rec.SiloPseudo, rec.SiloRealised = []float64{}, []float64{}
+			rec.Syncs, rec.Scalars, rec.PseudoRegret, rec.RealisedRegret, rec.WallSeconds, rec.Linear.NonPD = 0, 0, 0, 0, 0, 0
+			rec.Linear.SiloPseudo, rec.Linear.SiloRealised = nil, nil
 			if err := WriteRun(RunPath(dir, id), &rec, nil); err != nil {
 				t.Fatal(err)
 			}
@@ -138,20 +156,35 @@ func TestCollect(t *testing.T) {
 		t.Fatalf("curves order %+v", curves)
 	}
 	c := curves[1] // round 20, pseudo 3.5, realised 2.25, M = 2
-	if c.TimeAvgPseudo != 3.5/20 || c.TimeAvgRealised != 2.25/20 || c.PerSiloPseudo != 3.5/40 || c.PerSiloRealised != 2.25/40 || c.Syncs != 2 {
+	if c.TimeAvgPseudo != 3.5/20 || c.TimeAvgRealised != 2.25/20 || *c.PerSiloPseudo != 3.5/40 || *c.PerSiloRealised != 2.25/40 || c.Syncs != 2 || c.GroupID != want[0].GroupID {
 		t.Errorf("derived columns %+v", c)
 	}
-	// A truncated run file stops collect with its name.
+	// A truncated run file stops collect with its name, and nothing is
+	// rewritten.
+	before := tableBytes(t, dir)
 	full, _ := os.ReadFile(RunPath(dir, ids[0]))
 	os.WriteFile(RunPath(dir, ids[0]), full[:100], 0o644)
 	if _, err := Collect(dir); err == nil || !strings.Contains(err.Error(), ids[0]) {
 		t.Errorf("collect over a truncated file: %v", err)
+	}
+	if !reflect.DeepEqual(tableBytes(t, dir), before) {
+		t.Error("a refused collect rewrote the tables")
 	}
 	// A valid file under another run's name is rejected too.
 	os.WriteFile(RunPath(dir, ids[0]), mustRead(t, RunPath(dir, ids[1])), 0o644)
 	if s, _ := ScanRuns(dir); len(s.Invalid) != 1 || len(s.Ignored) != 2 {
 		t.Errorf("scan %+v", s)
 	}
+}
+
+// tableBytes reads the three table files of dir.
+func tableBytes(t *testing.T, dir string) [][]byte {
+	t.Helper()
+	var out [][]byte
+	for _, f := range []string{RunsFile, CurvesFile, TablesFile} {
+		out = append(out, mustRead(t, filepath.Join(dir, f)))
+	}
+	return out
 }
 
 func mustRead(t *testing.T, p string) []byte {
@@ -162,35 +195,40 @@ func mustRead(t *testing.T, p string) []byte {
 	return b
 }
 
-// TestSchemaDocumented: README.md documents every column of both tables
-// (one table row per column, in order, with its type), and the schemas
-// match the column lists.
+// TestSchemaDocumented: README.md documents every column of the tables
+// (one table row per column, in order, with its type and the runs it
+// applies to), and the schemas match the column lists.
 func TestSchemaDocumented(t *testing.T) {
 	readme, err := os.ReadFile("README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	row := regexp.MustCompile("(?m)^\\| `([A-Za-z_0-9]+)` \\| ([a-z0-9<>]+) \\|")
+	row := regexp.MustCompile("(?m)^\\| `([A-Za-z_0-9]+)` \\| ([a-z0-9<>]+) \\| ([^|]*) \\|")
 	var got []string
 	for _, m := range row.FindAllStringSubmatch(string(readme), -1) {
-		got = append(got, m[1]+":"+m[2])
+		got = append(got, m[1]+":"+m[2]+":"+strings.TrimSpace(m[3]))
 	}
 	var want []string
 	for _, c := range Columns {
-		want = append(want, c.Name+":"+c.TypeName())
+		want = append(want, c.Name+":"+c.TypeName()+":"+c.Applies)
 	}
 	for _, c := range CurveColumns {
-		want = append(want, c.Name+":"+c.TypeName())
+		want = append(want, c.Name+":"+c.TypeName()+":"+c.Applies)
 	}
 	for _, c := range AuditColumns {
-		want = append(want, c.Name+":"+c.TypeName())
+		want = append(want, c.Name+":"+c.TypeName()+":"+c.Applies)
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("README.md documents\n%v\nschema has\n%v", got, want)
 	}
 	for _, c := range Columns {
-		if c.Doc == "" {
+		if c.Doc == "" || c.Applies == "" {
 			t.Errorf("column %s undocumented", c.Name)
+		}
+	}
+	for _, m := range Metrics {
+		if !strings.Contains(string(readme), "| "+m.Name+" | `"+m.Column+"` |") {
+			t.Errorf("metric %s not in README.md's table of curve metrics", m.Name)
 		}
 	}
 }
@@ -229,5 +267,10 @@ func TestAuditRoundTrip(t *testing.T) {
 	if len(got) != 2 || got[0].Config != "ldp eps=1" || got[0].Seed != 7 || !math.IsNaN(got[0].P0) || !math.IsNaN(got[1].ClaimMu) ||
 		!reflect.DeepEqual(got[0].Released1, rows[0].Released1) || got[1].Verdict != "VIOLATION: x" || got[1].P1 != 1 {
 		t.Errorf("round trip: got %+v", got)
+	}
+	// The layout-1 audit table (uint64 seed) is still read.
+	old, err := ReadAudit("testdata/audit-layout1.arrow")
+	if err != nil || len(old) != 1 || old[0].Trials != 20 {
+		t.Errorf("layout-1 audit table: %v %+v", err, old)
 	}
 }

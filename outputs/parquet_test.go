@@ -20,16 +20,31 @@ import (
 	"github.com/fedbandit/fedbandit/internal/nodetool"
 )
 
-// mixedRecords are runs of three families with different params (so the
-// params struct has fields null in some rows), one without silo lists.
+// mixedRecords are runs of three families with different params (so
+// the param_<key> columns are null in some rows), one without silo lists
+// (mab), each its own configuration.
 func mixedRecords() []RunRecord {
 	a := sampleRecord(strings.Repeat("a", 64), 1)
-	b := sampleRecord(strings.Repeat("b", 64), 2)
-	b.Family, b.Algorithm, b.Params = "mab", "dp-ucb", map[string]float64{"c": 1.5}
-	b.SiloPseudo, b.SiloRealised = nil, nil
+	a.GroupID = "aaaaaaaaaaaaaaaa"
+	b := mabRecord(strings.Repeat("b", 64), 2)
+	b.GroupID = "bbbbbbbbbbbbbbbb"
 	c := sampleRecord(strings.Repeat("c", 64), 3)
-	c.Family, c.Algorithm, c.Params = "bco", "ldp-bco", map[string]float64{"c": 2, "eta": 0.125}
+	c.GroupID = "cccccccccccccccc"
+	c.Family, c.Algorithm, c.Params, c.InstanceKind = "bco", "ldp-bco", map[string]float64{"c": 2, "eta": 0.125}, "bco"
+	c.Linear, c.NoiseVar, c.Arms, c.FixedBasis, c.SharedContexts, c.ContextGen = nil, nil, nil, nil, nil, ""
+	c.Mechanism, c.Relation = "ldp-two-point", "one user"
 	return []RunRecord{a, b, c}
+}
+
+// encodeCurves is curves.arrow's bytes for rows (a run's rows
+// consecutive), as a collect writes them.
+func encodeCurves(t *testing.T, rows []CurvePoint) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, err := writeCurves(&buf, func(emit func([]CurvePoint) error) error { return emitRows(rows, emit) }); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
 
 // TestParquetSameTable: runs.parquet and curves.parquet, read by an
@@ -49,13 +64,12 @@ func TestParquetSameTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	var curves []CurvePoint
-	for i := 0; i < 5000; i++ { // several record batches
-		curves = append(curves, Derive(recs[i%3].RunID, 2, Point{Round: int64(i + 1), Pseudo: float64(i) / 3, Realised: float64(i)}))
+	for r := range recs { // several record batches: one per configuration
+		for i := 0; i < curveBatchRows/2+1; i++ {
+			curves = append(curves, Derive(&recs[r], Point{Round: int64(i + 1), Pseudo: float64(i) / 3, Realised: float64(i)}))
+		}
 	}
-	cb, err := EncodeCurves(curves)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cb := encodeCurves(t, curves)
 	for _, c := range []struct {
 		name  string
 		arrow []byte
@@ -184,9 +198,9 @@ func TestParquetWrittenWithTables(t *testing.T) {
 	}
 }
 
-// mixedDir collects the runs of three families (linear, mab, bco; with
+// mixedParquetDir collects the runs of three families (linear, mab, bco; with
 // different params) into a results directory.
-func mixedDir(t *testing.T) (string, []RunRecord, []CurvePoint) {
+func mixedParquetDir(t *testing.T) (string, []RunRecord, []CurvePoint) {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, RunsDir), 0o755); err != nil {
@@ -219,7 +233,7 @@ type readerOutput struct {
 		Params    map[string]*float64 `json:"params"`
 		Silo      []float64           `json:"silo_pseudo_regret"`
 	} `json:"runs"`
-	Params map[string][]*float64 `json:"params"` // DuckDB: params.<name> per run
+	Params map[string][]*float64 `json:"params"` // DuckDB: param_<key> selected alone, per run
 	Curves struct {
 		Rows   int64   `json:"rows"`
 		Pseudo float64 `json:"pseudo"`
@@ -230,16 +244,17 @@ type readerOutput struct {
 // TestParquetIndependentReaders: DuckDB (tools/duckdb-check, no extension)
 // and hyparquet (tools/parquet-check/tables.mjs) read runs.parquet and
 // curves.parquet of a mixed directory (linear, mab and bco runs): every
-// run with its family, algorithm, params fields (null where the algorithm
-// has no such parameter; DuckDB also selects each as params.<name>) and
-// silo list, and the curves' rows, as the Go tables hold them. polars
+// run with its family, algorithm, parameters (the param_<key> columns,
+// null where the algorithm has no such parameter; DuckDB also selects
+// each alone) and silo list (null for mab and bco), and the curves' rows,
+// as the Go tables hold them. polars
 // (tools/polars-check) loads both files in one call each and finds them
 // equal to the Arrow tables. Skipped when node or a reader is not
 // installed, unless FEDBANDIT_REQUIRE_READERS=1 (CI). Mutation control:
 // ParquetOf writing every DOUBLE plus 1 made the DuckDB and hyparquet
 // cases fail (silo lists, params, curve sums).
 func TestParquetIndependentReaders(t *testing.T) {
-	dir, runs, curves := mixedDir(t)
+	dir, runs, curves := mixedParquetDir(t)
 	var pseudo float64
 	var rounds int64
 	for _, c := range curves {
@@ -274,8 +289,12 @@ func TestParquetIndependentReaders(t *testing.T) {
 			}
 			for i, g := range got.Runs {
 				w := runs[i]
-				if g.RunID != w.RunID || g.Family != w.Family || g.Algorithm != w.Algorithm || fmt.Sprint(g.Silo) != fmt.Sprint(w.SiloPseudo) && len(w.SiloPseudo) > 0 {
-					t.Errorf("run %d: %s %s %s silo %v; want %s %s %s %v", i, g.RunID[:4], g.Family, g.Algorithm, g.Silo, w.RunID[:4], w.Family, w.Algorithm, w.SiloPseudo)
+				var silo []float64 // null where the family has no silos
+				if w.Linear != nil {
+					silo = w.Linear.SiloPseudo
+				}
+				if g.RunID != w.RunID || g.Family != w.Family || g.Algorithm != w.Algorithm || (g.Silo == nil) != (silo == nil) || fmt.Sprint(g.Silo) != fmt.Sprint(silo) {
+					t.Errorf("run %d: %s %s %s silo %v; want %s %s %s %v", i, g.RunID[:4], g.Family, g.Algorithm, g.Silo, w.RunID[:4], w.Family, w.Algorithm, silo)
 				}
 				if len(g.Params) != len(keys) {
 					t.Errorf("run %d: params %v, want the fields %v", i, g.Params, keys)
@@ -283,10 +302,10 @@ func TestParquetIndependentReaders(t *testing.T) {
 				for k := range keys {
 					v, has := w.Params[k]
 					if p := g.Params[k]; (p != nil) != has || has && *p != v {
-						t.Errorf("run %d: params.%s = %s, want %v (set %v)", i, k, show(p), v, has)
+						t.Errorf("run %d: param_%s = %s, want %v (set %v)", i, k, show(p), v, has)
 					}
 					if col, ok := got.Params[k]; r.tool == "duckdb-check" && (!ok || (col[i] != nil) != has || has && *col[i] != v) {
-						t.Errorf("run %d: params.%s selected alone: %s, want %v (set %v)", i, k, show(col[i]), v, has)
+						t.Errorf("run %d: param_%s selected alone: %s, want %v (set %v)", i, k, show(col[i]), v, has)
 					}
 				}
 			}

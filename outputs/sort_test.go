@@ -2,41 +2,44 @@ package outputs_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/fedbandit/fedbandit/outputs"
 )
 
-// TestTablesSortUnsortedInput: Tables orders runs by id and each run's
-// curve by round whatever order the run files come in (directory order
-// is arbitrary), and leaves its input untouched. An unsorted Tables (the
-// sort dropped) fails here.
-func TestTablesSortUnsortedInput(t *testing.T) {
-	var runs []outputs.RunFile
+// TestCollectOrder: whatever order the run files were written in,
+// runs.arrow is sorted by run id and curves.arrow by configuration
+// (group_id), run id, then round. Mutation control (run): dropping the
+// sort of curveOrder leaves curves.arrow in run id order and fails here.
+func TestCollectOrder(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, outputs.RunsDir), 0o755)
 	for _, i := range []int{7, 2, 9, 0, 5} {
-		id := fmt.Sprintf("%064x", i)
-		runs = append(runs, outputs.RunFile{
-			Record: outputs.RunRecord{RunID: id, M: 2},
-			Points: []outputs.Point{{Round: 10, Pseudo: float64(i)}, {Round: 20, Pseudo: float64(i) + 1}},
-		})
+		rec := outputs.RunRecord{RunID: fmt.Sprintf("%064x", i), Status: outputs.StatusDone, FormatVersion: outputs.FormatVersion,
+			Family: "mab", Algorithm: "se", Trust: "none", Params: map[string]float64{}, GroupID: fmt.Sprint("g", 9-i), T: 20, Every: 10, Rounds: 20}
+		pts := []outputs.Point{{Round: 10, Pseudo: float64(i)}, {Round: 20, Pseudo: float64(i) + 1}}
+		if err := outputs.WriteRun(outputs.RunPath(dir, rec.RunID), &rec, pts); err != nil {
+			t.Fatal(err)
+		}
 	}
-	first := runs[0].Record.RunID
-	recs, curves := outputs.Tables(runs)
-	if runs[0].Record.RunID != first {
-		t.Error("Tables reordered its input")
+	if _, err := outputs.Collect(dir); err != nil {
+		t.Fatal(err)
 	}
-	want := []int{0, 2, 5, 7, 9}
-	if len(recs) != len(want) || len(curves) != 2*len(want) {
-		t.Fatalf("%d records, %d curve rows", len(recs), len(curves))
+	recs, curves, err := outputs.ReadTables(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for k, i := range want {
-		id := fmt.Sprintf("%064x", i)
-		if recs[k].RunID != id {
+	for k, i := range []int{0, 2, 5, 7, 9} {
+		if id := fmt.Sprintf("%064x", i); recs[k].RunID != id {
 			t.Errorf("record %d is %s, want %s", k, recs[k].RunID[60:], id[60:])
 		}
+	}
+	for k, i := range []int{9, 7, 5, 2, 0} { // by group g0, g2, g4, g7, g9
 		for j, round := range []int64{10, 20} {
 			c := curves[2*k+j]
-			if c.RunID != id || c.Round != round || c.Pseudo != float64(i+j) {
+			if c.RunID != fmt.Sprintf("%064x", i) || c.Round != round || c.Pseudo != float64(i+j) || c.PerSiloPseudo != nil {
 				t.Errorf("curve row %d: %s round %d pseudo %v", 2*k+j, c.RunID[60:], c.Round, c.Pseudo)
 			}
 		}

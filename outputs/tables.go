@@ -1,6 +1,7 @@
 package outputs
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -26,6 +27,20 @@ type tablesRecord struct {
 	FormatVersion int         `json:"format_version"`
 	Runs          tableDigest `json:"runs"`
 	Curves        tableDigest `json:"curves"`
+	// CurveBatches lists curves.arrow's record batches in order: the
+	// configurations (group_id) each holds, so that a reader loads one
+	// configuration's curves by reading only its batches.
+	CurveBatches []CurveBatch `json:"curve_batches"`
+}
+
+// CurveBatch is one record batch of curves.arrow: its rows hold the
+// configurations from FirstGroupID to LastGroupID (group_id order); a
+// configuration is split across batches only when it alone exceeds a
+// batch.
+type CurveBatch struct {
+	FirstGroupID string `json:"first_group_id"`
+	LastGroupID  string `json:"last_group_id"`
+	Rows         int    `json:"rows"`
 }
 
 // tableDigest identifies one table file's bytes.
@@ -40,67 +55,221 @@ func digestOf(file string, data []byte) tableDigest {
 	return tableDigest{File: file, Bytes: int64(len(data)), SHA256: hex.EncodeToString(sum[:])}
 }
 
-// WriteTables writes DIR/runs.arrow, DIR/curves.arrow, their Parquet
-// copies DIR/runs.parquet and DIR/curves.parquet, and DIR/tables.json as
-// one commit: all five are first written in full to temp files (and
-// fsynced); only when every one is complete are they renamed into place,
-// tables.json last. A write error (a full disk) therefore leaves the
-// previous consistent pair untouched; a crash between the renames leaves a
-// pair that ReadTables refuses with a message saying to collect again.
+// WriteTables writes DIR/runs.arrow, DIR/curves.arrow (rows in the order
+// given), their Parquet copies DIR/runs.parquet and DIR/curves.parquet,
+// and DIR/tables.json as one commit: all five are first written in full
+// to temp files (and fsynced); only when every one is complete are they
+// renamed into place, tables.json last. A write error (a full disk)
+// therefore leaves the previous consistent tables untouched; a crash
+// between the renames leaves a pair that ReadTables refuses with a
+// message saying to collect again.
 func WriteTables(dir string, recs []RunRecord, curves []CurvePoint) error {
+	return writeTables(dir, recs, func(emit func([]CurvePoint) error) error {
+		return emitRows(curves, emit)
+	})
+}
+
+// emitRows hands rows to a curve writer run by run (the rows of a run are
+// consecutive).
+func emitRows(rows []CurvePoint, emit func([]CurvePoint) error) error {
+	for lo := 0; lo < len(rows); {
+		hi := lo + 1
+		for hi < len(rows) && rows[hi].RunID == rows[lo].RunID {
+			hi++
+		}
+		if err := emit(rows[lo:hi]); err != nil {
+			return err
+		}
+		lo = hi
+	}
+	return nil
+}
+
+// writeTables is WriteTables with the curves streamed: curves calls emit
+// with each run's curve rows in curves.arrow's order (by group_id).
+func writeTables(dir string, recs []RunRecord, curves func(emit func([]CurvePoint) error) error) (err error) {
 	rb, err := EncodeRuns(recs)
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", RunsFile, err)
 	}
-	cb, err := EncodeCurves(curves)
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", CurvesFile, err)
-	}
-	// The Parquet copies (parquet.go), from the same bytes.
-	rp, err := ParquetOf(rb)
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", RunsParquetFile, err)
-	}
-	cp, err := ParquetOf(cb)
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", CurvesParquetFile, err)
-	}
-	rec := tablesRecord{FormatVersion: FormatVersion, Runs: digestOf(RunsFile, rb), Curves: digestOf(CurvesFile, cb)}
-	jb, err := json.MarshalIndent(rec, "", "  ")
-	if err != nil {
-		return err
-	}
-	files := []struct {
-		name string
-		data []byte
-	}{{RunsFile, rb}, {CurvesFile, cb}, {RunsParquetFile, rp}, {CurvesParquetFile, cp}, {TablesFile, append(jb, '\n')}}
 	var staged []string
 	defer func() {
 		for _, t := range staged {
 			os.Remove(t) // no-op once renamed
 		}
 	}()
-	for _, f := range files {
-		tmp, err := stageFile(dir, f.name, f.data)
-		if err != nil {
-			return fmt.Errorf("write %s (the previous tables are unchanged): %w", filepath.Join(dir, f.name), err)
-		}
-		staged = append(staged, tmp)
+	fail := func(name string, err error) error {
+		return fmt.Errorf("write %s (the previous tables are unchanged): %w", filepath.Join(dir, name), err)
 	}
-	for i, f := range files {
-		if err := os.Rename(staged[i], filepath.Join(dir, f.name)); err != nil {
-			return fmt.Errorf("publish %s: %w (run collect again)", filepath.Join(dir, f.name), err)
+	tmp, err := stageFile(dir, RunsFile, func(w io.Writer) error { _, err := w.Write(rb); return err })
+	if err != nil {
+		return fail(RunsFile, err)
+	}
+	staged = append(staged, tmp)
+	var batches []CurveBatch
+	h := sha256.New()
+	var size int64
+	tmp, err = stageFile(dir, CurvesFile, func(w io.Writer) error {
+		cw := &countWriter{w: io.MultiWriter(w, h)}
+		batches, err = writeCurves(cw, curves)
+		size = cw.n
+		return err
+	})
+	if err != nil {
+		return fail(CurvesFile, err)
+	}
+	staged = append(staged, tmp)
+	// The Parquet copies (parquet.go), from the staged Arrow tables.
+	rp, err := ParquetOf(rb)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", RunsParquetFile, err)
+	}
+	tmp, err = stageFile(dir, RunsParquetFile, func(w io.Writer) error { _, err := w.Write(rp); return err })
+	if err != nil {
+		return fail(RunsParquetFile, err)
+	}
+	staged = append(staged, tmp)
+	cb, err := os.ReadFile(staged[1])
+	if err != nil {
+		return fail(CurvesFile, err)
+	}
+	cp, err := ParquetOf(cb)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", CurvesParquetFile, err)
+	}
+	tmp, err = stageFile(dir, CurvesParquetFile, func(w io.Writer) error { _, err := w.Write(cp); return err })
+	if err != nil {
+		return fail(CurvesParquetFile, err)
+	}
+	staged = append(staged, tmp)
+	rec := tablesRecord{FormatVersion: FormatVersion, Runs: digestOf(RunsFile, rb),
+		Curves:       tableDigest{File: CurvesFile, Bytes: size, SHA256: hex.EncodeToString(h.Sum(nil))},
+		CurveBatches: batches}
+	jb, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err = stageFile(dir, TablesFile, func(w io.Writer) error { _, err := w.Write(append(jb, '\n')); return err })
+	if err != nil {
+		return fail(TablesFile, err)
+	}
+	staged = append(staged, tmp)
+	for i, name := range []string{RunsFile, CurvesFile, RunsParquetFile, CurvesParquetFile, TablesFile} {
+		if err := os.Rename(staged[i], filepath.Join(dir, name)); err != nil {
+			return fmt.Errorf("publish %s: %w (run collect again)", filepath.Join(dir, name), err)
 		}
 	}
 	return atomicfile.SyncDir(dir)
 }
 
+// countWriter counts the bytes written through it.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// writeCurves writes curves.arrow to w from the runs curves emits, in
+// record batches of at most curveBatchRows rows that end at a
+// configuration's end unless one configuration alone is larger; it
+// returns the batches written.
+func writeCurves(w io.Writer, curves func(emit func([]CurvePoint) error) error) ([]CurveBatch, error) {
+	var pending []CurvePoint // the current configuration's rows not yet written
+	group := ""
+	cols := curveColumns()
+	tw, err := newTableWriter(w, schemaOf(cols, layoutMetadata(FormatVersion)), cols)
+	if err != nil {
+		return nil, err
+	}
+	var batches []CurveBatch
+	cur := CurveBatch{}
+	flush := func() error {
+		if cur.Rows == 0 {
+			return nil
+		}
+		batches = append(batches, cur)
+		cur = CurveBatch{}
+		return tw.flush(true)
+	}
+	add := func(rs []CurvePoint) error {
+		for len(rs) > 0 {
+			if cur.Rows == curveBatchRows {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+			n := min(len(rs), curveBatchRows-cur.Rows)
+			if cur.Rows == 0 {
+				cur.FirstGroupID = rs[0].GroupID
+			}
+			cur.LastGroupID = rs[n-1].GroupID
+			if err := tw.append(rs[:n]...); err != nil {
+				return err
+			}
+			cur.Rows += n
+			rs = rs[n:]
+		}
+		return nil
+	}
+	// A configuration's rows are held until it ends (or fills a batch),
+	// so that a batch ends at a configuration's end.
+	endGroup := func() error {
+		if cur.Rows > 0 && cur.Rows+len(pending) > curveBatchRows {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		err := add(pending)
+		pending = pending[:0]
+		return err
+	}
+	err = curves(func(rows []CurvePoint) error {
+		if len(rows) == 0 {
+			return nil
+		}
+		if rows[0].GroupID != group {
+			if err := endGroup(); err != nil {
+				return err
+			}
+			group = rows[0].GroupID
+		}
+		if len(pending)+len(rows) > curveBatchRows {
+			// One configuration larger than a batch: write what is held.
+			if err := flush(); err != nil {
+				return err
+			}
+			if err := add(pending); err != nil {
+				return err
+			}
+			pending = pending[:0]
+		}
+		pending = append(pending, rows...)
+		return nil
+	})
+	if err == nil {
+		err = endGroup()
+	}
+	if err == nil {
+		err = flush()
+	}
+	if err != nil {
+		tw.b.Release()
+		return nil, err
+	}
+	return batches, tw.close()
+}
+
 // stageFile is stage; a test replaces it to fail as a full disk does.
 var stageFile = stage
 
-// stage writes data to a fsynced temp file beside dir/name and returns its
-// path.
-func stage(dir, name string, data []byte) (path string, err error) {
+// stage writes a fsynced temp file beside dir/name with write and returns
+// its path.
+func stage(dir, name string, write func(io.Writer) error) (path string, err error) {
 	f, err := os.CreateTemp(dir, name+".*"+atomicfile.TempSuffix)
 	if err != nil {
 		return "", err
@@ -111,7 +280,11 @@ func stage(dir, name string, data []byte) (path string, err error) {
 			os.Remove(f.Name())
 		}
 	}()
-	if _, err = f.Write(data); err != nil {
+	bw := bufio.NewWriterSize(f, 1<<20)
+	if err = write(bw); err != nil {
+		return "", err
+	}
+	if err = bw.Flush(); err != nil {
 		return "", err
 	}
 	if err = f.Chmod(0o644); err != nil {
@@ -144,6 +317,36 @@ func ReadTables(dir string) ([]RunRecord, []CurvePoint, error) {
 		return nil, nil, err
 	}
 	return runs, curves, nil
+}
+
+// ReadFinal reads DIR/runs.arrow after checking it against tables.json
+// (as ReadTables does) and returns, besides the runs, the last checkpoint
+// of each done run from its record (FinalPoints): what a summary of the
+// final regrets needs, without reading curves.arrow.
+func ReadFinal(dir string) ([]RunRecord, []CurvePoint, error) {
+	if err := CheckTables(dir); err != nil {
+		return nil, nil, err
+	}
+	runs, err := ReadRuns(filepath.Join(dir, RunsFile))
+	if err != nil {
+		return nil, nil, err
+	}
+	return runs, FinalPoints(runs), nil
+}
+
+// FinalPoints returns the curves.arrow row of the last checkpoint of each
+// done run, from its record (rounds, pseudo_regret, realised_regret,
+// syncs: the values of its curve's last point).
+func FinalPoints(runs []RunRecord) []CurvePoint {
+	var pts []CurvePoint
+	for i := range runs {
+		r := &runs[i]
+		if r.Status != StatusDone || r.Rounds == 0 {
+			continue
+		}
+		pts = append(pts, Derive(r, Point{Round: int64(r.Rounds), Pseudo: r.PseudoRegret, Realised: r.RealisedRegret, Syncs: r.Syncs}))
+	}
+	return pts
 }
 
 // CheckTables checks DIR/runs.arrow and DIR/curves.arrow against

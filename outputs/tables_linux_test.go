@@ -55,7 +55,10 @@ func TestFD3FullDiskTmpfs(t *testing.T) {
 	// Leave room for the new runs.arrow (and its page rounding), not for
 	// the new curves.arrow (three runs of 2000 checkpoints).
 	s, _ := ScanRuns(dir)
-	recs, _ := Tables(s.Runs)
+	var recs []RunRecord
+	for _, f := range s.Runs {
+		recs = append(recs, f.Record)
+	}
 	rb, _ := EncodeRuns(recs)
 	var st syscall.Statfs_t
 	if err := syscall.Statfs(dir, &st); err != nil {

@@ -3,6 +3,7 @@ package outputs
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,11 +74,11 @@ func TestFD3TablesOneCommit(t *testing.T) {
 	if err := WriteRun(RunPath(a, id), &rec, samplePoints); err != nil {
 		t.Fatal(err)
 	}
-	stageFile = func(dir, name string, data []byte) (string, error) {
+	stageFile = func(dir, name string, write func(io.Writer) error) (string, error) {
 		if name == CurvesFile {
 			return "", syscall.ENOSPC
 		}
-		return stage(dir, name, data)
+		return stage(dir, name, write)
 	}
 	_, err = Collect(a)
 	stageFile = stage

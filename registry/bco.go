@@ -153,11 +153,13 @@ func decodeBCOTable(table map[string]any) (*bcoInstance, error) {
 	return &bcoInstance{spec: in}, nil
 }
 
-func (*bcoInstance) Kind() string                       { return "bco" }
-func (*bcoInstance) PerM() bool                         { return false }
-func (*bcoInstance) CheckM(int) error                   { return nil }
-func (*bcoInstance) ShareKey() string                   { return "" }
-func (*bcoInstance) Record(*Loaded, *outputs.RunRecord) {}
+func (*bcoInstance) Kind() string     { return "bco" }
+func (*bcoInstance) PerM() bool       { return false }
+func (*bcoInstance) CheckM(int) error { return nil }
+func (*bcoInstance) ShareKey() string { return "" }
+func (y *bcoInstance) Record(_ *Loaded, rec *outputs.RunRecord) {
+	rec.InstanceSeed = outputs.Some(y.spec.Seed)
+}
 
 func (y *bcoInstance) Load(int, Env) (*Loaded, error) {
 	s := y.spec

@@ -161,8 +161,8 @@ func (l *ltrInstance) Load(m int, env Env) (*Loaded, error) {
 }
 
 func (l *ltrInstance) Record(_ *Loaded, rec *outputs.RunRecord) {
-	rec.NoiseVar = l.t.NoiseVar
-	rec.Features, rec.RewardModel, rec.PartitionStrategy, rec.PartitionSeed = l.t.Features, l.t.Model, l.t.Strategy, uint64(l.t.PartitionSeed)
+	rec.NoiseVar = outputs.Some(l.t.NoiseVar)
+	rec.Features, rec.RewardModel, rec.PartitionStrategy, rec.PartitionSeed = l.t.Features, l.t.Model, l.t.Strategy, outputs.Some(uint64(l.t.PartitionSeed))
 }
 
 // ShareData makes the loaded instance l use first's documents when they

@@ -91,12 +91,12 @@ func TestShippedLTRSweepsEndToEnd(t *testing.T) {
 			}
 			switch tc.kind {
 			case "mab-ltr":
-				if !strings.Contains(r.InstanceName, "query=10056 K=16") || r.Dim != 16 {
-					t.Errorf("run %s: name %q, dim %d", r.RunID, r.InstanceName, r.Dim)
+				if !strings.Contains(r.InstanceName, "query=10056 K=16") || r.Dim != nil || outputs.Deref(r.Arms) != 16 {
+					t.Errorf("run %s: name %q, dim %v, arms %d", r.RunID, r.InstanceName, r.Dim, outputs.Deref(r.Arms))
 				}
 			case "bco-ltr":
-				if r.Features != "all" || r.Dim != 47 || !strings.Contains(r.InstanceName, "docs=2933") {
-					t.Errorf("run %s: features %q dim %d name %q", r.RunID, r.Features, r.Dim, r.InstanceName)
+				if r.Features != "all" || outputs.Deref(r.Dim) != 47 || !strings.Contains(r.InstanceName, "docs=2933") {
+					t.Errorf("run %s: features %q dim %d name %q", r.RunID, r.Features, outputs.Deref(r.Dim), r.InstanceName)
 				}
 				if r.Instance == "absolute" && r.Trust != "none" && !strings.Contains(r.CalibrationNote, "certified within") {
 					t.Errorf("run %s: note %q", r.RunID, r.CalibrationNote)

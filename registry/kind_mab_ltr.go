@@ -81,10 +81,14 @@ func (*mabLTRInstance) PerM() bool       { return false }
 func (*mabLTRInstance) CheckM(int) error { return nil }
 func (*mabLTRInstance) ShareKey() string { return "" }
 
-// Record: the runner records the kind, the instance's name (which holds
-// the query, the click model and the number of arms) and Dim (the number
-// of arms); the kind has no column of its own yet.
-func (*mabLTRInstance) Record(*Loaded, *outputs.RunRecord) {}
+// Record records the number of arms (the loaded instance's Dim: the
+// query's documents), not a dimension.
+func (*mabLTRInstance) Record(l *Loaded, rec *outputs.RunRecord) {
+	rec.Dim = nil
+	if l != nil {
+		rec.Arms = outputs.Some(l.Dim)
+	}
+}
 
 // model names the reward: the click model, or "label".
 func (y *mabLTRInstance) model() string {

@@ -138,6 +138,6 @@ func (y *synthetic) Load(int, Env) (*Loaded, error) {
 
 func (y *synthetic) Record(_ *Loaded, rec *outputs.RunRecord) {
 	s := y.spec
-	rec.NoiseVar, rec.SynK, rec.FixedBasis, rec.InstanceSeed, rec.SharedContexts = s.NoiseVar, s.K, s.FixedBasis, s.Seed, s.SharedContexts
+	rec.NoiseVar, rec.Arms, rec.FixedBasis, rec.InstanceSeed, rec.SharedContexts = outputs.Some(s.NoiseVar), outputs.Some(s.K), outputs.Some(s.FixedBasis), outputs.Some(s.Seed), outputs.Some(s.SharedContexts)
 	rec.ContextGen = s.ContextGen
 }

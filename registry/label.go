@@ -44,11 +44,12 @@ func FromSpec(s federate.Spec, instance, desc string) Config {
 
 // FromRecord is the configuration of a runs.arrow row.
 func FromRecord(r *outputs.RunRecord) Config {
+	lin := outputs.Deref(r.Linear)
 	c := Config{
-		Algorithm: r.Algorithm, Params: r.Params, Lazy: r.Lazy, NoClip: r.NoClip,
-		Eps: r.Eps, Delta: r.Delta, Alpha: r.Alpha, R: r.R, Crs: r.Crs, RewardLo: r.RewardLo, RewardHi: r.RewardHi,
-		Relation: r.Relation, Protocol: r.Protocol, Preset: r.Preset, GramNoise: r.GramNoise,
-		M: r.M, B: r.B, T: r.T, Every: r.Every, Instance: r.Instance, InstanceDesc: r.InstanceName,
+		Algorithm: r.Algorithm, Params: r.Params, Lazy: lin.Lazy, NoClip: lin.NoClip,
+		Eps: outputs.Deref(r.Eps), Delta: outputs.Deref(r.Delta), Alpha: lin.Alpha, R: lin.R, Crs: lin.Crs, RewardLo: lin.RewardLo, RewardHi: lin.RewardHi,
+		Relation: r.Relation, Protocol: lin.Protocol, Preset: lin.Preset, GramNoise: lin.GramNoise,
+		M: outputs.Deref(r.M), B: outputs.Deref(r.B), T: r.T, Every: r.Every, Instance: r.Instance, InstanceDesc: r.InstanceName,
 	}
 	c.Noise = federate.RecordedNoise(r.CalibrationNote)
 	return c

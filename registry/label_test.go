@@ -16,7 +16,7 @@ import (
 func TestNoiseLabel(t *testing.T) {
 	s := federate.Spec{Algorithm: federate.AlgLDP, Eps: 1, Delta: 0.1, M: 2, T: 10, B: 5, Noise: federate.NoiseDiscrete}
 	spec := Label(FromSpec(s, "", ""))
-	rec := Label(FromRecord(&outputs.RunRecord{Algorithm: federate.AlgLDP, Eps: 1, Delta: 0.1, M: 2, T: 10, B: 5,
+	rec := Label(FromRecord(&outputs.RunRecord{Algorithm: federate.AlgLDP, Eps: outputs.Some[float64](1), Delta: outputs.Some[float64](0.1), M: outputs.Some[int](2), T: 10, B: outputs.Some[int](5),
 		CalibrationNote: "x; " + accountant.DiscreteNote + " on the grid gamma = 2^-17"}))
 	if !strings.Contains(spec, "noise=discrete") || spec != rec {
 		t.Errorf("labels from spec %q and record %q", spec, rec)
@@ -54,8 +54,8 @@ func TestNoiseLabelVecSum(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := Label(FromSpec(s, "", ""))
-	rec := Label(FromRecord(&outputs.RunRecord{Algorithm: s.Algorithm, Eps: 1, Delta: 0.1, M: 2, T: 64, B: 4, Lazy: true,
-		CalibrationNote: res.Privacy.Note}))
+	rec := Label(FromRecord(&outputs.RunRecord{Algorithm: s.Algorithm, Eps: outputs.Some[float64](1), Delta: outputs.Some[float64](0.1), M: outputs.Some[int](2), T: 64, B: outputs.Some[int](4),
+		CalibrationNote: res.Privacy.Note, Linear: &outputs.LinearSettings{Lazy: true}}))
 	if !strings.Contains(spec, "noise=discrete") || spec != rec {
 		t.Errorf("labels from spec %q and record %q", spec, rec)
 	}

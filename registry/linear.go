@@ -21,7 +21,7 @@ func linearAlgorithms() []*Algorithm {
 			Name: a.Name, Display: a.Display, Summary: a.Summary, Family: FamilyLinear,
 			Trust: a.Trust, Params: a.Params, Uses: a.Uses, NewRun: runLinear,
 			Compile: compileLinear, ID: linearID, Check: checkLinear, Cost: linearCost, Pilot: linearPilot,
-			Result: linearResult, Stream: linearStream,
+			Record: linearRecord, Result: linearResult, Stream: linearStream,
 		}
 		out = append(out, e)
 	}
@@ -237,8 +237,17 @@ func runLinear(ctx context.Context, rs RunSpec) (*core.Result, error) {
 	return &out, nil
 }
 
-// linearResult records a linear run's calibration, its per-silo totals
-// (which must be finite) and its instance's note.
+// linearRecord records a linear run's silos, batch size and settings
+// (every linear run has silos and batches).
+func linearRecord(rs RunSpec, rec *outputs.RunRecord) {
+	rec.M, rec.B = outputs.Some(rs.M), outputs.Some(rs.B)
+	rec.Linear = &outputs.LinearSettings{Protocol: rs.Protocol, Lazy: rs.Lazy, Preset: rs.Preset, Alpha: rs.Alpha,
+		R: rs.R, Crs: rs.Crs, GramNoise: rs.GramNoise, RewardLo: rs.RewardLo, RewardHi: rs.RewardHi, NoClip: rs.NoClip}
+}
+
+// linearResult records a linear run's claim (outputs.RunRecord.SetPrivacy),
+// calibration, its per-silo totals (which must be finite) and its
+// instance's note.
 func linearResult(rs RunSpec, res *core.Result, rec *outputs.RunRecord) error {
 	fr, ok := res.Detail.(*federate.Result)
 	if !ok {
@@ -252,15 +261,22 @@ func linearResult(rs RunSpec, res *core.Result, rec *outputs.RunRecord) error {
 		}
 	}
 	c := fr.Calibration
-	rec.Sigma, rec.Lambda, rec.BetaT, rec.Kappa = c.Sigma, c.Lambda, fr.BetaT, c.Kappa
-	rec.DeliveredEps, rec.DeliveredDelta, rec.Amplified = c.DeliveredEps, c.DeliveredDelta, c.Amplified
-	rec.CalibrationNote, rec.MuGDP = c.Note, c.Mu
+	lin := rec.Linear
+	if lin == nil {
+		lin = &outputs.LinearSettings{}
+		rec.Linear = lin
+	}
+	lin.Lambda, lin.BetaT, lin.Kappa = c.Lambda, fr.BetaT, c.Kappa
+	rec.SetPrivacy(res.Privacy)
+	if rec.Trust != core.TrustNone {
+		lin.Noise = &outputs.LinearNoise{Sigma: c.Sigma, MuGDP: c.Mu, Amplified: c.Amplified}
+	}
 	if s, ok := NativeLinear(rs); ok && s.LTR != nil && s.LTR.Note != "" {
 		rec.CalibrationNote = strings.TrimPrefix(rec.CalibrationNote+"; "+s.LTR.Note, "; ")
 	}
-	rec.NonPD = int64(fr.NonPD)
-	rec.SiloPseudo = append([]float64{}, fr.SiloPseudo...)
-	rec.SiloRealised = append([]float64{}, fr.SiloRealised...)
+	lin.NonPD = int64(fr.NonPD)
+	lin.SiloPseudo = append([]float64{}, fr.SiloPseudo...)
+	lin.SiloRealised = append([]float64{}, fr.SiloRealised...)
 	return nil
 }
 

@@ -198,11 +198,21 @@ func decodeMABTable(table map[string]any) (*mabInstance, error) {
 	return &mabInstance{spec: in}, nil
 }
 
-func (*mabInstance) Kind() string                       { return "mab" }
-func (*mabInstance) PerM() bool                         { return false }
-func (*mabInstance) CheckM(int) error                   { return nil }
-func (*mabInstance) ShareKey() string                   { return "" }
-func (*mabInstance) Record(*Loaded, *outputs.RunRecord) {}
+func (*mabInstance) Kind() string     { return "mab" }
+func (*mabInstance) PerM() bool       { return false }
+func (*mabInstance) CheckM(int) error { return nil }
+func (*mabInstance) ShareKey() string { return "" }
+
+// Record records the arms (not a dimension) and, for drawn means, the
+// instance seed.
+func (y *mabInstance) Record(_ *Loaded, rec *outputs.RunRecord) {
+	rec.Dim, rec.Arms = nil, outputs.Some(y.spec.Arms)
+	if y.spec.Means != nil {
+		rec.Arms = outputs.Some(len(y.spec.Means))
+		return
+	}
+	rec.InstanceSeed = outputs.Some(y.spec.Seed)
+}
 
 func (y *mabInstance) Load(int, Env) (*Loaded, error) {
 	s := y.spec

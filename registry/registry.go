@@ -82,6 +82,11 @@ type Algorithm struct {
 	// work units of its Cost (a pilot timing the class: seconds, and
 	// memory no more than the run's).
 	Pilot func(spec RunSpec, work float64) RunSpec
+	// Record fills the family's own settings columns of a run's
+	// runs.arrow row before it runs (the linear family's learner,
+	// protocol and clamp; nil: the family has none beyond the shared
+	// header).
+	Record func(spec RunSpec, rec *outputs.RunRecord)
 	// Result checks a finished run's family-specific results and fills
 	// their columns of its runs.arrow row (privacy claim, calibration).
 	Result func(spec RunSpec, res *core.Result, rec *outputs.RunRecord) error

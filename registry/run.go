@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strings"
 
 	"github.com/fedbandit/fedbandit/core"
 	"github.com/fedbandit/fedbandit/outputs"
@@ -177,32 +176,23 @@ func hashJSON(v any) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// neutralResult records a run's claim: the delivered eps and delta, and
-// the claim's note, prefixed "not certified: " when it does not hold for
-// the run as simulated (the delivered eps is then +Inf).
+// neutralResult records a run's claim (outputs.RunRecord.SetPrivacy):
+// certified, the delivered eps and delta, mechanism, sampler and the
+// claim's note, prefixed "not certified: " when it does not hold for the
+// run as simulated.
 func neutralResult(_ RunSpec, res *core.Result, rec *outputs.RunRecord) error {
 	if err := res.Privacy.Check(); err != nil {
 		return err
 	}
-	p := res.Privacy
-	if !p.Private() {
-		return nil
-	}
-	rec.DeliveredEps, rec.DeliveredDelta = p.DeliveredEps, p.DeliveredDelta
-	note := p.Note
-	if p.Mechanism != "" {
-		note = strings.TrimSuffix(p.Mechanism+"; "+note, "; ")
-	}
-	if !p.Certified {
-		note = "not certified: " + note
-	}
-	rec.CalibrationNote = note
+	rec.SetPrivacy(res.Privacy)
 	return nil
 }
 
 // Record is the runs.arrow row of a compiled run spec, results to be
-// added: the header and settings, the algorithm's family and trust, and
-// the instance's columns (its kind's Record).
+// added: the header, the algorithm's family and trust, the privacy
+// targets and silos it takes (null for the others), its family's own
+// settings (Algorithm.Record) and the instance's columns (its kind's
+// Record).
 func Record(rs RunSpec, in Instance, rec outputs.RunRecord) outputs.RunRecord {
 	rec.Algorithm, rec.Params = rs.Algorithm, rs.Params
 	if rec.Params == nil {
@@ -210,15 +200,27 @@ func Record(rs RunSpec, in Instance, rec outputs.RunRecord) outputs.RunRecord {
 		// "not recorded", which only layout-1 rows are).
 		rec.Params = map[string]float64{}
 	}
-	rec.Protocol, rec.Lazy, rec.Preset = rs.Protocol, rs.Lazy, rs.Preset
-	rec.Eps, rec.Delta, rec.Relation = rs.Eps, rs.Delta, rs.Relation
-	rec.M, rec.T, rec.B, rec.Alpha, rec.Every, rec.Seed = rs.M, rs.T, rs.B, rs.Alpha, rs.Every, rs.Seed
-	rec.R, rec.Crs, rec.GramNoise, rec.RewardLo, rec.RewardHi, rec.NoClip = rs.R, rs.Crs, rs.GramNoise, rs.RewardLo, rs.RewardHi, rs.NoClip
-	if rec.SiloPseudo == nil {
-		rec.SiloPseudo, rec.SiloRealised = []float64{}, []float64{}
+	rec.T, rec.Every, rec.Seed = rs.T, rs.Every, rs.Seed
+	if rec.Every == 0 {
+		rec.Every = DefaultEvery(rs.T)
 	}
 	if a, err := Lookup(rs.Algorithm); err == nil {
 		rec.Family, rec.Trust = a.Family, a.Trust
+		if a.UsesKey("eps") {
+			rec.Eps = outputs.Some(rs.Eps)
+		}
+		if a.UsesKey("delta") {
+			rec.Delta = outputs.Some(rs.Delta)
+		}
+		if a.UsesKey("M") {
+			rec.M = outputs.Some(rs.M)
+		}
+		if a.UsesKey("B") {
+			rec.B = outputs.Some(rs.B)
+		}
+		if a.Record != nil {
+			a.Record(rs, &rec)
+		}
 	}
 	if in != nil {
 		in.Record(rs.Loaded, &rec)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -120,7 +121,7 @@ func TestFamilySweeps(t *testing.T) {
 				t.Fatalf("%s: %d points, want %d", r.Group, len(pts), len(res.Curve))
 			}
 			for i, c := range res.Curve {
-				if pts[i] != (outputs.Point{Round: int64(c.Round), Pseudo: c.Pseudo, Realised: c.Realised, Syncs: int64(c.Syncs)}) {
+				if !reflect.DeepEqual(pts[i], outputs.Point{Round: int64(c.Round), Pseudo: c.Pseudo, Realised: c.Realised, Syncs: int64(c.Syncs)}) {
 					t.Fatalf("%s: point %d %+v, want %+v", r.Group, i, pts[i], c)
 				}
 			}
@@ -131,10 +132,11 @@ func TestFamilySweeps(t *testing.T) {
 				t.Errorf("record %+v", rec)
 			}
 			if alg.Private() {
-				if rec.DeliveredEps != res.Privacy.DeliveredEps || rec.DeliveredEps > res.Privacy.TargetEps*(1+1e-9) || !strings.Contains(rec.CalibrationNote, res.Privacy.Note) {
+				if rec.Certified != res.Privacy.Certified || rec.Certified && (*rec.DeliveredEps != res.Privacy.DeliveredEps || *rec.DeliveredEps > res.Privacy.TargetEps*(1+1e-9)) ||
+					!strings.Contains(rec.CalibrationNote, strings.TrimPrefix(res.Privacy.Note, "not certified: ")) || rec.Mechanism != res.Privacy.Mechanism {
 					t.Errorf("%s: claim eps %v, note %q", r.Group, rec.DeliveredEps, rec.CalibrationNote)
 				}
-			} else if rec.Eps != 0 || rec.DeliveredEps != 0 {
+			} else if rec.Eps != nil || rec.DeliveredEps != nil || rec.Certified {
 				t.Errorf("%s: non-private run with eps %v", r.Group, rec.Eps)
 			}
 		}

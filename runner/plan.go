@@ -51,6 +51,28 @@ type Run struct {
 // Rounds returns the run's horizon T.
 func (r *Run) Rounds() int { return r.Spec.T }
 
+// Checkpoints returns the number of points of the run's curve: every
+// `every` rounds and the last (registry.DefaultEvery when the compiled
+// spec leaves every to its default).
+func (r *Run) Checkpoints() int {
+	every := r.Spec.Every
+	if every == 0 {
+		every = registry.DefaultEvery(r.Spec.T)
+	}
+	return r.Rounds()/max(every, 1) + 1
+}
+
+// CollectMemory estimates the peak memory of collecting the plan's
+// tables (`run collect`, the end of a sweep, the Slurm collect job):
+// outputs.CollectMemory of its runs and their longest curve.
+func (p *Plan) CollectMemory() int64 {
+	points := 0
+	for _, r := range p.Runs {
+		points = max(points, r.Checkpoints())
+	}
+	return outputs.CollectMemory(len(p.Runs), points)
+}
+
 // Silos returns the run's number of silos M (at least 1).
 func (r *Run) Silos() int { return max(r.Spec.M, 1) }
 
@@ -265,6 +287,6 @@ func (r *Run) Record(sweep string) outputs.RunRecord {
 		RunID: r.ID, FormatVersion: outputs.FormatVersion, Sweep: sweep,
 		Group: r.Group, GroupID: r.GroupID,
 		Instance: ic.Name, InstanceKind: ic.Kind, InstanceHash: r.Instance.Hash, InstanceName: r.Instance.Name,
-		Dim: r.Instance.Dim,
+		Dim: outputs.Some(r.Instance.Dim),
 	})
 }

@@ -52,21 +52,22 @@ func TestRealSimulatorSweep(t *testing.T) {
 		t.Fatalf("%d runs", len(ra))
 	}
 	for _, r := range ra {
-		if r.Status != outputs.StatusDone || r.Rounds != 100 || len(r.SiloPseudo) != 5 || r.Syncs != 10 {
+		if r.Status != outputs.StatusDone || r.Rounds != 100 || r.Linear == nil || len(r.Linear.SiloPseudo) != 5 || r.Syncs != 10 {
 			t.Errorf("run %s: %+v", r.RunID, r)
 		}
+		l := r.Linear
 		switch r.Algorithm {
 		case "fedlinucb":
-			if r.Sigma != 0 || !math.IsInf(r.DeliveredEps, 1) {
-				t.Errorf("fedlinucb sigma %v delivered eps %v", r.Sigma, r.DeliveredEps)
+			if l.Noise != nil || r.DeliveredEps != nil || r.Certified {
+				t.Errorf("fedlinucb noise %v delivered eps %v", l.Noise, r.DeliveredEps)
 			}
 		default:
-			if r.Sigma <= 0 || math.IsInf(r.DeliveredEps, 0) || r.DeliveredEps <= 0 || r.Lambda <= 0 || r.BetaT <= 0 {
-				t.Errorf("%s eps %v: sigma %v lambda %v beta %v delivered %v", r.Algorithm, r.Eps, r.Sigma, r.Lambda, r.BetaT, r.DeliveredEps)
+			if l.Noise == nil || l.Noise.Sigma <= 0 || r.DeliveredEps == nil || *r.DeliveredEps <= 0 || l.Lambda <= 0 || l.BetaT <= 0 || !r.Certified {
+				t.Errorf("%s eps %v: noise %v lambda %v beta %v delivered %v", r.Algorithm, r.Eps, l.Noise, l.Lambda, l.BetaT, r.DeliveredEps)
 			}
 		}
 		sum := 0.0
-		for _, x := range r.SiloPseudo {
+		for _, x := range l.SiloPseudo {
 			sum += x
 		}
 		if math.Abs(sum-r.PseudoRegret) > 1e-9*math.Max(1, math.Abs(sum)) {

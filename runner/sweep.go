@@ -398,6 +398,9 @@ func (s *Sweep) execute(ctx context.Context, sim SimulateFunc, r *Run, log *slog
 		pts, err = checkCurve(res.Curve, r.Spec.T)
 	}
 	if err == nil {
+		err = addMetrics(pts, res.Metrics)
+	}
+	if err == nil {
 		err = r.entry().Result(r.Spec, res, &rec)
 	}
 	if err != nil {
@@ -410,6 +413,23 @@ func (s *Sweep) execute(ctx context.Context, sim SimulateFunc, r *Run, log *slog
 	rec.Rounds, rec.PseudoRegret, rec.RealisedRegret = int(last.Round), last.Pseudo, last.Realised
 	rec.WallSeconds = res.WallSeconds
 	return rec, pts, true
+}
+
+// addMetrics copies the curve metrics a run reported (core.Result.Metrics:
+// one value per checkpoint) into its points.
+func addMetrics(pts []outputs.Point, metrics map[string][]float64) error {
+	for k, vs := range metrics {
+		if len(vs) != len(pts) {
+			return fmt.Errorf("curve metric %s: %d values for %d checkpoints", k, len(vs), len(pts))
+		}
+		for i, v := range vs {
+			if pts[i].Metrics == nil {
+				pts[i].Metrics = map[string]float64{}
+			}
+			pts[i].Metrics[k] = v
+		}
+	}
+	return nil
 }
 
 // safeRun runs spec through sim, turning a panic of the run into an

@@ -73,9 +73,30 @@ func TestResumeLayout1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	old, err := outputs.ReadRuns(filepath.Join(layout1Dir, outputs.RunsFile))
+	// The layout-1 tables are refused (run collect rewrites them); the
+	// layout-1 run files are read and upgraded.
+	if _, err := outputs.ReadRuns(filepath.Join(layout1Dir, outputs.RunsFile)); err == nil {
+		t.Error("a layout-1 runs.arrow was read")
+	}
+	scan, err := outputs.ScanRuns(layout1Dir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	var old []outputs.RunRecord
+	var oldCurves []outputs.CurvePoint
+	for _, f := range scan.Runs {
+		rec := f.Record
+		if rec.Params == nil {
+			rec.Params = map[string]float64{} // runs.arrow cannot tell unrecorded from none
+		}
+		old = append(old, rec)
+		_, pts, err := outputs.ReadRun(outputs.RunPath(layout1Dir, rec.RunID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range pts {
+			oldCurves = append(oldCurves, outputs.Derive(&rec, p))
+		}
 	}
 	if len(recs) != len(old) {
 		t.Fatalf("%d rows collected, the layout-1 table has %d (a superseded run counted twice?)", len(recs), len(old))
@@ -106,12 +127,10 @@ func TestResumeLayout1(t *testing.T) {
 	// Every curve value is the layout-1 one: the redone FedUCB runs under
 	// their new ids, the others under their old ones.
 	curves, _ := outputs.ReadCurves(rep.Collected.CurvesPath)
-	oldCurves, _ := outputs.ReadCurves(filepath.Join(layout1Dir, outputs.CurvesFile))
 	strip := func(cs []outputs.CurvePoint) map[string]int {
 		m := map[string]int{}
 		for _, c := range cs {
-			c.RunID = ""
-			m[fmt.Sprint(c)]++
+			m[fmt.Sprint(c.Point, c.TimeAvgPseudo, c.TimeAvgRealised, *c.PerSiloPseudo, *c.PerSiloRealised)]++
 		}
 		return m
 	}
@@ -187,19 +206,20 @@ func TestResumeLayout1(t *testing.T) {
 // newer layout (its manifest, or one run file) stops with the reason and
 // moves nothing aside; the files stay as they were.
 func TestNewerLayoutRefused(t *testing.T) {
-	const msg = "written by a newer fedbandit (layout 3); this build reads up to 2: upgrade"
+	newer := fmt.Sprint(outputs.FormatVersion + 1)
+	msg := fmt.Sprintf("written by a newer fedbandit (layout %s); this build reads up to %d: upgrade", newer, outputs.FormatVersion)
 	plan := mustPlan(t, tinyTOML)
 	for _, tc := range []struct {
 		name  string
 		plant func(dir string) error
 	}{
 		{"manifest", func(dir string) error {
-			return os.WriteFile(filepath.Join(dir, ManifestFile), []byte(`{"format_version": 3, "runs": 0}`), 0o644)
+			return os.WriteFile(filepath.Join(dir, ManifestFile), []byte(`{"format_version": `+newer+`, "runs": 0}`), 0o644)
 		}},
 		{"run file", func(dir string) error {
-			// A valid layout-2 file relabelled layout 3.
+			// A valid file relabelled with the next layout.
 			p := outputs.RunPath(dir, plan.Runs[0].ID)
-			if err := relabelLayout(p, "3"); err != nil {
+			if err := relabelLayout(p, newer); err != nil {
 				return err
 			}
 			return os.WriteFile(filepath.Join(dir, ManifestFile), []byte(`{"format_version": 2}`), 0o644)

@@ -262,8 +262,10 @@ func (c *SlurmCmd) Run(ctx context.Context) error {
 	if limit == "" {
 		limit = slurmMinutes(2*taskSeconds(plan, tasks, runSeconds, c.CPUs) + 600)
 	}
+	collectMem := mem
 	if mem == "" {
 		mem = fmt.Sprintf("%dM", max(1024, (e.PeakBytes+(256<<20))>>20))
+		collectMem = fmt.Sprintf("%dM", max(1024, (plan.CollectMemory()+(256<<20))>>20))
 	}
 	if err := checkSlurmTime(limit); err != nil {
 		return err
@@ -290,7 +292,7 @@ func (c *SlurmCmd) Run(ctx context.Context) error {
 	}
 	data := scriptData{
 		Name: "fedbandit-" + plan.Config.Name, Out: out, Dir: dir, Bin: bin, Sweep: sweep, Job: job,
-		Last: tasks - 1, Parallel: c.Parallel, CPUs: c.CPUs, Time: limit, Mem: mem,
+		Last: tasks - 1, Parallel: c.Parallel, CPUs: c.CPUs, Time: limit, Mem: mem, CollectMem: collectMem,
 		Partition: c.Partition, Account: c.Account, Extra: extra,
 		Logs: strings.ReplaceAll(filepath.Join(dir, clusterLogs), "%", "%%"),
 	}
@@ -399,6 +401,7 @@ type scriptData struct {
 	Job                        arrayJob
 	Last, Parallel, CPUs       int
 	Time, Mem                  string
+	CollectMem                 string // --mem of the collect job (outputs.CollectMemory)
 	Partition, Account         string
 	Extra                      []string
 }
@@ -438,7 +441,7 @@ var collectTmpl = script("collect", `#!/bin/bash
 # array succeeds (--dependency=afterok). Writes runs.arrow and curves.arrow.
 #SBATCH --job-name={{sq (printf "%s-collect" .Name)}}
 #SBATCH --cpus-per-task=1
-#SBATCH --mem={{sq .Mem}}
+#SBATCH --mem={{sq .CollectMem}}
 #SBATCH --time=0-01:00:00
 #SBATCH --output={{sq (printf "%s/collect_%%j.out" .Logs)}}{{template "site" .}}
 exec {{q .Bin}} collect {{q .Out}}

@@ -43,11 +43,12 @@ func TestQuickstart(t *testing.T) {
 	}
 	perAlg := map[string]int{}
 	kindOf := map[string]string{"fedlinucb": "ltr", "ldp": "ltr", "se": "mab-ltr", "dist-dp-se": "mab-ltr", "two-point": "bco-ltr", "ldp-two-point": "bco-ltr"}
-	dimOf := map[string]int{"ltr": 47, "mab-ltr": 16, "bco-ltr": 47}
+	dimOf := map[string]int{"ltr": 47, "bco-ltr": 47} // mab-ltr: no dimension, 16 arms
 	for _, r := range runs {
-		if r.Status != outputs.StatusDone || r.T != quickRounds || r.InstanceKind != kindOf[r.Algorithm] || r.Dim != dimOf[r.InstanceKind] ||
-			(r.InstanceKind != "mab-ltr" && r.M != quickstartSilos) {
-			t.Errorf("run %s: %s %q %s T=%d M=%d kind=%s d=%d", r.RunID, r.Status, r.Error, r.Algorithm, r.T, r.M, r.InstanceKind, r.Dim)
+		if r.Status != outputs.StatusDone || r.T != quickRounds || r.InstanceKind != kindOf[r.Algorithm] || outputs.Deref(r.Dim) != dimOf[r.InstanceKind] ||
+			(r.InstanceKind == "mab-ltr") != (r.Dim == nil) || (r.InstanceKind == "mab-ltr" && outputs.Deref(r.Arms) != 16) ||
+			(r.InstanceKind != "mab-ltr" && outputs.Deref(r.M) != quickstartSilos) {
+			t.Errorf("run %s: %s %q %s T=%d M=%d kind=%s d=%d", r.RunID, r.Status, r.Error, r.Algorithm, r.T, outputs.Deref(r.M), r.InstanceKind, outputs.Deref(r.Dim))
 		}
 		perAlg[r.Algorithm]++
 	}
@@ -90,7 +91,7 @@ func TestQuickstart(t *testing.T) {
 	}
 	zero := false
 	for _, r := range runs {
-		zero = zero || (r.Trust != "none" && r.DeliveredEps == 0)
+		zero = zero || (r.Certified && *r.DeliveredEps == 0)
 	}
 	text := sum.String()
 	if n := strings.Count(text, "\n"); n != 1+8+2+btoi(zero) {
@@ -99,7 +100,13 @@ func TestQuickstart(t *testing.T) {
 	if strings.Contains(text, "Delivered eps = 0") != zero {
 		t.Errorf("zero-eps footnote present = %v, want %v:\n%s", !zero, zero, text)
 	}
-	rows := strconv.Itoa(len(runs) * quickRounds / 25)
+	// Checkpoints every `every` rounds (linear: 25; mab and bco: their
+	// default T/100), T a multiple of each.
+	nrows := 0
+	for _, r := range runs {
+		nrows += r.T / r.Every
+	}
+	rows := strconv.Itoa(nrows)
 	checkIndependently(t, out, "--runs", strconv.Itoa(len(runs)), "--done", strconv.Itoa(len(runs)), "--curve-rows", rows)
 
 	curves, _ := os.ReadFile(filepath.Join(out, outputs.CurvesFile))

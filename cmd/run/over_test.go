@@ -82,7 +82,7 @@ func TestPlotOverInstances(t *testing.T) {
 	for _, r := range runs {
 		k := key{strings.TrimRight(r.Instance, "0123456789"), r.Algorithm, ""}
 		if r.Algorithm != "se" {
-			k.eps = strconv.FormatFloat(r.Eps, 'g', -1, 64)
+			k.eps = strconv.FormatFloat(*r.Eps, 'g', -1, 64)
 		}
 		if groups[k] == nil {
 			groups[k] = map[string][][]float64{}

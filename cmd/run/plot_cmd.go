@@ -5,13 +5,14 @@ import (
 
 	"gonum.org/v1/plot/vg"
 
+	"github.com/fedbandit/fedbandit/outputs"
 	"github.com/fedbandit/fedbandit/outputs/figure"
 )
 
 // PlotCmd is `run plot`.
 type PlotCmd struct {
 	Dir      string  `arg:"" type:"existingdir" help:"Sweep output directory holding runs.arrow and curves.arrow (run collect first if they are missing)."`
-	Metric   string  `help:"Regret to plot: pseudo (means of best and chosen actions) or realised (observed rewards, as the published code)." enum:"pseudo,realised" default:"pseudo"`
+	Metric   string  `help:"Curve metric to plot, by name (the table of curve metrics, outputs.Metrics, listed in outputs/README.md): pseudo (time-average regret of the means), realised (of the observed rewards, as the published code), or a metric a family produces." default:"pseudo"`
 	LogX     bool    `help:"Logarithmic round axis."`
 	LogY     bool    `help:"Logarithmic regret axis."`
 	Over     string  `help:"What a curve averages over: seed (one curve per configuration, mean and standard error over its seeds; DIR/regret.png) or instance (the MAB paper's figures: the instances that differ only in their seed pooled, mean over instances of each instance's seed mean, band of one standard error over instances; one panel per instance class and eps; DIR/regret-instances.png)." enum:"seed,instance" default:"seed"`
@@ -33,6 +34,9 @@ func (c *PlotCmd) Validate() error {
 		if !(f.v >= minFigureCm && f.v <= maxFigureCm) {
 			return fmt.Errorf("%s %v: want a size in cm, %g..%g", f.flag, f.v, minFigureCm, maxFigureCm)
 		}
+	}
+	if _, err := outputs.LookupMetric(c.Metric); err != nil {
+		return fmt.Errorf("--metric: %w", err)
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"text/tabwriter"
 
@@ -28,8 +27,11 @@ func readTables(dir string) ([]outputs.RunRecord, []outputs.CurvePoint, error) {
 // over seeds), both the pseudo-regret (of the means) and the realised
 // regret (of the observed rewards, what the published code reports), the
 // target privacy and the privacy its noise actually delivers.
+//
+// It reads runs.arrow alone (each run's final regret is its record's), so
+// its memory does not grow with the checkpoints (outputs.FinalPoints).
 func printSummary(w io.Writer, dir string) error {
-	runs, curves, err := readTables(dir)
+	runs, curves, err := outputs.ReadFinal(dir)
 	if err != nil {
 		return err
 	}
@@ -67,27 +69,24 @@ func printSummary(w io.Writer, dir string) error {
 			family = a.Family
 		}
 		families[family] = true
-		// Rows record their trust model (layout 1: none, the linear
-		// family's registry entry says).
-		trust := r.Trust
-		if a, err := registry.Lookup(r.Algorithm); err == nil && trust == "" {
-			trust = a.Trust
-		}
-		if trust != "" && trust != core.TrustNone {
-			target = fmt.Sprintf("(%g, %g)", r.Eps, r.Delta)
-			delivered = fmt.Sprintf("(%.3g, %g)", r.DeliveredEps, r.DeliveredDelta)
-			if math.IsInf(r.DeliveredEps, 1) {
+		// Rows record their trust model (layouts 1 and 2 are upgraded
+		// on reading).
+		if r.Trust != "" && r.Trust != core.TrustNone {
+			target = fmt.Sprintf("(%g, %g)", outputs.Deref(r.Eps), outputs.Deref(r.Delta))
+			de := outputs.Deref(r.DeliveredEps)
+			delivered = fmt.Sprintf("(%.3g, %g)", de, outputs.Deref(r.DeliveredDelta))
+			if !r.Certified {
 				delivered = "NOT CERTIFIED"
 				uncertified[family] = true
 			}
-			zeroEps = zeroEps || r.DeliveredEps == 0
-			restated = restated || (r.DeliveredEps > r.Eps*(1+1e-9) && !math.IsInf(r.DeliveredEps, 1))
+			zeroEps = zeroEps || r.Certified && de == 0
+			restated = restated || (r.Certified && de > outputs.Deref(r.Eps)*(1+1e-9))
 		}
 		alg, _ := federate.LookupAlgorithm(r.Algorithm)
 		unconverged = unconverged || strings.Contains(r.CalibrationNote, ltr.UnconvergedNote)
 		amp := "-"
-		if alg != nil && alg.Model == accountant.ModelSDPAmp {
-			amp = fmt.Sprint(r.Amplified)
+		if alg != nil && alg.Model == accountant.ModelSDPAmp && r.Linear != nil && r.Linear.Noise != nil {
+			amp = fmt.Sprint(r.Linear.Noise.Amplified)
 		}
 		real := "-"
 		if rs, ok := realByGroup[s.GroupID]; ok && len(rs.Mean) > 0 {

@@ -158,6 +158,7 @@ func (c *PlanCmd) Run(ctx context.Context) error {
 			fmt.Printf("  WARNING: %v\n", err)
 		}
 	}
+	fmt.Printf("  collecting the tables: about %s (streamed: every run's record and one batch of curve rows)\n", bytesText(plan.CollectMemory()))
 	if c.List {
 		for _, r := range plan.Runs {
 			fmt.Printf("%s  seed=%d  %s\n", r.ID, r.Seed(), r.Group)

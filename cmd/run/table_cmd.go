@@ -16,7 +16,7 @@ import (
 type TableCmd struct {
 	Dir      string `arg:"" type:"existingdir" help:"Sweep output directory holding runs.arrow and curves.arrow."`
 	At       []int  `help:"Rounds to tabulate, each >= 1 and a checkpoint of some configuration (default: each configuration at its own last round, shown in a column t)."`
-	Metric   string `help:"Regret: pseudo or realised (as the published code)." enum:"pseudo,realised" default:"pseudo"`
+	Metric   string `help:"Curve metric, by name (outputs.Metrics, listed in outputs/README.md): pseudo, realised (as the published code), or a metric a family produces." default:"pseudo"`
 	Over     string `help:"What a row averages over: seed (one row per configuration, mean and standard error over its seeds) or instance (as run plot --over instance: one row per instance class, eps and configuration, mean over the instances of each instance's seed mean, standard error over instances)." enum:"seed,instance" default:"seed"`
 	Markdown bool   `help:"Print a Markdown table (for docs) instead of aligned text."`
 }
@@ -38,6 +38,10 @@ func (c *TableCmd) Run() error {
 }
 
 func writeTable(w io.Writer, dir string, at []int, metric, over string, markdown bool) error {
+	m, err := outputs.LookupMetric(metric)
+	if err != nil {
+		return fmt.Errorf("--metric: %w", err)
+	}
 	runs, curves, err := readTables(dir)
 	if err != nil {
 		return err
@@ -133,12 +137,15 @@ func writeTable(w io.Writer, dir string, at []int, metric, over string, markdown
 			fmt.Fprintln(w)
 		}
 	}
-	whose := regretWords(runs)
+	footnote := m.Footnote
+	if m.Regret() {
+		footnote += " " + regretWords(runs)
+	}
 	if over == figure.OverInstance {
-		fmt.Fprintf(w, "\ntime-average %s regret R(t)/t %s, mean over instances of each instance's mean over seeds ± standard error over instances (\"-\": t is not a checkpoint of that configuration; n=1: one instance, no standard error).\n", metric, whose)
+		fmt.Fprintf(w, "\n%s, mean over instances of each instance's mean over seeds ± standard error over instances (\"-\": t is not a checkpoint of that configuration; n=1: one instance, no standard error).\n", footnote)
 		return nil
 	}
-	fmt.Fprintf(w, "\ntime-average %s regret R(t)/t %s, mean ± standard error over seeds (\"-\": t is not a checkpoint of that configuration; n=1: one seed, no standard error).\n", metric, whose)
+	fmt.Fprintf(w, "\n%s, mean ± standard error over seeds (\"-\": t is not a checkpoint of that configuration; n=1: one seed, no standard error).\n", footnote)
 	return nil
 }
 

@@ -41,7 +41,8 @@ const PNGDPI = 150
 
 // Options controls a figure.
 type Options struct {
-	// Metric is Pseudo (default) or Realised.
+	// Metric is the name of a curve metric (outputs.Metrics; "" is the
+	// first, Pseudo).
 	Metric string
 	// LogX and LogY select logarithmic axes (non-positive points are
 	// left out on a log axis).
@@ -82,10 +83,10 @@ type Series struct {
 // label. Runs of one group whose checkpoints differ from the group's first
 // run are an error.
 func Build(runs []outputs.RunRecord, curves []outputs.CurvePoint, metric string) ([]Series, error) {
-	if err := checkMetric(metric); err != nil {
+	done, byRun, err := doneRuns(runs, curves, metric)
+	if err != nil {
 		return nil, err
 	}
-	done, byRun := doneRuns(runs, curves)
 	type group struct {
 		rec  outputs.RunRecord
 		runs [][]outputs.CurvePoint
@@ -245,7 +246,7 @@ func Labels(runs []outputs.RunRecord) map[string]string {
 			}
 		}
 		l := registry.Display(r.Algorithm)
-		if r.Lazy && !varying(r.Algorithm, "lazy") {
+		if r.Linear != nil && r.Linear.Lazy && !varying(r.Algorithm, "lazy") {
 			l += " lazy"
 		}
 		if len(parts) > 0 {
@@ -300,10 +301,11 @@ func Draw(series []Series, o Options) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = o.Title
 	p.X.Label.Text = "Round"
-	p.Y.Label.Text = "Time-average regret"
-	if o.Metric == Realised {
-		p.Y.Label.Text = "Time-average regret (realised)"
+	m, err := outputs.LookupMetric(o.Metric)
+	if err != nil {
+		return nil, fmt.Errorf("figure: %w", err)
 	}
+	p.Y.Label.Text = m.Label
 	if o.LogX {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
@@ -444,8 +446,10 @@ func SaveDir(dir string, o Options) ([]string, error) {
 		h = 10 * vg.Centimeter
 	}
 	base := "regret"
-	if o.Metric == Realised {
-		base = "regret-realised"
+	if m, err := outputs.LookupMetric(o.Metric); err != nil {
+		return nil, fmt.Errorf("figure: %w", err)
+	} else if m.Name != outputs.Metrics[0].Name {
+		base += "-" + m.Name
 	}
 	switch o.Over {
 	case "", OverSeed:

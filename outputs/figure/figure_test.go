@@ -17,17 +17,17 @@ func runsAndCurves() ([]outputs.RunRecord, []outputs.CurvePoint) {
 	var runs []outputs.RunRecord
 	var curves []outputs.CurvePoint
 	add := func(id, gid, alg string, eps float64, vals ...float64) {
-		runs = append(runs, outputs.RunRecord{RunID: id, GroupID: gid, Algorithm: alg, Eps: eps, Status: outputs.StatusDone, M: 2, T: 20, Sweep: "test sweep"})
+		runs = append(runs, outputs.RunRecord{RunID: id, GroupID: gid, Algorithm: alg, Eps: outputs.Some[float64](eps), Status: outputs.StatusDone, M: outputs.Some[int](2), T: 20, Sweep: "test sweep"})
 		for i, v := range vals {
 			round := int64(10 * (i + 1))
-			curves = append(curves, outputs.Derive(id, 2, outputs.Point{Round: round, Pseudo: v * float64(round), Realised: 2 * v * float64(round)}))
+			curves = append(curves, outputs.Derive(&outputs.RunRecord{RunID: id, M: outputs.Some(2)}, outputs.Point{Round: round, Pseudo: v * float64(round), Realised: 2 * v * float64(round)}))
 		}
 	}
 	add("r1", "g-ldp", "ldp", 1, 1, 0.5)
 	add("r2", "g-ldp", "ldp", 1, 2, 0.5)
 	add("r3", "g-ldp", "ldp", 1, 6, 0.5)
 	add("r4", "g-fed", "fedlinucb", 0, 0.25, 0.125)
-	runs = append(runs, outputs.RunRecord{RunID: "r5", GroupID: "g-ldp", Algorithm: "ldp", Eps: 1, Status: outputs.StatusFailed})
+	runs = append(runs, outputs.RunRecord{RunID: "r5", GroupID: "g-ldp", Algorithm: "ldp", Eps: outputs.Some[float64](1), Status: outputs.StatusFailed})
 	return runs, curves
 }
 
@@ -58,7 +58,7 @@ func TestBuild(t *testing.T) {
 		t.Error("unknown metric accepted")
 	}
 	// A run of a group with other checkpoints is an error.
-	bad := append(curves[:len(curves):len(curves)], outputs.Derive("r2", 2, outputs.Point{Round: 30, Pseudo: 1}))
+	bad := append(curves[:len(curves):len(curves)], outputs.Derive(&outputs.RunRecord{RunID: "r2", M: outputs.Some(2)}, outputs.Point{Round: 30, Pseudo: 1}))
 	if _, err := Build(runs, bad, Pseudo); err == nil {
 		t.Error("mismatched checkpoints accepted")
 	}
@@ -66,11 +66,11 @@ func TestBuild(t *testing.T) {
 
 func TestLabels(t *testing.T) {
 	runs := []outputs.RunRecord{
-		{GroupID: "a", Algorithm: "fedlinucb", M: 10},
-		{GroupID: "b", Algorithm: "ldp", Eps: 0.2, Delta: 0.1, M: 10},
-		{GroupID: "c", Algorithm: "ldp", Eps: 1, Delta: 0.1, M: 10},
-		{GroupID: "d", Algorithm: "sdp-amp", Eps: 1, Delta: 0.1, M: 10},
-		{GroupID: "e", Algorithm: "sdp-amp", Eps: 1, Delta: 0.1, M: 10, R: 2}, // differs in a field not shown
+		{GroupID: "a", Algorithm: "fedlinucb", M: outputs.Some[int](10)},
+		{GroupID: "b", Algorithm: "ldp", Eps: outputs.Some[float64](0.2), Delta: outputs.Some[float64](0.1), M: outputs.Some[int](10)},
+		{GroupID: "c", Algorithm: "ldp", Eps: outputs.Some[float64](1), Delta: outputs.Some[float64](0.1), M: outputs.Some[int](10)},
+		{GroupID: "d", Algorithm: "sdp-amp", Eps: outputs.Some[float64](1), Delta: outputs.Some[float64](0.1), M: outputs.Some[int](10)},
+		{GroupID: "e", Algorithm: "sdp-amp", Eps: outputs.Some[float64](1), Delta: outputs.Some[float64](0.1), M: outputs.Some[int](10), Linear: &outputs.LinearSettings{R: 2}}, // differs in a field not shown
 	}
 	l := Labels(runs)
 	want := map[string]string{"a": "FedLinUCB", "b": "LDP-FedLinUCB (eps=0.2)", "c": "LDP-FedLinUCB (eps=1)"}
@@ -85,10 +85,9 @@ func TestLabels(t *testing.T) {
 	// A key an algorithm ignores neither varies nor shows: the random
 	// policy has no learner, so its (default) preset is not a difference.
 	mixed := []outputs.RunRecord{
-		{GroupID: "r", Algorithm: "random", Preset: "exact"},
-		{GroupID: "f", Algorithm: "fedlinucb", Preset: "reference-code"},
-		{GroupID: "p", Algorithm: "ldp", Preset: "reference-code", Eps: 1, Delta: 0.1},
-	}
+		{GroupID: "r", Algorithm: "random", Linear: &outputs.LinearSettings{Preset: "exact"}},
+		{GroupID: "f", Algorithm: "fedlinucb", Linear: &outputs.LinearSettings{Preset: "reference-code"}},
+		{GroupID: "p", Algorithm: "ldp", Eps: outputs.Some[float64](1), Delta: outputs.Some[float64](0.1), Linear: &outputs.LinearSettings{Preset: "reference-code"}}}
 	l = Labels(mixed)
 	if l["r"] != "Uniform random" || l["f"] != "FedLinUCB" || l["p"] != "LDP-FedLinUCB" {
 		t.Errorf("labels with an ignored key: %q", l)
@@ -180,19 +179,18 @@ func TestBuildOrder(t *testing.T) {
 	for _, r := range []outputs.RunRecord{
 		{GroupID: "alg9", Algorithm: "alg9"},
 		{GroupID: "random", Algorithm: "random"},
-		{GroupID: "super", Algorithm: "super-agent", Eps: 1, Delta: 0.1},
-		{GroupID: "collide-2x", Algorithm: "sdp-amp", Eps: 1, Delta: 0.1, R: 2},
-		{GroupID: "ldp10", Algorithm: "ldp", Eps: 10, Delta: 0.1},
+		{GroupID: "super", Algorithm: "super-agent", Eps: outputs.Some[float64](1), Delta: outputs.Some[float64](0.1)},
+		{GroupID: "collide-2x", Algorithm: "sdp-amp", Eps: outputs.Some[float64](1), Delta: outputs.Some[float64](0.1), Linear: &outputs.LinearSettings{R: 2}},
+		{GroupID: "ldp10", Algorithm: "ldp", Eps: outputs.Some[float64](10), Delta: outputs.Some[float64](0.1)},
 		{GroupID: "alg10", Algorithm: "alg10"},
-		{GroupID: "collide-1x", Algorithm: "sdp-amp", Eps: 1, Delta: 0.1},
-		{GroupID: "ldp2", Algorithm: "ldp", Eps: 2, Delta: 0.1},
-	} {
-		r.RunID, r.Status, r.M, r.T = "run-"+r.GroupID, outputs.StatusDone, 1, 10
+		{GroupID: "collide-1x", Algorithm: "sdp-amp", Eps: outputs.Some[float64](1), Delta: outputs.Some[float64](0.1)},
+		{GroupID: "ldp2", Algorithm: "ldp", Eps: outputs.Some[float64](2), Delta: outputs.Some[float64](0.1)}} {
+		r.RunID, r.Status, r.M, r.T = "run-"+r.GroupID, outputs.StatusDone, outputs.Some(1), 10
 		runs = append(runs, r)
-		curves = append(curves, outputs.Derive(r.RunID, 1, outputs.Point{Round: 10, Pseudo: 1}))
+		curves = append(curves, outputs.Derive(&outputs.RunRecord{RunID: r.RunID, M: outputs.Some(1)}, outputs.Point{Round: 10, Pseudo: 1}))
 	}
 	// Done, but no curve (yet): no series, and no panic.
-	runs = append(runs, outputs.RunRecord{RunID: "run-none", GroupID: "ldp2", Algorithm: "ldp", Eps: 2, Delta: 0.1, Status: outputs.StatusDone, M: 1, T: 10})
+	runs = append(runs, outputs.RunRecord{RunID: "run-none", GroupID: "ldp2", Algorithm: "ldp", Eps: outputs.Some[float64](2), Delta: outputs.Some[float64](0.1), Status: outputs.StatusDone, M: outputs.Some[int](1), T: 10})
 	series, err := Build(runs, curves, Pseudo)
 	if err != nil {
 		t.Fatal(err)
@@ -242,24 +240,21 @@ func TestMeanSE(t *testing.T) {
 func TestLabelsOwnParams(t *testing.T) {
 	l := Labels([]outputs.RunRecord{
 		{GroupID: "a", Algorithm: "se", Params: map[string]float64{"growth": 4}},
-		{GroupID: "b", Algorithm: "dp-se", Eps: 1, Params: map[string]float64{"growth": 2}},
-	})
+		{GroupID: "b", Algorithm: "dp-se", Eps: outputs.Some[float64](1), Params: map[string]float64{"growth": 2}}})
 	if l["a"] != "SE" || l["b"] != "DP-SE" {
 		t.Errorf("defaults of two algorithms: %q", l)
 	}
 	l = Labels([]outputs.RunRecord{
 		{GroupID: "a", Algorithm: "se", Params: map[string]float64{"growth": 4}},
 		{GroupID: "b", Algorithm: "se", Params: map[string]float64{"growth": 8}},
-		{GroupID: "c", Algorithm: "dp-se", Eps: 1, Params: map[string]float64{"growth": 2}},
-	})
+		{GroupID: "c", Algorithm: "dp-se", Eps: outputs.Some[float64](1), Params: map[string]float64{"growth": 2}}})
 	if l["a"] != "SE (growth=4)" || l["b"] != "SE (growth=8)" || l["c"] != "DP-SE" {
 		t.Errorf("growth varying among SE's runs: %q", l)
 	}
 	// A key that is not an algorithm's own (eps) varies across algorithms.
 	l = Labels([]outputs.RunRecord{
-		{GroupID: "a", Algorithm: "dp-se", Eps: 1, Params: map[string]float64{"growth": 2}},
-		{GroupID: "b", Algorithm: "ldp-se", Eps: 2, Params: map[string]float64{"growth": 2}},
-	})
+		{GroupID: "a", Algorithm: "dp-se", Eps: outputs.Some[float64](1), Params: map[string]float64{"growth": 2}},
+		{GroupID: "b", Algorithm: "ldp-se", Eps: outputs.Some[float64](2), Params: map[string]float64{"growth": 2}}})
 	if l["a"] != "DP-SE (eps=1)" || l["b"] != "LDP-SE (eps=2)" {
 		t.Errorf("eps varying across two algorithms: %q", l)
 	}

@@ -45,10 +45,10 @@ type Panel struct {
 // use eps (a non-private one) is drawn in every eps panel of its class.
 // Runs of one curve with other checkpoints are an error.
 func BuildOverInstances(runs []outputs.RunRecord, curves []outputs.CurvePoint, metric string) ([]Panel, error) {
-	if err := checkMetric(metric); err != nil {
+	done, byRun, err := doneRuns(runs, curves, metric)
+	if err != nil {
 		return nil, err
 	}
-	done, byRun := doneRuns(runs, curves)
 	type curve struct {
 		key, class string
 		config     string            // the legend's key: the configuration without instance and eps
@@ -70,11 +70,11 @@ func BuildOverInstances(runs []outputs.RunRecord, curves []outputs.CurvePoint, m
 		if cv == nil {
 			cv = &curve{key: key, class: class, config: config, rec: r, instances: map[string][][]outputs.CurvePoint{}}
 			if a, err := registry.Lookup(r.Algorithm); err == nil && a.UsesKey("eps") {
-				cv.eps = strconv.FormatFloat(r.Eps, 'g', -1, 64)
+				cv.eps = strconv.FormatFloat(outputs.Deref(r.Eps), 'g', -1, 64)
 			}
 			// The legend names the configuration alone, the same on every
 			// instance class: the instance and eps are the panel's.
-			cv.rec.GroupID, cv.rec.Instance, cv.rec.InstanceName, cv.rec.Eps = config, "", "", 0
+			cv.rec.GroupID, cv.rec.Instance, cv.rec.InstanceName, cv.rec.Eps = config, "", "", nil
 			byKey[key] = cv
 			keys = append(keys, key)
 		}
@@ -245,33 +245,48 @@ func indexOf(xs []string, x string) int {
 	return -1
 }
 
-// value is the plotted time-average regret of a checkpoint.
+// value is the plotted metric of a checkpoint (doneRuns kept only the
+// runs that produce it).
 func value(c outputs.CurvePoint, metric string) float64 {
-	if metric == Realised {
-		return c.TimeAvgRealised
-	}
-	return c.TimeAvgPseudo
+	m, _ := outputs.LookupMetric(metric)
+	v, _ := m.Value(&c)
+	return v
 }
 
-// checkMetric refuses an unknown metric ("" is Pseudo).
+// checkMetric refuses an unknown metric ("" is the default,
+// outputs.Metrics[0]).
 func checkMetric(metric string) error {
-	if metric != "" && metric != Pseudo && metric != Realised {
-		return fmt.Errorf("figure: unknown metric %q, want %q or %q", metric, Pseudo, Realised)
+	if _, err := outputs.LookupMetric(metric); err != nil {
+		return fmt.Errorf("figure: %w", err)
 	}
 	return nil
 }
 
-// doneRuns are the done runs that have a curve, and the curves by run.
-func doneRuns(runs []outputs.RunRecord, curves []outputs.CurvePoint) ([]outputs.RunRecord, map[string][]outputs.CurvePoint) {
+// doneRuns are the done runs that have a curve holding the metric, and
+// the curves by run. Done runs that all lack the metric are an error
+// naming the families that produce it.
+func doneRuns(runs []outputs.RunRecord, curves []outputs.CurvePoint, metric string) ([]outputs.RunRecord, map[string][]outputs.CurvePoint, error) {
+	m, err := outputs.LookupMetric(metric)
+	if err != nil {
+		return nil, nil, fmt.Errorf("figure: %w", err)
+	}
 	byRun := map[string][]outputs.CurvePoint{}
 	for _, c := range curves {
 		byRun[c.RunID] = append(byRun[c.RunID], c)
 	}
 	var done []outputs.RunRecord
+	lacking := 0
 	for _, r := range runs {
-		if r.Status == outputs.StatusDone && len(byRun[r.RunID]) > 0 {
+		if c := byRun[r.RunID]; r.Status == outputs.StatusDone && len(c) > 0 {
+			if _, ok := m.Value(&c[0]); !ok {
+				lacking++
+				continue
+			}
 			done = append(done, r)
 		}
 	}
-	return done, byRun
+	if len(done) == 0 && lacking > 0 {
+		return nil, nil, fmt.Errorf("figure: metric %s (%s) is produced by %s runs; none of the %d done runs here has it", m.Name, m.Column, m.FamiliesText(), lacking)
+	}
+	return done, byRun, nil
 }

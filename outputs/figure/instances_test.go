@@ -29,11 +29,11 @@ func instanceRuns() ([]outputs.RunRecord, []outputs.CurvePoint) {
 	add := func(alg, inst, class, hash string, seed uint64, eps float64, v float64) {
 		n++
 		id := "r" + string(rune('a'+n))
-		runs = append(runs, outputs.RunRecord{RunID: id, GroupID: "g-" + id, Algorithm: alg, Eps: eps, Delta: 0.1, Seed: seed,
+		runs = append(runs, outputs.RunRecord{RunID: id, GroupID: "g-" + id, Algorithm: alg, Eps: outputs.Some[float64](eps), Delta: outputs.Some[float64](0.1), Seed: seed,
 			Instance: inst, InstanceName: "mab K=10 " + class + " seed=" + inst[4:] + " arms", InstanceHash: hash,
-			Status: outputs.StatusDone, M: 1, T: 20, Sweep: "mab sweep"})
+			Status: outputs.StatusDone, M: outputs.Some[int](1), T: 20, Sweep: "mab sweep"})
 		for _, round := range []int64{10, 20} {
-			curves = append(curves, outputs.Derive(id, 1, outputs.Point{Round: round, Pseudo: v * float64(round)}))
+			curves = append(curves, outputs.Derive(&outputs.RunRecord{RunID: id, M: outputs.Some(1)}, outputs.Point{Round: round, Pseudo: v * float64(round)}))
 		}
 	}
 	add("ldp", "inst5", "gap=0.1", "h5", 1, 10, 7)
@@ -48,11 +48,11 @@ func instanceRuns() ([]outputs.RunRecord, []outputs.CurvePoint) {
 	add("alg9", "inst7", "gap=0.9", "h7", 1, 0, 9)
 	add("alg10", "inst7", "gap=0.9", "h7", 1, 0, 9)
 	runs = append(runs,
-		outputs.RunRecord{RunID: "nocurve", GroupID: "g-x", Algorithm: "ldp", Eps: 2, Delta: 0.1, Instance: "inst3",
-			InstanceName: "mab K=10 gap=0.5 seed=3 arms", Status: outputs.StatusDone, M: 1, T: 20},
-		outputs.RunRecord{RunID: "failed", GroupID: "g-y", Algorithm: "ldp", Eps: 2, Delta: 0.1, Instance: "inst3",
-			InstanceName: "mab K=10 gap=0.5 seed=3 arms", Status: outputs.StatusFailed, M: 1, T: 20})
-	curves = append(curves, outputs.Derive("failed", 1, outputs.Point{Round: 10, Pseudo: 1e6}))
+		outputs.RunRecord{RunID: "nocurve", GroupID: "g-x", Algorithm: "ldp", Eps: outputs.Some[float64](2), Delta: outputs.Some[float64](0.1), Instance: "inst3",
+			InstanceName: "mab K=10 gap=0.5 seed=3 arms", Status: outputs.StatusDone, M: outputs.Some[int](1), T: 20},
+		outputs.RunRecord{RunID: "failed", GroupID: "g-y", Algorithm: "ldp", Eps: outputs.Some[float64](2), Delta: outputs.Some[float64](0.1), Instance: "inst3",
+			InstanceName: "mab K=10 gap=0.5 seed=3 arms", Status: outputs.StatusFailed, M: outputs.Some[int](1), T: 20})
+	curves = append(curves, outputs.Derive(&outputs.RunRecord{RunID: "failed", M: outputs.Some(1)}, outputs.Point{Round: 10, Pseudo: 1e6}))
 	return runs, curves
 }
 
@@ -125,7 +125,7 @@ func TestBuildOverInstances(t *testing.T) {
 	var one []outputs.RunRecord
 	for _, r := range runs {
 		if r.Instance == "inst5" {
-			r.Eps = 0.25
+			r.Eps = outputs.Some(0.25)
 			one = append(one, r)
 		}
 	}
@@ -134,7 +134,7 @@ func TestBuildOverInstances(t *testing.T) {
 		t.Errorf("one class: %+v %v", panels, err)
 	}
 	// Runs of one curve with other checkpoints are an error.
-	bad := append(curves[:len(curves):len(curves)], outputs.Derive("rc", 1, outputs.Point{Round: 30, Pseudo: 1}))
+	bad := append(curves[:len(curves):len(curves)], outputs.Derive(&outputs.RunRecord{RunID: "rc", M: outputs.Some(1)}, outputs.Point{Round: 30, Pseudo: 1}))
 	if _, err := BuildOverInstances(runs, bad, Pseudo); err == nil {
 		t.Error("mismatched checkpoints accepted")
 	}
@@ -166,13 +166,12 @@ func TestBuildOverInstancesOrder(t *testing.T) {
 	var runs []outputs.RunRecord
 	var curves []outputs.CurvePoint
 	for i, r := range []outputs.RunRecord{
-		{Algorithm: "ldp", M: 100, InstanceName: "mab gap=0.5 seed=1"},
-		{Algorithm: "ldp", M: 30, InstanceName: "mab gap=0.5 seed=1"},
-		{Algorithm: "ldp", M: 30, InstanceName: "mab gap=0.1 seed=1"},
-	} {
-		r.RunID, r.GroupID, r.Status, r.Eps, r.Delta, r.T = fmt.Sprint("r", i), fmt.Sprint("g", i), outputs.StatusDone, 1, 0.1, 10
+		{Algorithm: "ldp", M: outputs.Some[int](100), InstanceName: "mab gap=0.5 seed=1"},
+		{Algorithm: "ldp", M: outputs.Some[int](30), InstanceName: "mab gap=0.5 seed=1"},
+		{Algorithm: "ldp", M: outputs.Some[int](30), InstanceName: "mab gap=0.1 seed=1"}} {
+		r.RunID, r.GroupID, r.Status, r.Eps, r.Delta, r.T = fmt.Sprint("r", i), fmt.Sprint("g", i), outputs.StatusDone, outputs.Some(1.0), outputs.Some(0.1), 10
 		runs = append(runs, r)
-		curves = append(curves, outputs.Derive(r.RunID, r.M, outputs.Point{Round: 10, Pseudo: 1}))
+		curves = append(curves, outputs.Derive(&outputs.RunRecord{RunID: r.RunID, M: r.M}, outputs.Point{Round: 10, Pseudo: 1}))
 	}
 	panels, err := BuildOverInstances(runs, curves, Pseudo)
 	if err != nil {

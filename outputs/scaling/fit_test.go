@@ -73,7 +73,7 @@ func TestSlopesEdges(t *testing.T) {
 func TestPointStatistics(t *testing.T) {
 	var runs []outputs.RunRecord
 	add := func(alg string, m, T int, seed uint64, regret float64) {
-		runs = append(runs, outputs.RunRecord{Status: "done", Algorithm: alg, Eps: 1, Delta: 0.01, M: m, T: T, Seed: seed, InstanceHash: "i", PseudoRegret: regret})
+		runs = append(runs, outputs.RunRecord{Status: "done", Algorithm: alg, Eps: outputs.Some[float64](1), Delta: outputs.Some[float64](0.01), M: outputs.Some[int](m), T: T, Seed: seed, InstanceHash: "i", PseudoRegret: regret})
 	}
 	// Costs at M = 30: 1 and 3 (mean 2, SE 1); at M = 10: 4 (one seed);
 	// at M = 20: 2, 4, 9 (mean 5, SE sqrt(13 / 3)).
@@ -120,7 +120,7 @@ func TestPointStatistics(t *testing.T) {
 	var overT []outputs.RunRecord
 	for _, r := range runs {
 		if r.Algorithm != "fedlinucb" {
-			r.T, r.M, r.PseudoRegret = r.M, 1, r.PseudoRegret-50
+			r.T, r.M, r.PseudoRegret = *r.M, outputs.Some(1), r.PseudoRegret-50
 			overT = append(overT, r)
 		}
 	}
@@ -138,9 +138,9 @@ func TestLabel(t *testing.T) {
 		r    outputs.RunRecord
 		want string
 	}{
-		{outputs.RunRecord{Algorithm: "se", Params: map[string]float64{"growth": 4, "conf": 0.05}, M: 10, T: 100}, "SE (conf=0.05, growth=4)"},
-		{outputs.RunRecord{Algorithm: "dp-se", Eps: 1, Params: map[string]float64{"accuracy_base": 2}, M: 10, T: 100}, "DP-SE (eps=1, accuracy_base=2)"},
-		{outputs.RunRecord{Algorithm: "ldp", Eps: 1, Delta: 0.01, Lazy: true, Preset: "exact", M: 10, T: 100}, "LDP-FedLinUCB (lazy=true, eps=1, delta=0.01, preset=exact)"},
+		{outputs.RunRecord{Algorithm: "se", Params: map[string]float64{"growth": 4, "conf": 0.05}, M: outputs.Some[int](10), T: 100}, "SE (conf=0.05, growth=4)"},
+		{outputs.RunRecord{Algorithm: "dp-se", Eps: outputs.Some[float64](1), Params: map[string]float64{"accuracy_base": 2}, M: outputs.Some[int](10), T: 100}, "DP-SE (eps=1, accuracy_base=2)"},
+		{outputs.RunRecord{Algorithm: "ldp", Eps: outputs.Some[float64](1), Delta: outputs.Some[float64](0.01), M: outputs.Some[int](10), T: 100, Linear: &outputs.LinearSettings{Lazy: true, Preset: "exact"}}, "LDP-FedLinUCB (lazy=true, eps=1, delta=0.01, preset=exact)"},
 	} {
 		if got := label(&c.r); got != c.want {
 			t.Errorf("label %q, want %q", got, c.want)

@@ -109,7 +109,7 @@ func Fits(runs []outputs.RunRecord) ([]Fit, error) {
 	base := map[key]float64{}
 	for _, r := range runs {
 		if r.Status == "done" && r.Algorithm == Baseline {
-			base[key{r.InstanceHash, r.M, r.T, r.Seed}] = r.PseudoRegret
+			base[key{r.InstanceHash, outputs.Deref(r.M), r.T, r.Seed}] = r.PseudoRegret
 		}
 	}
 	if len(base) == 0 {
@@ -117,10 +117,10 @@ func Fits(runs []outputs.RunRecord) ([]Fit, error) {
 	}
 	costs := map[string]map[int][]float64{}
 	for _, r := range runs {
-		if r.Status != "done" || r.Algorithm == Baseline {
+		if r.Status != "done" || r.Algorithm == Baseline || r.M == nil {
 			continue
 		}
-		b, ok := base[key{r.InstanceHash, r.M, r.T, r.Seed}]
+		b, ok := base[key{r.InstanceHash, outputs.Deref(r.M), r.T, r.Seed}]
 		if !ok {
 			continue
 		}
@@ -128,7 +128,7 @@ func Fits(runs []outputs.RunRecord) ([]Fit, error) {
 		if costs[l] == nil {
 			costs[l] = map[int][]float64{}
 		}
-		costs[l][r.M] = append(costs[l][r.M], r.PseudoRegret-b)
+		costs[l][*r.M] = append(costs[l][*r.M], r.PseudoRegret-b)
 	}
 	var fits []Fit
 	for l, byM := range costs {
@@ -168,10 +168,10 @@ func FitsOver(runs []outputs.RunRecord, over string) ([]Fit, error) {
 		}
 		x := float64(r.T)
 		if over == OverEps {
-			if a, err := registry.Lookup(r.Algorithm); err != nil || !a.UsesKey("eps") {
+			if a, err := registry.Lookup(r.Algorithm); err != nil || !a.UsesKey("eps") || r.Eps == nil {
 				continue
 			}
-			x = r.Eps
+			x = *r.Eps
 		}
 		l := labelOver(&r, over)
 		if vals[l] == nil {
@@ -203,7 +203,7 @@ func CostsOver(runs []outputs.RunRecord, over, baseline string) ([]Fit, error) {
 	base := map[key]float64{}
 	for _, r := range runs {
 		if r.Status == "done" && r.Algorithm == baseline {
-			base[key{r.InstanceHash, r.M, r.B, r.T, r.Seed}] = r.PseudoRegret
+			base[key{r.InstanceHash, outputs.Deref(r.M), outputs.Deref(r.B), r.T, r.Seed}] = r.PseudoRegret
 		}
 	}
 	if len(base) == 0 {
@@ -214,16 +214,16 @@ func CostsOver(runs []outputs.RunRecord, over, baseline string) ([]Fit, error) {
 		if r.Status != "done" || r.Algorithm == baseline {
 			continue
 		}
-		b, ok := base[key{r.InstanceHash, r.M, r.B, r.T, r.Seed}]
+		b, ok := base[key{r.InstanceHash, outputs.Deref(r.M), outputs.Deref(r.B), r.T, r.Seed}]
 		if !ok {
 			continue
 		}
 		x := float64(r.T)
 		if over == OverEps {
-			if a, err := registry.Lookup(r.Algorithm); err != nil || !a.UsesKey("eps") {
+			if a, err := registry.Lookup(r.Algorithm); err != nil || !a.UsesKey("eps") || r.Eps == nil {
 				continue
 			}
-			x = r.Eps
+			x = *r.Eps
 		}
 		l := labelOver(&r, over) + " - " + registry.Display(baseline)
 		if vals[l] == nil {

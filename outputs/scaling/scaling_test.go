@@ -18,11 +18,11 @@ func TestFits(t *testing.T) {
 			base := 100 + float64(s)
 			f := 1 + 0.05*(float64(s)-2.5)
 			runs = append(runs,
-				outputs.RunRecord{Status: "done", Algorithm: "fedlinucb", M: m, T: 100, Seed: s, InstanceHash: "i", PseudoRegret: base},
-				outputs.RunRecord{Status: "done", Algorithm: "ldp", Preset: "exact", Eps: 1, Delta: 0.01, Lazy: true, M: m, T: 100, Seed: s, InstanceHash: "i", PseudoRegret: base + 3*math.Pow(float64(m), 0.75)*f},
-				outputs.RunRecord{Status: "done", Algorithm: "super-agent", Preset: "exact", Eps: 1, Delta: 0.01, Lazy: true, M: m, T: 100, Seed: s, InstanceHash: "i", PseudoRegret: base + 2*math.Pow(float64(m), 0.5)*f},
+				outputs.RunRecord{Status: "done", Algorithm: "fedlinucb", M: outputs.Some[int](m), T: 100, Seed: s, InstanceHash: "i", PseudoRegret: base},
+				outputs.RunRecord{Status: "done", Algorithm: "ldp", Eps: outputs.Some[float64](1), Delta: outputs.Some[float64](0.01), M: outputs.Some[int](m), T: 100, Seed: s, InstanceHash: "i", PseudoRegret: base + 3*math.Pow(float64(m), 0.75)*f, Linear: &outputs.LinearSettings{Preset: "exact", Lazy: true}},
+				outputs.RunRecord{Status: "done", Algorithm: "super-agent", Eps: outputs.Some[float64](1), Delta: outputs.Some[float64](0.01), M: outputs.Some[int](m), T: 100, Seed: s, InstanceHash: "i", PseudoRegret: base + 2*math.Pow(float64(m), 0.5)*f, Linear: &outputs.LinearSettings{Preset: "exact", Lazy: true}},
 				// No partner (another seed): ignored.
-				outputs.RunRecord{Status: "done", Algorithm: "ldp", Preset: "exact", Eps: 1, Delta: 0.01, Lazy: true, M: m, T: 100, Seed: s + 10, InstanceHash: "i", PseudoRegret: 1e9},
+				outputs.RunRecord{Status: "done", Algorithm: "ldp", Eps: outputs.Some[float64](1), Delta: outputs.Some[float64](0.01), M: outputs.Some[int](m), T: 100, Seed: s + 10, InstanceHash: "i", PseudoRegret: 1e9, Linear: &outputs.LinearSettings{Preset: "exact", Lazy: true}},
 			)
 		}
 	}
@@ -62,13 +62,13 @@ func TestFitsOver(t *testing.T) {
 			for s := uint64(1); s <= 3; s++ {
 				f := 1 + 0.05*(float64(s)-2)
 				runs = append(runs, outputs.RunRecord{Status: "done", Family: "bco", Algorithm: "ldp-one-point", Instance: "convex",
-					Eps: eps, Delta: 1e-5, M: 1, B: 1, T: T, Every: 1000, Seed: s,
+					Eps: outputs.Some[float64](eps), Delta: outputs.Some[float64](1e-5), M: outputs.Some[int](1), B: outputs.Some[int](1), T: T, Every: 1000, Seed: s,
 					PseudoRegret: 3 * math.Pow(float64(T), 0.75) * 5 / eps * f})
 			}
 		}
 		for s := uint64(1); s <= 3; s++ {
 			runs = append(runs, outputs.RunRecord{Status: "done", Family: "bco", Algorithm: "two-point", Instance: "convex",
-				M: 1, B: 1, T: T, Every: T / 100, Seed: s, PseudoRegret: math.Pow(float64(T), 0.5)})
+				M: outputs.Some[int](1), B: outputs.Some[int](1), T: T, Every: T / 100, Seed: s, PseudoRegret: math.Pow(float64(T), 0.5)})
 		}
 	}
 	fits, err := FitsOver(runs, OverT)
@@ -153,16 +153,16 @@ func TestCostsOver(t *testing.T) {
 		for s := uint64(1); s <= 3; s++ {
 			base := 100*math.Sqrt(float64(T)) + float64(s)
 			runs = append(runs, outputs.RunRecord{Status: "done", Family: "bco", Algorithm: "one-point", Instance: "convex",
-				InstanceHash: "h", M: 1, B: 1, T: T, Every: 1000, Seed: s, PseudoRegret: base})
+				InstanceHash: "h", M: outputs.Some[int](1), B: outputs.Some[int](1), T: T, Every: 1000, Seed: s, PseudoRegret: base})
 			for _, eps := range []float64{1, 2, 4} {
 				f := 1 + 0.05*(float64(s)-2)
 				runs = append(runs, outputs.RunRecord{Status: "done", Family: "bco", Algorithm: "ldp-one-point", Instance: "convex",
-					InstanceHash: "h", Eps: eps, Delta: 1e-5, M: 1, B: 1, T: T, Every: 1000, Seed: s,
+					InstanceHash: "h", Eps: outputs.Some[float64](eps), Delta: outputs.Some[float64](1e-5), M: outputs.Some[int](1), B: outputs.Some[int](1), T: T, Every: 1000, Seed: s,
 					PseudoRegret: base + 5*math.Pow(float64(T), 0.75)/eps*f})
 			}
 			// No partner (another seed): ignored.
 			runs = append(runs, outputs.RunRecord{Status: "done", Family: "bco", Algorithm: "ldp-one-point", Instance: "convex",
-				InstanceHash: "h", Eps: 1, Delta: 1e-5, M: 1, B: 1, T: T, Every: 1000, Seed: s + 10, PseudoRegret: 1e12})
+				InstanceHash: "h", Eps: outputs.Some[float64](1), Delta: outputs.Some[float64](1e-5), M: outputs.Some[int](1), B: outputs.Some[int](1), T: T, Every: 1000, Seed: s + 10, PseudoRegret: 1e12})
 		}
 	}
 	for over, want := range map[string]float64{OverEps: -1, OverT: 0.75} {

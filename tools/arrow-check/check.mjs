@@ -2,7 +2,11 @@
 // Independent reader of fedbandit sweep outputs (CI): opens DIR/runs.arrow
 // and DIR/curves.arrow with the Apache Arrow JavaScript implementation (not
 // the Go code that wrote them) and checks the schema, the row counts and
-// the invariants documented in outputs/README.md. Exits 1 on any mismatch.
+// the invariants documented in outputs/README.md, per family: a column
+// that does not apply to a row's family, instance kind, privacy or status
+// is null, and one that applies is not; certified is never null; no
+// unsigned integer; no infinite or NaN value in curves.arrow. Exits 1 on
+// any mismatch.
 //
 //   node check.mjs DIR [--runs N] [--done N] [--failed N] [--curve-rows N]
 //
@@ -13,35 +17,82 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { tableFromIPC } from "apache-arrow";
 
-const FORMAT_VERSION = "2";
+const FORMAT_VERSION = "3";
 const TRUST = new Set(["none", "central", "local", "shuffle", "distributed"]);
+const FAMILIES = new Set(["linear", "mab", "bco"]);
 
 const RUN_COLUMNS = [
   ["run_id", "Utf8"], ["status", "Utf8"], ["error", "Utf8"], ["format_version", "Int64"],
-  ["sweep", "Utf8"], ["group", "Utf8"], ["group_id", "Utf8"],
+  ["sweep", "Utf8"], ["group_label", "Utf8"], ["group_id", "Utf8"],
   ["instance", "Utf8"], ["instance_kind", "Utf8"], ["instance_hash", "Utf8"], ["instance_name", "Utf8"],
-  ["d", "Int64"], ["features", "Utf8"], ["reward_model", "Utf8"], ["noise_var", "Float64"],
-  ["partition_strategy", "Utf8"], ["partition_seed", "Uint64"], ["k", "Int64"], ["fixed_basis", "Bool"],
-  ["instance_seed", "Uint64"], ["shared_contexts", "Bool"], ["context_gen", "Utf8"],
-  ["family", "Utf8"], ["algorithm", "Utf8"], ["trust", "Utf8"], ["params", "Struct<float64...>"], ["protocol", "Utf8"], ["lazy", "Bool"], ["preset", "Utf8"],
-  ["eps", "Float64"], ["delta", "Float64"], ["relation", "Utf8"],
-  ["M", "Int64"], ["T", "Int64"], ["B", "Int64"], ["alpha", "Float64"], ["every", "Int64"], ["seed", "Uint64"],
-  ["R", "Float64"], ["crs", "Float64"], ["gram_noise", "Utf8"], ["reward_lo", "Float64"], ["reward_hi", "Float64"],
-  ["no_clip", "Bool"],
-  ["sigma", "Float64"], ["lambda", "Float64"], ["beta_T", "Float64"], ["kappa", "Int64"],
-  ["delivered_eps", "Float64"], ["delivered_delta", "Float64"], ["amplified", "Bool"],
-  ["calibration_note", "Utf8"], ["mu_gdp", "Float64"],
-  ["non_pd", "Int64"], ["syncs", "Int64"], ["scalars", "Int64"], ["rounds", "Int64"],
-  ["pseudo_regret", "Float64"], ["realised_regret", "Float64"],
-  ["silo_pseudo_regret", "List<Float64>"], ["silo_realised_regret", "List<Float64>"],
-  ["wall_seconds", "Float64"],
+  ["instance_seed", "Int64"], ["arms", "Int64"], ["d", "Int64"], ["noise_var", "Float64"],
+  ["features", "Utf8"], ["reward_model", "Utf8"], ["partition_strategy", "Utf8"], ["partition_seed", "Int64"],
+  ["fixed_basis", "Bool"], ["shared_contexts", "Bool"], ["context_gen", "Utf8"],
+  ["family", "Utf8"], ["algorithm", "Utf8"], ["trust", "Utf8"],
+  ["eps", "Float64"], ["delta", "Float64"], ["M", "Int64"], ["B", "Int64"], ["horizon", "Int64"], ["every", "Int64"], ["seed", "Int64"],
+  ["protocol", "Utf8"], ["lazy_learner", "Bool"], ["preset", "Utf8"], ["alpha", "Float64"], ["R", "Float64"], ["beta_crs", "Float64"],
+  ["gram_noise", "Utf8"], ["reward_lo", "Float64"], ["reward_hi", "Float64"], ["no_clip", "Bool"],
+  ["ridge_lambda", "Float64"], ["beta_T", "Float64"], ["kappa", "Int64"],
+  ["sigma", "Float64"], ["mu_gdp", "Float64"], ["amplified", "Bool"],
+  ["non_pd", "Int64"], ["silo_pseudo_regret", "List<Float64>"], ["silo_realised_regret", "List<Float64>"],
+  ["certified", "Bool"], ["delivered_eps", "Float64"], ["delivered_delta", "Float64"],
+  ["relation", "Utf8"], ["mechanism", "Utf8"], ["sampler", "Utf8"], ["calibration_note", "Utf8"],
+  ["syncs", "Int64"], ["scalars", "Int64"], ["rounds", "Int64"],
+  ["pseudo_regret", "Float64"], ["realised_regret", "Float64"], ["wall_seconds", "Float64"],
 ];
+// After RUN_COLUMNS: param_<key> Float64 columns, in key order.
 
 const CURVE_COLUMNS = [
-  ["run_id", "Utf8"], ["round", "Int64"], ["pseudo_regret", "Float64"], ["realised_regret", "Float64"],
-  ["time_avg_pseudo_regret", "Float64"], ["time_avg_realised_regret", "Float64"],
-  ["per_silo_pseudo_regret", "Float64"], ["per_silo_realised_regret", "Float64"], ["syncs", "Int64"],
+  ["run_id", "Utf8"], ["group_id", "Utf8"], ["t", "Int64"], ["pseudo_regret", "Float64"], ["realised_regret", "Float64"],
+  ["syncs", "Int64"], ["time_avg_pseudo_regret", "Float64"], ["time_avg_realised_regret", "Float64"],
+  ["per_silo_pseudo_regret", "Float64"], ["per_silo_realised_regret", "Float64"],
 ];
+// After CURVE_COLUMNS: the curve metrics families produce (outputs.Metrics),
+// Float64 each, null where a run does not produce it.
+
+// Names a notebook cannot use as columns: SQL reserved words and
+// DataFrame attributes (pandas, polars, nodejs-polars).
+const FORBIDDEN = new Set(["group", "lambda", "T", "round", "lazy", "params"]);
+
+// APPLIES says, per column, when a row must hold a value (true), must be
+// null (false), or may be either (undefined): outputs/README.md's
+// "Applies to". r is the row's family, kind, private, done.
+const linear = (r) => r.family === "linear";
+const APPLIES = {
+  error: (r) => !r.done,
+  instance_seed: (r) => (r.kind === "synthetic" || r.kind === "bco" ? true : r.kind === "mab" ? undefined : false),
+  arms: (r) => r.kind === "synthetic" || r.kind === "mab" || r.kind === "mab-ltr",
+  d: (r) => r.family === "linear" || r.family === "bco",
+  noise_var: linear,
+  features: (r) => r.kind === "ltr" || r.kind === "bco-ltr",
+  reward_model: (r) => r.kind === "ltr",
+  partition_strategy: (r) => r.kind === "ltr",
+  partition_seed: (r) => r.kind === "ltr",
+  fixed_basis: (r) => r.kind === "synthetic",
+  shared_contexts: (r) => r.kind === "synthetic",
+  context_gen: (r) => (r.kind === "synthetic" ? undefined : false),
+  eps: (r) => (r.private ? true : false),
+  delta: (r) => (r.private ? undefined : false),
+  M: (r) => r.family !== "mab",
+  B: (r) => r.family !== "mab",
+  protocol: linear, lazy_learner: linear, preset: linear, alpha: linear, R: linear, beta_crs: linear,
+  gram_noise: linear, reward_lo: linear, reward_hi: linear, no_clip: linear,
+  ridge_lambda: linear, beta_T: linear, kappa: linear,
+  sigma: (r) => linear(r) && r.private && r.done, mu_gdp: (r) => linear(r) && r.private && r.done, amplified: (r) => linear(r) && r.private && r.done,
+  non_pd: (r) => linear(r) && r.done,
+  silo_pseudo_regret: (r) => linear(r) && r.done, silo_realised_regret: (r) => linear(r) && r.done,
+  certified: () => true,
+  delivered_eps: (r) => (r.private ? (r.certified ? true : undefined) : false),
+  delivered_delta: (r) => (r.private ? (r.certified ? true : undefined) : false),
+  relation: (r) => (r.private ? undefined : false),
+  mechanism: (r) => (r.private ? undefined : false),
+  sampler: (r) => (r.private ? undefined : false),
+  calibration_note: () => undefined,
+  syncs: (r) => r.done, scalars: (r) => r.done, rounds: (r) => r.done,
+  pseudo_regret: (r) => r.done, realised_regret: (r) => r.done, wall_seconds: (r) => r.done,
+};
+for (const c of ["run_id", "status", "format_version", "sweep", "group_label", "group_id", "instance", "instance_kind",
+  "instance_hash", "instance_name", "family", "algorithm", "trust", "horizon", "every", "seed"]) APPLIES[c] = () => true;
 
 const errors = [];
 const fail = (msg) => errors.push(msg);
@@ -73,22 +124,23 @@ function load(path) {
   }
 }
 
-// typeName is a column's type as RUN_COLUMNS writes it: the params struct
-// (one Float64 field per parameter key, in key order) as
-// "Struct<float64...>", anything else as Arrow JS prints it.
-function typeName(f) {
-  if (f.name !== "params") return String(f.type);
-  const kids = f.type.children ?? [];
-  const names = kids.map((c) => c.name);
-  const sorted = names.every((n, i) => i === 0 || names[i - 1] < n);
-  return kids.every((c) => String(c.type) === "Float64") && sorted ? "Struct<float64...>" : String(f.type);
-}
-
-function checkSchema(path, table, want) {
-  const got = table.schema.fields.map((f) => [f.name, typeName(f)]);
-  const g = got.map(([n, t]) => `${n}:${t}`).join(", ");
+// checkSchema compares the columns with want, then the extra columns
+// (after want) with extra: a name test; every extra column is Float64.
+function checkSchema(path, table, want, extra, what) {
+  const fields = table.schema.fields;
+  const got = fields.slice(0, want.length).map((f) => `${f.name}:${f.type}`).join(", ");
   const w = want.map(([n, t]) => `${n}:${t}`).join(", ");
-  if (g !== w) fail(`${path}: columns\n  got  ${g}\n  want ${w}`);
+  if (got !== w) fail(`${path}: columns\n  got  ${got}\n  want ${w}`);
+  const rest = fields.slice(want.length);
+  rest.forEach((f, i) => {
+    if (!extra(f.name) || String(f.type) !== "Float64") fail(`${path}: column ${f.name}:${f.type}: not a Float64 ${what} column`);
+    if (i > 0 && what === "param_<key>" && !(rest[i - 1].name < f.name)) fail(`${path}: ${what} columns not in key order at ${f.name}`);
+  });
+  for (const f of fields) {
+    if (/^Uint/.test(String(f.type))) fail(`${path}: column ${f.name} is unsigned (${f.type})`);
+    if (FORBIDDEN.has(f.name)) fail(`${path}: column ${f.name} has a forbidden name`);
+    if (String(f.type).startsWith("Struct")) fail(`${path}: column ${f.name} is a struct`);
+  }
   const v = table.schema.metadata.get("fedbandit.format_version");
   if (v !== FORMAT_VERSION) fail(`${path}: format version ${v}, want ${FORMAT_VERSION}`);
 }
@@ -104,44 +156,54 @@ function main() {
   const runs = load(runsPath);
   const curves = load(curvesPath);
   if (!runs || !curves) return;
-  checkSchema(runsPath, runs, RUN_COLUMNS);
-  checkSchema(curvesPath, curves, CURVE_COLUMNS);
+  checkSchema(runsPath, runs, RUN_COLUMNS, (n) => /^param_[A-Za-z0-9_]+$/.test(n), "param_<key>");
+  checkSchema(curvesPath, curves, CURVE_COLUMNS, (n) => /^[a-z][a-z0-9_]*$/.test(n), "curve metric");
   if (errors.length) return;
 
-  // runs.arrow: ids unique, sorted, 64 hex; counts; per-run invariants.
+  // runs.arrow: ids unique, sorted, 64 hex; counts; per-family nulls.
   const ids = col(runs, "run_id");
   const status = col(runs, "status");
-  const M = col(runs, "M").map(num);
-  const T = col(runs, "T").map(num);
+  const family = col(runs, "family");
+  const kind = col(runs, "instance_kind");
+  const trust = col(runs, "trust");
+  const certified = col(runs, "certified");
+  const note = col(runs, "calibration_note");
+  const M = col(runs, "M").map((x) => (x === null ? null : num(x)));
+  const T = col(runs, "horizon").map(num);
   const rounds = col(runs, "rounds").map(num);
   const siloP = col(runs, "silo_pseudo_regret");
   const pseudo = col(runs, "pseudo_regret");
-  const errs = col(runs, "error");
-  const family = col(runs, "family");
-  const trust = col(runs, "trust");
-  const params = col(runs, "params");
-  const layout = col(runs, "format_version").map(num);
+  const groups = col(runs, "group_id");
+  const values = Object.fromEntries(RUN_COLUMNS.map(([n]) => [n, col(runs, n)]));
   const byId = new Map();
+  const perFamily = {};
   ids.forEach((id, i) => {
     if (!/^[0-9a-f]{64}$/.test(id)) fail(`${runsPath}: row ${i}: bad run id ${id}`);
     if (i > 0 && !(ids[i - 1] < id)) fail(`${runsPath}: rows not sorted by unique run_id at row ${i}`);
     byId.set(id, i);
-    if (family[i] === "") fail(`${runsPath}: run ${id}: empty family`);
+    if (!FAMILIES.has(family[i])) fail(`${runsPath}: run ${id}: family ${family[i]}`);
     if (!TRUST.has(trust[i])) fail(`${runsPath}: run ${id}: trust ${trust[i]}`);
-    // params is null only for a run recorded by layout 1 (parameters not recorded).
-    if (params[i] === null && layout[i] >= 2) fail(`${runsPath}: run ${id}: params null in layout ${layout[i]}`);
-    if (status[i] === "done") {
-      if (rounds[i] !== T[i]) fail(`${runsPath}: run ${id}: rounds ${rounds[i]} != T ${T[i]}`);
-      const s = [...siloP[i]];
-      if (s.length !== M[i]) fail(`${runsPath}: run ${id}: ${s.length} silo totals, M = ${M[i]}`);
-      const sum = s.reduce((a, b) => a + b, 0);
-      if (Math.abs(sum - pseudo[i]) > 1e-9 * Math.max(1, Math.abs(sum))) fail(`${runsPath}: run ${id}: silo totals ${sum} != pseudo_regret ${pseudo[i]}`);
-      if (errs[i] !== "") fail(`${runsPath}: done run ${id} has an error`);
-    } else if (status[i] === "failed") {
-      if (errs[i] === "") fail(`${runsPath}: failed run ${id} has no error message`);
-    } else {
-      fail(`${runsPath}: run ${id}: status ${status[i]}`);
+    if (status[i] !== "done" && status[i] !== "failed") fail(`${runsPath}: run ${id}: status ${status[i]}`);
+    perFamily[family[i]] = (perFamily[family[i]] ?? 0) + 1;
+    const r = { family: family[i], kind: kind[i], private: trust[i] !== "none", done: status[i] === "done", certified: certified[i] };
+    for (const [name] of RUN_COLUMNS) {
+      const want = APPLIES[name](r);
+      const isNull = values[name][i] === null;
+      if (want === true && isNull) fail(`${runsPath}: run ${id} (${r.family}, ${r.kind}, trust ${trust[i]}, ${status[i]}): ${name} is null`);
+      if (want === false && !isNull) fail(`${runsPath}: run ${id} (${r.family}, ${r.kind}, trust ${trust[i]}, ${status[i]}): ${name} = ${values[name][i]} where it does not apply`);
     }
+    if (!r.private && certified[i]) fail(`${runsPath}: run ${id}: certified without privacy`);
+    if (r.private && r.done && !certified[i] && !(note[i] ?? "").startsWith("not certified: ")) fail(`${runsPath}: run ${id}: not certified, note ${JSON.stringify(note[i])}`);
+    if (r.done) {
+      if (rounds[i] !== T[i]) fail(`${runsPath}: run ${id}: rounds ${rounds[i]} != horizon ${T[i]}`);
+      if (r.family === "linear") {
+        const s = [...siloP[i]];
+        if (s.length !== M[i]) fail(`${runsPath}: run ${id}: ${s.length} silo totals, M = ${M[i]}`);
+        const sum = s.reduce((a, b) => a + b, 0);
+        if (Math.abs(sum - pseudo[i]) > 1e-9 * Math.max(1, Math.abs(sum))) fail(`${runsPath}: run ${id}: silo totals ${sum} != pseudo_regret ${pseudo[i]}`);
+      }
+    }
+    if (errors.length > 40) throw new Error("too many errors");
   });
   const done = status.filter((s) => s === "done").length;
   const failed = status.length - done;
@@ -149,33 +211,47 @@ function main() {
   if (opts.done !== undefined && done !== opts.done) fail(`${runsPath}: ${done} done runs, want ${opts.done}`);
   if (opts.failed !== undefined && failed !== opts.failed) fail(`${runsPath}: ${failed} failed runs, want ${opts.failed}`);
 
-  // curves.arrow: sorted by (run_id, round), derived columns, last round = T.
+  // curves.arrow: sorted by (group_id, run_id, t), derived columns, last
+  // round = horizon, per-silo null without silos, every value finite.
   const cid = col(curves, "run_id");
-  const cr = col(curves, "round").map(num);
+  const cg = col(curves, "group_id");
+  const cr = col(curves, "t").map(num);
   const cp = col(curves, "pseudo_regret");
   const cq = col(curves, "realised_regret");
   const tap = col(curves, "time_avg_pseudo_regret");
   const taq = col(curves, "time_avg_realised_regret");
   const psp = col(curves, "per_silo_pseudo_regret");
   const psq = col(curves, "per_silo_realised_regret");
+  const floats = curves.schema.fields.filter((f) => String(f.type) === "Float64").map((f) => [f.name, col(curves, f.name)]);
   const lastRound = new Map();
   for (let k = 0; k < curves.numRows; k++) {
     const i = byId.get(cid[k]);
     if (i === undefined) { fail(`${curvesPath}: row ${k}: run ${cid[k]} not in runs.arrow`); continue; }
     if (status[i] !== "done") fail(`${curvesPath}: row ${k}: curve of a ${status[i]} run`);
-    if (k > 0 && (cid[k - 1] > cid[k] || (cid[k - 1] === cid[k] && cr[k - 1] >= cr[k]))) fail(`${curvesPath}: rows not sorted by (run_id, round) at row ${k}`);
+    if (cg[k] !== groups[i]) fail(`${curvesPath}: row ${k}: group_id ${cg[k]}, runs.arrow ${groups[i]}`);
+    const key = (j) => [cg[j], cid[j]];
+    if (k > 0) {
+      const [g0, r0] = key(k - 1), [g1, r1] = key(k);
+      if (g0 > g1 || (g0 === g1 && (r0 > r1 || (r0 === r1 && cr[k - 1] >= cr[k])))) fail(`${curvesPath}: rows not sorted by (group_id, run_id, t) at row ${k}`);
+    }
+    for (const [name, v] of floats) {
+      if (v[k] !== null && !Number.isFinite(v[k])) fail(`${curvesPath}: row ${k}: ${name} = ${v[k]}`);
+    }
     const t = cr[k], m = M[i];
-    if (!close(tap[k], cp[k] / t) || !close(taq[k], cq[k] / t)) fail(`${curvesPath}: row ${k}: time averages do not match regret / round`);
-    if (!close(psp[k], cp[k] / (t * m)) || !close(psq[k], cq[k] / (t * m))) fail(`${curvesPath}: row ${k}: per-silo averages do not match regret / (round M)`);
+    if (!close(tap[k], cp[k] / t) || !close(taq[k], cq[k] / t)) fail(`${curvesPath}: row ${k}: time averages do not match regret / t`);
+    if (m === null) {
+      if (psp[k] !== null || psq[k] !== null) fail(`${curvesPath}: row ${k}: per-silo averages of a ${family[i]} run without silos`);
+    } else if (!close(psp[k], cp[k] / (t * m)) || !close(psq[k], cq[k] / (t * m))) fail(`${curvesPath}: row ${k}: per-silo averages do not match regret / (t M)`);
     lastRound.set(cid[k], t);
-    if (errors.length > 20) return;
+    if (errors.length > 40) return;
   }
   ids.forEach((id, i) => {
-    if (status[i] === "done" && lastRound.get(id) !== T[i]) fail(`${curvesPath}: run ${id}: curve ends at round ${lastRound.get(id)}, T = ${T[i]}`);
+    if (status[i] === "done" && lastRound.get(id) !== T[i]) fail(`${curvesPath}: run ${id}: curve ends at round ${lastRound.get(id)}, horizon = ${T[i]}`);
   });
   if (opts.curveRows !== undefined && curves.numRows !== opts.curveRows) fail(`${curvesPath}: ${curves.numRows} rows, want ${opts.curveRows}`);
   if (!errors.length) {
-    console.log(`arrow-check: ok: ${runs.numRows} runs (${done} done, ${failed} failed), ${curves.numRows} curve rows in ${opts.dir}`);
+    const fams = Object.entries(perFamily).map(([f, n]) => `${f} ${n}`).join(", ");
+    console.log(`arrow-check: ok: ${runs.numRows} runs (${done} done, ${failed} failed; ${fams}), ${curves.numRows} curve rows in ${opts.dir}`);
   }
 }
 

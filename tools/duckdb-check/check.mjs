@@ -7,9 +7,10 @@
 //
 // prints one JSON object: the column names and DuckDB types of
 // DIR/runs.parquet and DIR/curves.parquet, every run's run_id, family,
-// algorithm, params (a STRUCT: one DOUBLE field per parameter, NULL where
-// a run's algorithm has no such parameter) and silo_pseudo_regret (a
-// DOUBLE[]), each parameter also read on its own (params.<name>), and the
+// algorithm, params (results layout 3: the param_<key> DOUBLE columns,
+// gathered into an object keyed by <key>, NULL where a run's algorithm has
+// no such parameter) and silo_pseudo_regret (a DOUBLE[], NULL for the
+// families without silos), each parameter also read on its own, and the
 // curves' row count and sums. outputs' TestParquetIndependentReaders
 // compares it with the tables the Go code wrote. Exits 1 when DuckDB
 // cannot read a file.
@@ -29,16 +30,22 @@ const conn = await db.connect();
 const all = async (sql) => (await conn.runAndReadAll(sql)).getRowObjectsJson();
 
 const describe = async (f) => (await all(`DESCRIBE SELECT * FROM read_parquet(${f})`)).map((r) => [r.column_name, r.column_type]);
+const runsColumns = await describe(runs);
+const paramCols = runsColumns.map(([n]) => n).filter((n) => n.startsWith('param_'));
+const id = (n) => `"${n.replaceAll('"', '""')}"`;
 const out = {
-  runs_columns: await describe(runs),
+  runs_columns: runsColumns,
   curves_columns: await describe(curves),
-  runs: await all(`SELECT run_id, family, algorithm, params, silo_pseudo_regret FROM read_parquet(${runs}) ORDER BY run_id`),
+  runs: (await all(`SELECT run_id, family, algorithm, silo_pseudo_regret${paramCols.map((n) => ', ' + id(n)).join('')} FROM read_parquet(${runs}) ORDER BY run_id`))
+    .map((r) => ({
+      run_id: r.run_id, family: r.family, algorithm: r.algorithm, silo_pseudo_regret: r.silo_pseudo_regret,
+      params: Object.fromEntries(paramCols.map((n) => [n.slice('param_'.length), r[n]])),
+    })),
 };
 // Each parameter on its own, as a query would select it.
-const params = out.runs_columns.find(([n]) => n === 'params');
 out.params = {};
-for (const m of (params?.[1] ?? '').matchAll(/"?([A-Za-z_][A-Za-z0-9_]*)"? DOUBLE/g)) {
-  out.params[m[1]] = (await all(`SELECT params.${m[1]} AS v FROM read_parquet(${runs}) ORDER BY run_id`)).map((r) => r.v);
+for (const n of paramCols) {
+  out.params[n.slice('param_'.length)] = (await all(`SELECT ${id(n)} AS v FROM read_parquet(${runs}) ORDER BY run_id`)).map((r) => r.v);
 }
-out.curves = (await all(`SELECT count(*)::DOUBLE AS rows, sum(pseudo_regret) AS pseudo, sum(round)::DOUBLE AS rounds FROM read_parquet(${curves})`))[0];
+out.curves = (await all(`SELECT count(*)::DOUBLE AS rows, sum(pseudo_regret) AS pseudo, sum(t)::DOUBLE AS rounds FROM read_parquet(${curves})`))[0];
 console.log(JSON.stringify(out));

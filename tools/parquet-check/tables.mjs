@@ -5,8 +5,10 @@
 //   node tables.mjs DIR
 //
 // prints one JSON object: the column names of both files, every run's
-// run_id, family, algorithm, params (an object, a field per parameter) and
-// silo_pseudo_regret (an array), and the curves' row count and sums.
+// run_id, family, algorithm, params (results layout 3: the param_<key>
+// columns gathered into an object keyed by <key>, null where a run's
+// algorithm has no such parameter) and silo_pseudo_regret (an array, null
+// for the families without silos), and the curves' row count and sums.
 // outputs' TestParquetIndependentReaders compares it with the tables the
 // Go code wrote. Exits 1 when hyparquet cannot read a file.
 import { join } from 'node:path'
@@ -44,11 +46,12 @@ console.log(JSON.stringify({
   curves_columns: curves.names,
   runs: runs.rows.map((r) => ({
     run_id: r.run_id, family: r.family, algorithm: r.algorithm,
-    params: r.params ?? null, silo_pseudo_regret: r.silo_pseudo_regret ?? null,
+    params: Object.fromEntries(runs.names.filter((n) => n.startsWith('param_')).map((n) => [n.slice('param_'.length), r[n] ?? null])),
+    silo_pseudo_regret: r.silo_pseudo_regret ?? null,
   })),
   curves: {
     rows: curves.rows.length,
     pseudo: curves.rows.reduce((s, r) => s + num(r.pseudo_regret), 0),
-    rounds: curves.rows.reduce((s, r) => s + num(r.round), 0),
+    rounds: curves.rows.reduce((s, r) => s + num(r.t), 0),
   },
 }, (_, v) => (typeof v === 'bigint' ? Number(v) : v)))

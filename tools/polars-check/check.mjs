@@ -2,8 +2,9 @@
 // Independent reader of fedbandit outputs with polars (CI): loads each table
 // in ONE call, as a notebook does (pl.read_ipc / pl.read_parquet in Python;
 // the Rust polars engine here, through nodejs-polars), and checks that every
-// column arrives with its documented type, the params struct included, so
-// that a notebook needs no casting or decoding. Exits 1 on any mismatch.
+// column arrives with its documented type, so that a notebook needs no
+// casting or decoding, on a directory of any families. Exits 1 on any
+// mismatch.
 //
 //   node check.mjs sweep DIR [--runs N] [--curve-rows N]
 //       DIR/runs.arrow and DIR/curves.arrow (outputs/README.md), and their
@@ -14,44 +15,61 @@
 // nodejs-polars treats a string argument of readIPC as a path only when it
 // ends in ".ipc" (a ".arrow" path is parsed as inline data), so the files
 // are passed as buffers; Python's pl.read_ipc("DIR/runs.arrow") takes the
-// path. The expected columns (of layout 2) are written out here on
-// purpose: a schema change in Go that is not mirrored here fails CI. The
-// layout in the schema metadata, which nodejs-polars does not expose, is
-// checked by tools/arrow-check.
+// path. The expected columns (of layout 3) are written out here on
+// purpose: a schema change in Go that is not mirrored here fails CI. It
+// checks the rules a notebook relies on, per family: certified never
+// null, the columns that do not apply to a family null, no unsigned
+// integer, no infinite value in curves.arrow. The layout in the schema
+// metadata, which nodejs-polars does not expose, is checked by
+// tools/arrow-check.
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import pl from "nodejs-polars";
 
-// Polars types of runs.arrow, in file order. "Struct<Float64...>" is the
-// params struct: one Float64 field per parameter key, in key order.
+// Polars types of runs.arrow, in file order; the param_<key> Float64
+// columns follow, in key order.
 const RUN_COLUMNS = [
   ["run_id", "String"], ["status", "String"], ["error", "String"], ["format_version", "Int64"],
-  ["sweep", "String"], ["group", "String"], ["group_id", "String"],
+  ["sweep", "String"], ["group_label", "String"], ["group_id", "String"],
   ["instance", "String"], ["instance_kind", "String"], ["instance_hash", "String"], ["instance_name", "String"],
-  ["d", "Int64"], ["features", "String"], ["reward_model", "String"], ["noise_var", "Float64"],
-  ["partition_strategy", "String"], ["partition_seed", "UInt64"], ["k", "Int64"], ["fixed_basis", "Bool"],
-  ["instance_seed", "UInt64"], ["shared_contexts", "Bool"], ["context_gen", "String"],
-  ["family", "String"], ["algorithm", "String"], ["trust", "String"], ["params", "Struct<Float64...>"],
-  ["protocol", "String"], ["lazy", "Bool"], ["preset", "String"],
-  ["eps", "Float64"], ["delta", "Float64"], ["relation", "String"],
-  ["M", "Int64"], ["T", "Int64"], ["B", "Int64"], ["alpha", "Float64"], ["every", "Int64"], ["seed", "UInt64"],
-  ["R", "Float64"], ["crs", "Float64"], ["gram_noise", "String"], ["reward_lo", "Float64"], ["reward_hi", "Float64"],
-  ["no_clip", "Bool"],
-  ["sigma", "Float64"], ["lambda", "Float64"], ["beta_T", "Float64"], ["kappa", "Int64"],
-  ["delivered_eps", "Float64"], ["delivered_delta", "Float64"], ["amplified", "Bool"],
-  ["calibration_note", "String"], ["mu_gdp", "Float64"],
-  ["non_pd", "Int64"], ["syncs", "Int64"], ["scalars", "Int64"], ["rounds", "Int64"],
-  ["pseudo_regret", "Float64"], ["realised_regret", "Float64"],
-  ["silo_pseudo_regret", "List<Float64>"], ["silo_realised_regret", "List<Float64>"],
-  ["wall_seconds", "Float64"],
+  ["instance_seed", "Int64"], ["arms", "Int64"], ["d", "Int64"], ["noise_var", "Float64"],
+  ["features", "String"], ["reward_model", "String"], ["partition_strategy", "String"], ["partition_seed", "Int64"],
+  ["fixed_basis", "Bool"], ["shared_contexts", "Bool"], ["context_gen", "String"],
+  ["family", "String"], ["algorithm", "String"], ["trust", "String"],
+  ["eps", "Float64"], ["delta", "Float64"], ["M", "Int64"], ["B", "Int64"], ["horizon", "Int64"], ["every", "Int64"], ["seed", "Int64"],
+  ["protocol", "String"], ["lazy_learner", "Bool"], ["preset", "String"], ["alpha", "Float64"], ["R", "Float64"], ["beta_crs", "Float64"],
+  ["gram_noise", "String"], ["reward_lo", "Float64"], ["reward_hi", "Float64"], ["no_clip", "Bool"],
+  ["ridge_lambda", "Float64"], ["beta_T", "Float64"], ["kappa", "Int64"],
+  ["sigma", "Float64"], ["mu_gdp", "Float64"], ["amplified", "Bool"],
+  ["non_pd", "Int64"], ["silo_pseudo_regret", "List<Float64>"], ["silo_realised_regret", "List<Float64>"],
+  ["certified", "Bool"], ["delivered_eps", "Float64"], ["delivered_delta", "Float64"],
+  ["relation", "String"], ["mechanism", "String"], ["sampler", "String"], ["calibration_note", "String"],
+  ["syncs", "Int64"], ["scalars", "Int64"], ["rounds", "Int64"],
+  ["pseudo_regret", "Float64"], ["realised_regret", "Float64"], ["wall_seconds", "Float64"],
 ];
 
+// curves.arrow; the curve metrics families produce (Float64) follow.
 const CURVE_COLUMNS = [
-  ["run_id", "String"], ["round", "Int64"], ["pseudo_regret", "Float64"], ["realised_regret", "Float64"],
-  ["time_avg_pseudo_regret", "Float64"], ["time_avg_realised_regret", "Float64"],
-  ["per_silo_pseudo_regret", "Float64"], ["per_silo_realised_regret", "Float64"], ["syncs", "Int64"],
+  ["run_id", "String"], ["group_id", "String"], ["t", "Int64"], ["pseudo_regret", "Float64"], ["realised_regret", "Float64"],
+  ["syncs", "Int64"], ["time_avg_pseudo_regret", "Float64"], ["time_avg_realised_regret", "Float64"],
+  ["per_silo_pseudo_regret", "Float64"], ["per_silo_realised_regret", "Float64"],
 ];
+
+// Columns that must be null in every row of a family (outputs/README.md,
+// "Applies to"): the linear family's settings for mab and bco, the silos
+// and batch of mab, the dimension and feature set of mab, the arms of bco
+// (the feature set applies to bco-ltr).
+const LINEAR_ONLY = ["noise_var", "protocol", "lazy_learner", "preset", "alpha", "R", "beta_crs", "gram_noise", "reward_lo",
+  "reward_hi", "no_clip", "ridge_lambda", "beta_T", "kappa", "sigma", "mu_gdp", "amplified", "non_pd",
+  "silo_pseudo_regret", "silo_realised_regret", "reward_model", "partition_strategy", "partition_seed",
+  "fixed_basis", "shared_contexts", "context_gen"];
+const NULL_IN = {
+  mab: [...LINEAR_ONLY, "features", "M", "B", "d"],
+  bco: [...LINEAR_ONLY, "arms"],
+};
+// Columns null in every non-private run, whatever its family.
+const NULL_IF_NOT_PRIVATE = ["eps", "delta", "delivered_eps", "delivered_delta", "relation", "mechanism", "sampler"];
 
 const errors = [];
 const fail = (msg) => errors.push(msg);
@@ -61,12 +79,8 @@ function typeName(t) {
   switch (t.variant) {
     case "List":
       return `List<${typeName(t.inner[0])}>`;
-    case "Struct": {
-      const names = t.fields.map((f) => f.name);
-      const sorted = names.every((n, i) => i === 0 || names[i - 1] < n);
-      if (sorted && t.fields.every((f) => f.dtype.variant === "Float64")) return "Struct<Float64...>";
+    case "Struct":
       return `Struct<${t.fields.map((f) => `${f.name}:${typeName(f.dtype)}`).join(",")}>`;
-    }
     default:
       return t.variant;
   }
@@ -81,10 +95,19 @@ function load(path, read) {
   }
 }
 
-function checkColumns(path, df, want) {
-  const got = df.columns.map((n) => `${n}:${typeName(df.schema[n])}`).join(", ");
+// checkColumns compares the leading columns with want and the rest with
+// extra (a name test), each Float64; no column is unsigned.
+function checkColumns(path, df, want, extra) {
+  const head = df.columns.slice(0, want.length);
+  const got = head.map((n) => `${n}:${typeName(df.schema[n])}`).join(", ");
   const w = want.map(([n, t]) => `${n}:${t}`).join(", ");
   if (got !== w) fail(`${path}: columns\n  got  ${got}\n  want ${w}`);
+  for (const n of df.columns.slice(want.length)) {
+    if (!extra(n) || df.schema[n].variant !== "Float64") fail(`${path}: unexpected column ${n}:${typeName(df.schema[n])}`);
+  }
+  for (const n of df.columns) {
+    if (/^UInt/.test(df.schema[n].variant)) fail(`${path}: column ${n} is unsigned (${typeName(df.schema[n])})`);
+  }
 }
 
 function sweep(dir, opts) {
@@ -93,43 +116,71 @@ function sweep(dir, opts) {
   const runs = load(runsPath, (b) => pl.readIPC(b));
   const curves = load(curvesPath, (b) => pl.readIPC(b));
   if (!runs || !curves) return;
-  checkColumns(runsPath, runs, RUN_COLUMNS);
-  checkColumns(curvesPath, curves, CURVE_COLUMNS);
+  checkColumns(runsPath, runs, RUN_COLUMNS, (n) => /^param_[A-Za-z0-9_]+$/.test(n));
+  checkColumns(curvesPath, curves, CURVE_COLUMNS, (n) => /^[a-z][a-z0-9_]*$/.test(n));
   if (errors.length) return;
   if (opts.runs !== undefined && runs.height !== opts.runs) fail(`${runsPath}: ${runs.height} rows, want ${opts.runs}`);
   if (opts.curveRows !== undefined && curves.height !== opts.curveRows) fail(`${curvesPath}: ${curves.height} rows, want ${opts.curveRows}`);
 
-  // The notebook's next line: one typed column per parameter.
-  const keys = runs.schema.params.fields.map((f) => f.name);
-  const flat = runs.unnest("params");
-  for (const k of keys) {
-    if (flat.schema[k]?.variant !== "Float64") fail(`${runsPath}: params.${k} unnests to ${flat.schema[k]}`);
+  // Every struct column unnests (there are none in layout 3: the check
+  // stands for any a later layout adds), and the frame's own methods
+  // are not shadowed by a column (nodejs-polars exposes columns as
+  // properties: a column "lazy" broke filter and groupBy).
+  for (const n of runs.columns) {
+    if (runs.schema[n].variant === "Struct") {
+      try { runs.unnest(n); } catch (e) { fail(`${runsPath}: unnest(${n}): ${e.message}`); }
+    }
   }
-  // params is null only for a run recorded by layout 1.
-  const params = runs.getColumn("params").toArray();
-  const layout = runs.getColumn("format_version").toArray().map(Number);
-  params.forEach((p, i) => {
-    if (p === null && layout[i] >= 2) fail(`${runsPath}: row ${i}: params null in a run of layout ${layout[i]}`);
-  });
-  // The join a notebook makes: every curve row finds its run.
-  const joined = curves.join(runs.select("run_id", "algorithm"), { on: "run_id", how: "inner" });
+  const lazyCount = runs.lazy().filter(pl.col("status").eq(pl.lit("done"))).collectSync().height;
+  if (lazyCount > runs.height) fail(`${runsPath}: lazy filter`);
+
+  // certified: boolean, never null; false for every non-private run.
+  if (runs.getColumn("certified").nullCount() !== 0) fail(`${runsPath}: certified has nulls`);
+  const notPrivate = runs.filter(pl.col("trust").eq(pl.lit("none")));
+  if (notPrivate.filter(pl.col("certified")).height !== 0) fail(`${runsPath}: a non-private run is certified`);
+  for (const c of NULL_IF_NOT_PRIVATE) {
+    const n = notPrivate.getColumn(c).nullCount();
+    if (n !== notPrivate.height) fail(`${runsPath}: ${c}: ${notPrivate.height - n} non-private runs with a value`);
+  }
+  // Per family: the columns that do not apply are null in every row.
+  const families = {};
+  for (const f of runs.getColumn("family").unique().toArray()) {
+    const rows = runs.filter(pl.col("family").eq(pl.lit(f)));
+    families[f] = rows.height;
+    for (const c of NULL_IN[f] ?? []) {
+      const n = rows.getColumn(c).nullCount();
+      if (n !== rows.height) fail(`${runsPath}: ${c}: ${rows.height - n} ${f} runs with a value where it does not apply`);
+    }
+  }
+  // curves.arrow: no infinite or NaN value; per-silo null where M is.
+  for (const n of curves.columns) {
+    if (curves.schema[n].variant !== "Float64") continue;
+    const bad = curves.filter(pl.col(n).isInfinite().or(pl.col(n).isNan())).height;
+    if (bad) fail(`${curvesPath}: ${n}: ${bad} infinite or NaN values`);
+  }
+  // The joins a notebook makes: every curve row finds its run; the
+  // per-silo averages are null exactly where the run has no silos.
+  const joined = curves.join(runs.select("run_id", "M", "family"), { on: "run_id", how: "inner" });
   if (joined.height !== curves.height) fail(`${curvesPath}: ${curves.height - joined.height} rows whose run is not in runs.arrow`);
+  const silos = joined.filter(pl.col("M").isNull().neq(pl.col("per_silo_pseudo_regret").isNull())).height;
+  if (silos) fail(`${curvesPath}: ${silos} rows whose per-silo average is null where M is not, or the reverse`);
+  const mean = curves.groupBy(["group_id", "t"]).agg(pl.col("time_avg_pseudo_regret").mean());
+  if (mean.height === 0 && curves.height > 0) fail(`${curvesPath}: group_by(group_id, t) is empty`);
   // The Parquet copies (runs.parquet, curves.parquet): one pl.readParquet
-  // call each, the same columns, types and values as the Arrow tables (a
-  // params struct without fields has no Parquet form and is left out).
-  for (const [name, arrowDf] of [["runs.parquet", runs], ["curves.parquet", curves]]) {
+  // call each, the same columns, types and values as the Arrow tables.
+  for (const [name, want] of [["runs.parquet", runs], ["curves.parquet", curves]]) {
     const path = join(dir, name);
     const df = load(path, (b) => pl.readParquet(b));
     if (!df) continue;
-    let want = arrowDf;
-    if (want.columns.includes("params") && want.schema.params.fields.length === 0) want = want.drop("params");
     const got = df.columns.map((n) => `${n}:${typeName(df.schema[n])}`).join(", ");
     const w = want.columns.map((n) => `${n}:${typeName(want.schema[n])}`).join(", ");
     if (got !== w) fail(`${path}: columns\n  got  ${got}\n  want (the Arrow table's) ${w}`);
     else if (!df.frameEqual(want, true)) fail(`${path}: values differ from the Arrow table's`);
   }
   if (!errors.length) {
-    console.log(`polars-check: ok: ${runs.height} runs (params: ${keys.join(", ") || "none"}), ${curves.height} curve rows in ${dir}, runs.parquet and curves.parquet equal to them`);
+    const fams = Object.entries(families).map(([f, n]) => `${f} ${n}`).join(", ");
+    const params = runs.columns.filter((n) => n.startsWith("param_")).join(", ") || "none";
+    console.log(`polars-check: ok: ${runs.height} runs (${fams}; ${params}), ${curves.height} curve rows in ${dir}, runs.parquet and curves.parquet equal to them`);
   }
 }
 
