@@ -194,16 +194,18 @@ func curveOrder(recs []RunRecord) []int {
 // collect` over runs runs of at most points checkpoints each: the
 // runtime's base, every run's record (held twice: the scan, then the
 // manifest's), its runs.arrow row, one record batch of curve rows and one
-// run's curve. Calibrated on generated directories (GenerateRuns) with
-// /usr/bin/time -v: 3,000 runs x 1,000 checkpoints 79 MB (estimate 82 MB),
-// 30,000 x 1,000 225 MB (estimate 231 MB); outputs/README.md, "Collect at scale".
+// run's curve; then the Parquet copies (WriteParquet): runs.parquet's one
+// row group and one record batch of curves.arrow read back with its row
+// group. Calibrated on generated directories (GenerateRuns) with
+// /usr/bin/time -v; outputs/README.md, "Collect at scale".
 func CollectMemory(runs, points int) int64 {
 	const (
 		base     = 45 << 20                    // runtime, Arrow allocator, file buffers
-		perRun   = 5632                        // records, manifest entries, runs.arrow row
+		perRun   = 5632                        // records, manifest entries, runs.arrow and runs.parquet rows
 		perRow   = 160                         // a curve row in the batch builder (10 columns, 2 ids)
 		perPoint = 400                         // a read point: the file, Arrow buffers, decoded values
 		batch    = 2 * curveBatchRows * perRow // the batch and the builder's growth
+		parquet  = 2 * curveBatchRows * perRow // a batch read back and its Parquet row group
 	)
-	return base + int64(runs)*perRun + batch + int64(points)*perPoint
+	return base + int64(runs)*perRun + batch + parquet + int64(points)*perPoint
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -23,20 +24,38 @@ const (
 )
 
 // ParquetOf converts an Arrow IPC file (the bytes of a result table) into
-// a Parquet file with the same schema, whatever it is: it walks the Arrow
-// schema (integers, floats, booleans, strings, binary, structs, lists;
-// nullable fields become optional columns) and writes every record batch
-// as one row group, with the Arrow schema's metadata as the Parquet
-// file's key-value metadata. A struct without fields (the params of a
-// sweep whose algorithms have none) has no Parquet form (a group needs a
-// field) and is left out. Any other Arrow type is an error. Pages are
-// Parquet v2 data pages (parquet-go v0.25.1's v1 pages garble optional
-// columns nested in an optional group that hold nulls: DuckDB and arrow-go
-// read them as corrupt).
+// a Parquet file with the same schema (WriteParquet).
 func ParquetOf(arrowFile []byte) ([]byte, error) {
-	r, err := ipc.NewFileReader(bytes.NewReader(arrowFile), sizeLimits(arrowFile)...)
-	if err != nil {
+	var buf bytes.Buffer
+	if err := WriteParquet(&buf, bytes.NewReader(arrowFile), int64(len(arrowFile))); err != nil {
 		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// parquetChunkRows is how many rows of a record batch are shredded before
+// they are handed to the Parquet writer (its row group is still the whole
+// batch): the shredded values of a chunk are the conversion's only
+// per-row memory besides the writer's encoded pages.
+const parquetChunkRows = 4096
+
+// WriteParquet converts the Arrow IPC file src (of size bytes) into a
+// Parquet file with the same schema, whatever it is, written to w record
+// batch by record batch: it walks the Arrow schema (integers, floats,
+// booleans, strings, binary, structs, lists; nullable fields become
+// optional columns) and writes every record batch as one row group, with
+// the Arrow schema's metadata as the Parquet file's key-value metadata.
+// It holds one record batch and its row group at a time, never the file
+// (a collect converts a curves.arrow of several GB: outputs/README.md,
+// "Collect at scale"). A struct without fields has no Parquet form (a
+// group needs a field) and is left out. Any other Arrow type is an error.
+// Pages are Parquet v2 data pages (parquet-go v0.25.1's v1 pages garble
+// optional columns nested in an optional group that hold nulls: DuckDB
+// and arrow-go read them as corrupt).
+func WriteParquet(w io.Writer, src ipc.ReadAtSeeker, size int64) error {
+	r, err := ipc.NewFileReader(src, ipc.WithMetadataSizeLimit(size), ipc.WithBodySizeLimit(size))
+	if err != nil {
+		return err
 	}
 	defer r.Close()
 	sc := r.Schema()
@@ -46,7 +65,7 @@ func ParquetOf(arrowFile []byte) ([]byte, error) {
 	for i, f := range sc.Fields() {
 		node, plan, err := planField(f.Type, f.Nullable, &leaves)
 		if err != nil {
-			return nil, fmt.Errorf("column %s: %w", f.Name, err)
+			return fmt.Errorf("column %s: %w", f.Name, err)
 		}
 		if node == nil {
 			continue // a struct without fields: no Parquet column
@@ -63,44 +82,49 @@ func ParquetOf(arrowFile []byte) ([]byte, error) {
 	for i, k := range md.Keys() {
 		opts = append(opts, parquet.KeyValueMetadata(k, md.Values()[i]))
 	}
-	var buf bytes.Buffer
-	w := parquet.NewWriter(&buf, opts...)
+	pw := parquet.NewWriter(w, opts...)
 	cols := make([][]parquet.Value, leaves)
-	var rows []parquet.Row
+	// The rows of a chunk, reused chunk after chunk (the writer copies
+	// their values into its column buffers).
+	rows := make([]parquet.Row, parquetChunkRows)
 	for b := 0; b < r.NumRecords(); b++ {
+		// The reader's batch is valid until the next call (it reads
+		// only that batch's buffers from src).
 		rec, err := r.RecordBatch(b)
 		if err != nil {
-			return nil, fmt.Errorf("record batch %d: %w", b, err)
+			return fmt.Errorf("record batch %d: %w", b, err)
 		}
-		rows = rows[:0]
-		for i := 0; i < int(rec.NumRows()); i++ {
-			for c := range cols {
-				cols[c] = cols[c][:0]
-			}
-			for j, p := range plans {
-				if p != nil {
-					p.shred(rec.Column(j), i, 0, 0, 0, cols)
+		n := int(rec.NumRows())
+		for lo := 0; lo < n; lo += parquetChunkRows {
+			k := 0
+			for i := lo; i < min(n, lo+parquetChunkRows); i++ {
+				for c := range cols {
+					cols[c] = cols[c][:0]
 				}
+				for j, p := range plans {
+					if p != nil {
+						p.shred(rec.Column(j), i, 0, 0, 0, cols)
+					}
+				}
+				row := rows[k][:0]
+				for _, vs := range cols {
+					row = append(row, vs...)
+				}
+				rows[k] = row
+				k++
 			}
-			var row parquet.Row
-			for _, vs := range cols {
-				row = append(row, vs...)
+			if _, err := pw.WriteRows(rows[:k]); err != nil {
+				return err
 			}
-			rows = append(rows, row)
 		}
-		if len(rows) > 0 {
-			if _, err := w.WriteRows(rows); err != nil {
-				return nil, err
-			}
-			if err := w.Flush(); err != nil {
-				return nil, err
+		if n > 0 {
+			// The batch's row group, written out.
+			if err := pw.Flush(); err != nil {
+				return err
 			}
 		}
 	}
-	if err := w.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return pw.Close()
 }
 
 // pqPlan says how one Arrow field becomes Parquet values: its node's kind,

@@ -2,6 +2,7 @@ package outputs
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -119,25 +120,24 @@ func writeTables(dir string, recs []RunRecord, curves func(emit func([]CurvePoin
 		return fail(CurvesFile, err)
 	}
 	staged = append(staged, tmp)
-	// The Parquet copies (parquet.go), from the staged Arrow tables.
-	rp, err := ParquetOf(rb)
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", RunsParquetFile, err)
-	}
-	tmp, err = stageFile(dir, RunsParquetFile, func(w io.Writer) error { _, err := w.Write(rp); return err })
+	// The Parquet copies (parquet.go), converted from the staged Arrow
+	// tables: curves.arrow read back batch by batch (WriteParquet), so
+	// that the collect's memory stays bounded by a batch.
+	tmp, err = stageFile(dir, RunsParquetFile, func(w io.Writer) error {
+		return WriteParquet(w, bytes.NewReader(rb), int64(len(rb)))
+	})
 	if err != nil {
 		return fail(RunsParquetFile, err)
 	}
 	staged = append(staged, tmp)
-	cb, err := os.ReadFile(staged[1])
-	if err != nil {
-		return fail(CurvesFile, err)
-	}
-	cp, err := ParquetOf(cb)
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", CurvesParquetFile, err)
-	}
-	tmp, err = stageFile(dir, CurvesParquetFile, func(w io.Writer) error { _, err := w.Write(cp); return err })
+	tmp, err = stageFile(dir, CurvesParquetFile, func(w io.Writer) error {
+		f, err := os.Open(staged[1])
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return WriteParquet(w, f, size)
+	})
 	if err != nil {
 		return fail(CurvesParquetFile, err)
 	}
