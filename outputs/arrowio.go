@@ -132,14 +132,14 @@ func encodeRun(rec *RunRecord, pts []Point) ([]byte, error) {
 				return nil, fmt.Errorf("run %s: column %s: %w", rec.RunID, c.Name, err)
 			}
 		}
-		null := cd.null(p)
-		v := ""
-		if !null {
-			v = cd.format(p)
+		if !cd.null(p) {
+			v := cd.format(p)
 			keys = append(keys, metaPrefix+c.Name)
 			vals = append(vals, v)
+			// A null cell adds nothing: a column added later (null in
+			// the files written before it) leaves their checksums.
+			hashCell(h, c.Name, false, v)
 		}
-		hashCell(h, c.Name, null, v)
 	}
 	cols := pointColumns(metricKeys(pts))
 	hashPoints(h, cols, pts)
@@ -149,7 +149,9 @@ func encodeRun(rec *RunRecord, pts []Point) ([]byte, error) {
 }
 
 // hashCell adds one summary cell to a per-run file's checksum: its name,
-// whether it is null and its value as stored, each length-prefixed.
+// whether it is null and its value as stored, each length-prefixed. Only
+// non-null summary cells are hashed (a deleted one still changes the
+// checksum).
 func hashCell(h hash.Hash, name string, null bool, v string) {
 	var buf [8]byte
 	for _, s := range []string{name, strconv.FormatBool(null), v} {
@@ -288,8 +290,8 @@ func decodeRun(data []byte) (*RunRecord, []Point, error) {
 				return nil, nil, fmt.Errorf("summary column %s: %q: %w", c.Name, s, err)
 			}
 			c.set(rec, p)
+			hashCell(h, c.Name, false, s)
 		}
-		hashCell(h, c.Name, !ok, s)
 	}
 	for _, k := range md.Keys() {
 		if strings.HasPrefix(k, metaPrefix) && !known[k] {

@@ -108,6 +108,7 @@ type RunRecord struct {
 	InstanceName      string
 	InstanceSeed      *uint64
 	Arms              *int
+	Query             *int64 // the qid whose documents are the arms (mab-ltr)
 	Dim               *int
 	NoiseVar          *float64
 	Features          string

@@ -95,8 +95,14 @@ func (*bcoLTRInstance) PerM() bool       { return false }
 func (*bcoLTRInstance) CheckM(int) error { return nil }
 func (*bcoLTRInstance) ShareKey() string { return "" }
 
-// Record fills the feature set (the column the ltr kind fills too).
-func (y *bcoLTRInstance) Record(_ *Loaded, rec *outputs.RunRecord) { rec.Features = y.set.ID() }
+// Record fills the feature set (the column the ltr kind fills too) and,
+// for a shuffled order, the seed that draws it.
+func (y *bcoLTRInstance) Record(_ *Loaded, rec *outputs.RunRecord) {
+	rec.Features = y.set.ID()
+	if y.t.Order == bco.OrderShuffled {
+		rec.InstanceSeed = outputs.Some(uint64(y.t.Seed))
+	}
+}
 
 // Load reads the feature set's columns and the labels: every document's
 // learner's view x (unit norm) and target y = label / the dataset's

@@ -91,12 +91,13 @@ func TestShippedLTRSweepsEndToEnd(t *testing.T) {
 			}
 			switch tc.kind {
 			case "mab-ltr":
-				if !strings.Contains(r.InstanceName, "query=10056 K=16") || r.Dim != nil || outputs.Deref(r.Arms) != 16 {
-					t.Errorf("run %s: name %q, dim %v, arms %d", r.RunID, r.InstanceName, r.Dim, outputs.Deref(r.Arms))
+				if !strings.Contains(r.InstanceName, "query=10056 K=16") || r.Dim != nil || outputs.Deref(r.Arms) != 16 || outputs.Deref(r.Query) != 10056 {
+					t.Errorf("run %s: name %q, dim %v, arms %d, query %v", r.RunID, r.InstanceName, r.Dim, outputs.Deref(r.Arms), r.Query)
 				}
 			case "bco-ltr":
-				if r.Features != "all" || outputs.Deref(r.Dim) != 47 || !strings.Contains(r.InstanceName, "docs=2933") {
-					t.Errorf("run %s: features %q dim %d name %q", r.RunID, r.Features, outputs.Deref(r.Dim), r.InstanceName)
+				// The shipped instances shuffle their documents (seed 0).
+				if r.Features != "all" || outputs.Deref(r.Dim) != 47 || !strings.Contains(r.InstanceName, "docs=2933") || r.InstanceSeed == nil || r.Query != nil || r.Arms != nil {
+					t.Errorf("run %s: features %q dim %d name %q instance_seed %v query %v arms %v", r.RunID, r.Features, outputs.Deref(r.Dim), r.InstanceName, r.InstanceSeed, r.Query, r.Arms)
 				}
 				if r.Instance == "absolute" && r.Trust != "none" && !strings.Contains(r.CalibrationNote, "certified within") {
 					t.Errorf("run %s: note %q", r.RunID, r.CalibrationNote)

@@ -81,10 +81,10 @@ func (*mabLTRInstance) PerM() bool       { return false }
 func (*mabLTRInstance) CheckM(int) error { return nil }
 func (*mabLTRInstance) ShareKey() string { return "" }
 
-// Record records the number of arms (the loaded instance's Dim: the
-// query's documents), not a dimension.
-func (*mabLTRInstance) Record(l *Loaded, rec *outputs.RunRecord) {
-	rec.Dim = nil
+// Record records the query and the number of arms (the loaded
+// instance's Dim: the query's documents), not a dimension.
+func (y *mabLTRInstance) Record(l *Loaded, rec *outputs.RunRecord) {
+	rec.Dim, rec.Query = nil, outputs.Some(y.t.Query)
 	if l != nil {
 		rec.Arms = outputs.Some(l.Dim)
 	}

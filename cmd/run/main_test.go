@@ -47,6 +47,8 @@ func TestQuickstart(t *testing.T) {
 	for _, r := range runs {
 		if r.Status != outputs.StatusDone || r.T != quickRounds || r.InstanceKind != kindOf[r.Algorithm] || outputs.Deref(r.Dim) != dimOf[r.InstanceKind] ||
 			(r.InstanceKind == "mab-ltr") != (r.Dim == nil) || (r.InstanceKind == "mab-ltr" && outputs.Deref(r.Arms) != 16) ||
+			(r.InstanceKind == "mab-ltr") != (r.Query != nil) || (r.InstanceKind == "mab-ltr" && *r.Query != 10056) ||
+			(r.InstanceKind == "bco-ltr") != (r.InstanceSeed != nil) ||
 			(r.InstanceKind != "mab-ltr" && outputs.Deref(r.M) != quickstartSilos) {
 			t.Errorf("run %s: %s %q %s T=%d M=%d kind=%s d=%d", r.RunID, r.Status, r.Error, r.Algorithm, r.T, outputs.Deref(r.M), r.InstanceKind, outputs.Deref(r.Dim))
 		}

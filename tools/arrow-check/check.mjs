@@ -25,7 +25,7 @@ const RUN_COLUMNS = [
   ["run_id", "Utf8"], ["status", "Utf8"], ["error", "Utf8"], ["format_version", "Int64"],
   ["sweep", "Utf8"], ["group_label", "Utf8"], ["group_id", "Utf8"],
   ["instance", "Utf8"], ["instance_kind", "Utf8"], ["instance_hash", "Utf8"], ["instance_name", "Utf8"],
-  ["instance_seed", "Int64"], ["arms", "Int64"], ["d", "Int64"], ["noise_var", "Float64"],
+  ["instance_seed", "Int64"], ["arms", "Int64"], ["query", "Int64"], ["d", "Int64"], ["noise_var", "Float64"],
   ["features", "Utf8"], ["reward_model", "Utf8"], ["partition_strategy", "Utf8"], ["partition_seed", "Int64"],
   ["fixed_basis", "Bool"], ["shared_contexts", "Bool"], ["context_gen", "Utf8"],
   ["family", "Utf8"], ["algorithm", "Utf8"], ["trust", "Utf8"],
@@ -60,7 +60,8 @@ const FORBIDDEN = new Set(["group", "lambda", "T", "round", "lazy", "params"]);
 const linear = (r) => r.family === "linear";
 const APPLIES = {
   error: (r) => !r.done,
-  instance_seed: (r) => (r.kind === "synthetic" || r.kind === "bco" ? true : r.kind === "mab" ? undefined : false),
+  instance_seed: (r) => (r.kind === "synthetic" || r.kind === "bco" ? true : r.kind === "mab" || r.kind === "bco-ltr" ? undefined : false),
+  query: (r) => r.kind === "mab-ltr",
   arms: (r) => r.kind === "synthetic" || r.kind === "mab" || r.kind === "mab-ltr",
   d: (r) => r.family === "linear" || r.family === "bco",
   noise_var: linear,

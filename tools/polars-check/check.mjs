@@ -33,7 +33,7 @@ const RUN_COLUMNS = [
   ["run_id", "String"], ["status", "String"], ["error", "String"], ["format_version", "Int64"],
   ["sweep", "String"], ["group_label", "String"], ["group_id", "String"],
   ["instance", "String"], ["instance_kind", "String"], ["instance_hash", "String"], ["instance_name", "String"],
-  ["instance_seed", "Int64"], ["arms", "Int64"], ["d", "Int64"], ["noise_var", "Float64"],
+  ["instance_seed", "Int64"], ["arms", "Int64"], ["query", "Int64"], ["d", "Int64"], ["noise_var", "Float64"],
   ["features", "String"], ["reward_model", "String"], ["partition_strategy", "String"], ["partition_seed", "Int64"],
   ["fixed_basis", "Bool"], ["shared_contexts", "Bool"], ["context_gen", "String"],
   ["family", "String"], ["algorithm", "String"], ["trust", "String"],
@@ -65,8 +65,8 @@ const LINEAR_ONLY = ["noise_var", "protocol", "lazy_learner", "preset", "alpha",
   "silo_pseudo_regret", "silo_realised_regret", "reward_model", "partition_strategy", "partition_seed",
   "fixed_basis", "shared_contexts", "context_gen"];
 const NULL_IN = {
-  mab: [...LINEAR_ONLY, "features", "M", "B", "d"],
-  bco: [...LINEAR_ONLY, "arms"],
+  mab: [...LINEAR_ONLY, "features", "M", "B", "d"], // query: mab-ltr's
+  bco: [...LINEAR_ONLY, "arms", "query"],
 };
 // Columns null in every non-private run, whatever its family.
 const NULL_IF_NOT_PRIVATE = ["eps", "delta", "delivered_eps", "delivered_delta", "relation", "mechanism", "sampler"];
