@@ -14,9 +14,8 @@ const (
 	TrustDistributed = "distributed" // secure aggregation: the server sees only a noisy sum
 )
 
-// Noise samplers (Privacy.Sampler) by short name, as the linear and bco
-// families record them; runs.arrow's sampler column holds what a family
-// records.
+// Noise samplers (Privacy.Sampler) by short name, as every family records
+// them (how a sampler draws is said in the claim's note).
 const (
 	SamplerGaussian         = "gaussian"          // continuous Gaussian, drawn in floating point
 	SamplerDiscreteGaussian = "discrete-gaussian" // exact integer discrete Gaussian
@@ -27,6 +26,12 @@ const (
 	SamplerBinomial         = "binomial"          // binomial (P_TVec)
 )
 
+// Samplers lists every sampler short name a family records
+// (Privacy.Sampler of a private run): runs.arrow's sampler column holds
+// one of them in every family (registry.TestEveryPrivateRunRecordsASampler).
+var Samplers = []string{SamplerGaussian, SamplerDiscreteGaussian, SamplerLaplace, SamplerDiscreteLaplace,
+	SamplerSkellam, SamplerPolya, SamplerBinomial}
+
 // Privacy is the claim a run records: what its noise guarantees, for
 // which neighbouring relation, and whether the guarantee holds for the run
 // as simulated. A non-private run has Trust TrustNone and zero values
@@ -34,8 +39,8 @@ const (
 type Privacy struct {
 	Trust     string // TrustNone, TrustCentral, ...
 	Mechanism string // e.g. "tree-gaussian", "polya-secagg", "skellam-secagg"
-	// Sampler names the sampler that draws the noise (e.g. "exact discrete
-	// Laplace (CKS20)"; "" where a family does not record it).
+	// Sampler names the sampler that draws the noise by short name (one
+	// of Samplers, e.g. SamplerDiscreteLaplace; "" for a non-private run).
 	Sampler  string
 	Relation string // the neighbouring relation the guarantee is stated for
 	// TargetEps, TargetDelta are what the run asked for.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/fedbandit/fedbandit/core"
@@ -169,9 +170,17 @@ func calibrate(alg Algorithm, spec Spec, params map[string]float64, sizes []int6
 }
 
 // account returns the privacy claim of a run: what the noise it will draw
-// guarantees over every batch the schedule can give within T rounds.
-func account(alg Algorithm, spec Spec, params map[string]float64, l ledger) core.Privacy {
-	p := core.Privacy{Trust: alg.Trust, Relation: Relation, Mechanism: alg.Noise.Mechanism, Sampler: alg.Noise.Sampler}
+// guarantees over every batch the schedule can give within T rounds. Its
+// sampler is a short name (core.Sampler*); how the sampler draws ends the
+// note ("sampler: ...").
+func account(alg Algorithm, spec Spec, params map[string]float64, l ledger) (p core.Privacy) {
+	p = core.Privacy{Trust: alg.Trust, Relation: Relation, Mechanism: alg.Noise.Mechanism, Sampler: alg.Noise.Sampler}
+	how := alg.Noise.SamplerNote
+	defer func() {
+		if p.Trust != core.TrustNone && how != "" {
+			p.Note = strings.TrimPrefix(p.Note+"; sampler: "+how, "; ")
+		}
+	}()
 	if alg.Trust == core.TrustNone {
 		p.Mechanism = "none"
 		return p
@@ -185,11 +194,11 @@ func account(alg Algorithm, spec Spec, params map[string]float64, l ledger) core
 	ref := params["reference_code"] == 1
 	switch {
 	case ref && alg.Noise.Kind == NoiseLaplaceGrid:
-		p.Mechanism, p.Sampler = "laplace-shared-reference-code", "floating point: math/rand's ziggurat ExpFloat64 with a random sign"
+		p.Mechanism, p.Sampler, how = "laplace-shared-reference-code", core.SamplerLaplace, "floating point: math/rand's ziggurat ExpFloat64 with a random sign"
 		return notCertified("reference_code = 1 adds one floating-point Laplace(1/eps) draw to every arm's sum of a batch, as the authors' script does; " +
 			"a comparison of arms is then noiseless, and the released vector of sums is not eps-DP")
 	case ref && alg.Noise.Kind == NoisePolya:
-		p.Mechanism = "polya-secagg-reference-code"
+		p.Mechanism, p.Sampler, how = "polya-secagg-reference-code", core.SamplerPolya, "Polya shares: Poisson of a floating-point Gamma of the authors' script's scale"
 		return notCertified("reference_code = 1 draws the Polya shares with the authors' script's Gamma scale (1-p)/p, " +
 			"so the total noise is DLap(1-p) instead of DLap(p) with p = exp(-eps/g): orders of magnitude too small")
 	}
@@ -197,7 +206,7 @@ func account(alg Algorithm, spec Spec, params map[string]float64, l ledger) core
 	if alg.Model == "pure" {
 		epsDown := w.eps
 		if alg.Noise.Kind == NoisePolya && params["per_user"] == 1 {
-			p.Sampler = "Polya shares: Poisson of a floating-point Gamma (Marsaglia & Tsang)"
+			p.Sampler, how = core.SamplerPolya, "Polya shares: Poisson of a floating-point Gamma (Marsaglia & Tsang)"
 			return notCertified(fmt.Sprintf("per_user = 1: every user's Polya share is drawn through a floating-point Gamma variate, so the sum of shares "+
 				"is a discrete Laplace only in exact arithmetic (eps' = %v for that law); per_user = 0 draws the total exactly", epsDown))
 		}

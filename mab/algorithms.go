@@ -32,7 +32,11 @@ type Noise struct {
 	Kind      string // NoiseNone, NoiseLaplaceGrid, NoiseDLap, NoisePolya, NoiseSkellam, NoiseDGauss
 	Placement string // "" (no noise), PlaceCentral, PlaceLocal or PlaceShares
 	Mechanism string // the claim's mechanism name (runs.arrow's calibration)
-	Sampler   string // the sampler that draws it, named as recorded in the claim
+	// Sampler is the sampler that draws it by short name (a core.Sampler*
+	// constant, as every family records it: runs.arrow's sampler);
+	// SamplerNote says how, in the claim's note.
+	Sampler     string
+	SamplerNote string
 }
 
 // Noise kinds and placements.
@@ -86,28 +90,28 @@ var Algorithms = []Algorithm{
 		Trust: core.TrustNone, Schedule: Geometric, Params: []core.Param{paramConf, paramCrs, paramGrow}, Uses: []string{"T", "seed"}},
 	{Name: "dp-se", Display: "DP-SE", Summary: "Sajed & Sheffet (2019): central Laplace(1/eps) on each arm's batch sum (exact, on a 2^-20 grid), pure DP",
 		Trust: core.TrustCentral, Model: "pure", Schedule: AccuracyHalving,
-		Noise:  Noise{Kind: NoiseLaplaceGrid, Placement: PlaceCentral, Mechanism: "laplace-central", Sampler: "exact discrete Laplace (CKS20) on the 2^-20 grid"},
+		Noise:  Noise{Kind: NoiseLaplaceGrid, Placement: PlaceCentral, Mechanism: "laplace-central", Sampler: core.SamplerDiscreteLaplace, SamplerNote: "exact discrete Laplace (CKS20) on the 2^-20 grid"},
 		Params: []core.Param{paramConf, paramCrs, paramAcc, paramRef},
 		Uses:   []string{"eps", "T", "seed"}},
 	{Name: "cdp-se", Display: "CDP-SE", Summary: "Appendix G.1: SecAgg of the encoded rewards, the analyser adds discrete Laplace noise, central pure DP",
 		Trust: core.TrustCentral, Model: "pure", Schedule: Geometric,
-		Noise:  Noise{Kind: NoiseDLap, Placement: PlaceCentral, Mechanism: "dlap-central-secagg", Sampler: "exact discrete Laplace (CKS20)"},
+		Noise:  Noise{Kind: NoiseDLap, Placement: PlaceCentral, Mechanism: "dlap-central-secagg", Sampler: core.SamplerDiscreteLaplace, SamplerNote: "exact discrete Laplace (CKS20)"},
 		Params: []core.Param{paramConf, paramCrs, paramGrow}, Uses: []string{"eps", "T", "seed"}},
 	{Name: "ldp-se", Display: "LDP-SE", Summary: "Appendix G.2: every user adds discrete Laplace noise to her encoded reward, local pure DP",
 		Trust: core.TrustLocal, Model: "pure", Schedule: Geometric,
-		Noise:  Noise{Kind: NoiseDLap, Placement: PlaceLocal, Mechanism: "dlap-local", Sampler: "exact discrete Laplace (CKS20)"},
+		Noise:  Noise{Kind: NoiseDLap, Placement: PlaceLocal, Mechanism: "dlap-local", Sampler: core.SamplerDiscreteLaplace, SamplerNote: "exact discrete Laplace (CKS20)"},
 		Params: []core.Param{paramConf, paramCrs, paramGrow}, Uses: []string{"eps", "T", "seed"}},
 	{Name: "dist-dp-se", Display: "Dist-DP-SE", Summary: "Theorem 1: Polya shares under SecAgg, discrete Laplace in total, distributed pure DP",
 		Trust: core.TrustDistributed, Model: "pure", Schedule: Geometric,
-		Noise:  Noise{Kind: NoisePolya, Placement: PlaceShares, Mechanism: "polya-secagg", Sampler: "exact discrete Laplace (CKS20) for the batch's total"},
+		Noise:  Noise{Kind: NoisePolya, Placement: PlaceShares, Mechanism: "polya-secagg", Sampler: core.SamplerDiscreteLaplace, SamplerNote: "exact discrete Laplace (CKS20) for the batch's total"},
 		Params: []core.Param{paramConf, paramCrs, paramGrow, paramUser, paramRef}, Uses: []string{"eps", "T", "seed"}},
 	{Name: "dist-rdp-se", Display: "Dist-RDP-SE", Summary: "Theorem 2: Skellam shares under SecAgg, distributed Renyi DP",
 		Trust: core.TrustDistributed, Model: "rdp", Schedule: Geometric,
-		Noise:  Noise{Kind: NoiseSkellam, Placement: PlaceShares, Mechanism: "skellam-secagg", Sampler: "exact Skellam (two exact Poissons)"},
+		Noise:  Noise{Kind: NoiseSkellam, Placement: PlaceShares, Mechanism: "skellam-secagg", Sampler: core.SamplerSkellam, SamplerNote: "exact Skellam (two exact Poissons)"},
 		Params: []core.Param{paramConf, paramCrs, paramGrow, paramS, paramUser, paramPaper}, Uses: []string{"eps", "delta", "T", "seed"}},
 	{Name: "dist-cdp-se", Display: "Dist-CDP-SE", Summary: "Appendix E: discrete Gaussian shares under SecAgg, distributed concentrated DP",
 		Trust: core.TrustDistributed, Model: "zcdp", Schedule: Geometric,
-		Noise:  Noise{Kind: NoiseDGauss, Placement: PlaceShares, Mechanism: "dgauss-secagg", Sampler: "exact discrete Gaussian (CKS20)"},
+		Noise:  Noise{Kind: NoiseDGauss, Placement: PlaceShares, Mechanism: "dgauss-secagg", Sampler: core.SamplerDiscreteGaussian, SamplerNote: "exact discrete Gaussian (CKS20)"},
 		Params: []core.Param{paramConf, paramCrs, paramGrow, paramS, paramPaper}, Uses: []string{"eps", "delta", "T", "seed"}},
 }
 
