@@ -21,6 +21,12 @@ type Param struct {
 	// their ids (the rule the linear family's specs follow with
 	// omitempty).
 	Late bool
+	// Pinned, for a parameter that made explicit what runs pinned before
+	// it did implicitly, is that value: Identity leaves the key out at
+	// Pinned, so those runs keep their ids, and keeps it at any other
+	// value, the Default included (whose runs are other runs than the
+	// pinned ones). Nil for none; Late is the case Pinned = Default.
+	Pinned *float64
 }
 
 // Check returns an error naming the key when v is not finite, outside
@@ -59,15 +65,23 @@ func (p Param) Range() string {
 }
 
 // Identity returns the parameters of resolved (Resolve's result) that
-// enter a run's identity: all of them but a Late parameter at its
-// Default. Resolve(params, Identity(params, resolved)) is resolved again.
+// enter a run's identity: all of them but a Late parameter at its Default
+// and a Pinned one at its pinned value. Without Pinned parameters,
+// Resolve(params, Identity(params, resolved)) is resolved again.
 func Identity(params []Param, resolved map[string]float64) map[string]float64 {
 	out := make(map[string]float64, len(resolved))
 	for k, v := range resolved {
 		out[k] = v
 	}
 	for _, p := range params {
-		if v, ok := out[p.Key]; p.Late && ok && v == p.Default {
+		v, ok := out[p.Key]
+		switch {
+		case !ok:
+		case p.Pinned != nil:
+			if v == *p.Pinned {
+				delete(out, p.Key)
+			}
+		case p.Late && v == p.Default:
 			delete(out, p.Key)
 		}
 	}

@@ -62,3 +62,30 @@ func TestIdentity(t *testing.T) {
 		}
 	}
 }
+
+// TestIdentityPinned: a Pinned parameter (one that made explicit what
+// earlier runs did implicitly, away from its default) leaves the identity
+// at its pinned value, so those runs keep their ids, and enters it at any
+// other value, its default included.
+func TestIdentityPinned(t *testing.T) {
+	one := 1.0
+	ps := []Param{
+		{Key: "step", Default: 1, Min: 0, Max: 10},
+		{Key: "paper", Default: 0, Min: 0, Max: 1, Integer: true, Pinned: &one},
+	}
+	for _, c := range []struct {
+		set, want map[string]float64
+	}{
+		{nil, map[string]float64{"step": 1, "paper": 0}},
+		{map[string]float64{"paper": 0}, map[string]float64{"step": 1, "paper": 0}},
+		{map[string]float64{"paper": 1}, map[string]float64{"step": 1}},
+	} {
+		r, err := Resolve(ps, c.set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Identity(ps, r); !maps.Equal(got, c.want) {
+			t.Errorf("Identity(Resolve(%v)) = %v, want %v", c.set, got, c.want)
+		}
+	}
+}

@@ -78,9 +78,14 @@ var (
 	paramAcc   = core.Param{Key: "accuracy_base", Doc: "batch b is sized for accuracy D = accuracy_base^-b (Sajed & Sheffet's schedule)", Default: 2, Min: 2, Max: 64, Integer: true}
 	paramS     = core.Param{Key: "S", Doc: "scale factor of the precision, g = ceil(S eps sqrt(N))", Default: 10, Min: 1, Max: 1000}
 	paramRef   = core.Param{Key: "reference_code", Doc: "1: the authors' script's noise (DP-SE: one Laplace draw shared by all arms; Dist-DP-SE: the Polya Gamma scale inverted), never certified", Default: 0, Min: 0, Max: 1, Integer: true}
-	paramPaper = core.Param{Key: "paper_eps", Doc: "1: eps is the paper's Renyi (Theorem 2) or zCDP (rho = eps^2/2) parameter, the preset of the paper's figures, and the claim states what it gives at delta; 0: eps is the target (eps, delta)-DP and the noise is calibrated to it", Default: 0, Min: 0, Max: 1, Integer: true}
+	paramPaper = core.Param{Key: "paper_eps", Doc: "1: eps is the paper's Renyi (Theorem 2) or zCDP (rho = eps^2/2) parameter, the preset of the paper's figures, and the claim states what it gives at delta; 0: eps is the target (eps, delta)-DP and the noise is calibrated to it", Default: 0, Min: 0, Max: 1, Integer: true, Pinned: &paperPinned}
 	paramUser  = core.Param{Key: "per_user", Doc: "1: every user draws her noise share; 0: the batch's total noise is drawn once (same law)", Default: 0, Min: 0, Max: 1, Integer: true}
 )
+
+// paperPinned is paper_eps's pinned value: runs made before the key
+// existed had eps as the paper's parameter, so paper_eps = 1 keeps their
+// ids, and the default, eps as the target, gives runs ids of their own.
+var paperPinned = 1.0
 
 // Algorithms lists the family's entries in the order of the paper's
 // Figure 4. Defaults are those of the authors' script (conf 0.1, crs 1,

@@ -29,12 +29,12 @@ import (
 // also moved to the published code's own instance (numpy-mt19937, seed 2).
 var pinnedIDs = map[string][2]string{
 	// Issue 32: the variants docs/ ships, pinned as they were at 98ad0ae
-	// (before the runner's one run model); the two mab ones re-pinned by
-	// issue 33, whose Renyi / zCDP entries take paper_eps = 1 and whose
-	// DP-SE samples on an exact grid (other runs, so other ids).
+	// (before the runner's one run model); the mab ones re-pinned by issue
+	// 33 where they hold DP-SE, which samples on an exact grid now (other
+	// runs, so other ids).
 	"docs/bco-two-point-smooth-1e7.toml": {"128c86b078bbf668447b98121cbfe55193fdbd84ab620180872f26ccff7cca63", "c856bdf71ba59f10dc059d1da7a12a13c9b71ac08e066376d508bf786d914dbe"},
 	"docs/mab-fig1-script.toml":          {"026e44bffb9f4a5530241b0e54e67e227df6ae39a8467a7321cfe28c762914c3", "cf95181bb7abcada6307f196a5b67e0078757528943962256bc7bfa887ce381f"},
-	"docs/mab-fig4-dc2.toml":             {"029102c0b9379065f31e28e261dcd9ccd796c02f12221c4cae027e3bc640c30f", "35c5205f99c24fa405fab83ee9fdaa6eb0f8f57a12c2052aca4976b95959016b"},
+	"docs/mab-fig4-dc2.toml":             {"01c3e87f1f22d2e993266b0afe77eddba9c78565c5268d1a675eec58fa7c792a", "3bcd132bcab43eafc2f9f3bdfe498a96ffccf4b18cb05a09fbed3460a51579d5"},
 
 	"fig2a.toml":     {"013d69c36fd3a1422dc2b0ec7fa43540383a4d0c55b05857b47813763459006c", "f0d2339dbb8ee6c07dcff1a704b5812047179aa1ca8df09fed5ef01c51a22cee"},
 	"fig2c.toml":     {"0808a5253ce2dddf1b09174219f298991e3bdc086c4e8b5861395b7cd4f4a4b6", "1dae216c3235a8faa533bd2836fa7e531e123389a65e170e5c0ec41c178c38c4"},
@@ -66,11 +66,11 @@ var pinnedIDs = map[string][2]string{
 	"bco-slopes-1e8.toml": {"09f8ca942ca69f477ab144a878ab1812d98bb8cf0711d6d99a9a782077fca616", "c8dd732644c1517af8077ed03dd25fc9ee77b7f42a59787d5f04674626d0aab3"},
 	// Re-pinned once (issue 33): DP-SE's schedule key is accuracy_base (it
 	// was growth, which meant D = growth^-b for it alone) and its noise is
-	// now the exact sampler (new runs); the Renyi and zCDP entries set
-	// paper_eps = 1, eps's former meaning (same runs, new ids). The other
-	// entries keep their ids (mab-fig4's first is unchanged).
-	"mab-fig1.toml": {"001f8db677c56a8df6708233b08bc67c921551b11786486721aedb6879e513bb", "e8ff8857623d3a416e221a796beac79770109e5dad17523de49be78d39951e7f"},
-	"mab-fig4.toml": {"005deb42c22ee2fdb3d980e279265193eb2ade7434fcc443dfb50b3e3a4351f8", "117046c8fa0d7dbc7852a808a3606a834b3b72a30dad781f31d0548c230445a5"},
+	// now the exact sampler (new runs, new ids); the Renyi and zCDP
+	// entries set paper_eps = 1, eps's former meaning, whose runs keep
+	// their ids (core.Param.Pinned). Every other entry keeps its ids.
+	"mab-fig1.toml": {"003862bf6c1da5e5594e5cb6721d515400e3206115333ee9acce64e7a8feb36e", "279fe5a9c30fb594c5313157e82935a5c62e05888532389551fc05c1316dbc3d"},
+	"mab-fig4.toml": {"005deb42c22ee2fdb3d980e279265193eb2ade7434fcc443dfb50b3e3a4351f8", "a04bfc40ba97ed5128ba3a54acf0cd0be97cf4480660d8e9dc06d53120aed501"},
 	// Issue 32: the data-backed kinds of the mab and bco families, on the
 	// MQ2008 stand-in (standInMQ2008).
 	"mab-ltr.toml": {"0255da788e2cabd6c588dd3d1c4d6c83841b593fbbe0449d8e8e1a2d4e3e8eee", "d62bfa8f1f3c21fde12df6cda35ca0556fc316e4ac58a17399d723ba8b5e36bd"},

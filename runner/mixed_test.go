@@ -55,7 +55,8 @@ func sweepFiles(t *testing.T, dir string) []*Report {
 // entries (dp-se's parameter accuracy_base, dist-rdp-se's eps a target
 // (eps, delta)), which made their runs other runs with other ids
 // (runner.TestRunIDsPinned re-pinned then): their 4 runs are done anew
-// beside the old files, which are kept. Both CI readers open both
+// beside the old files, which are kept (with paper_eps = 1 the
+// dist-rdp-se ones keep their ids: TestPaperPresetKeepsLayout2IDs). Both CI readers open both
 // directories. (Mutation control, run: the upgrade leaving a mab row's
 // arms in d fails it, for all 10 mab runs.)
 func TestResumeMixedLayout2(t *testing.T) {
@@ -150,4 +151,49 @@ func TestResumeMixedLayout2(t *testing.T) {
 	requireArrowCheck(t, dir, "--runs", "25", "--done", "25")
 	requireArrowCheck(t, fresh, "--runs", "21", "--done", "21")
 	requirePolarsCheck(t, "sweep", fresh, "--runs", "21")
+}
+
+// TestPaperPresetKeepsLayout2IDs: the layout-2 mab sweep with paper_eps =
+// 1 on dist-rdp-se, the meaning eps had for it before issue 33, plans the
+// run ids the layout-2 release wrote for every entry but dp-se (whose
+// sampler changed, so its runs are other runs): a user who sets the
+// preset resumes those runs with none redone (core.Param.Pinned). Without
+// the pin, dist-rdp-se's ids move (mutation control: Pinned removed from
+// paper_eps fails this test for its 2 runs).
+func TestPaperPresetKeepsLayout2IDs(t *testing.T) {
+	text, err := os.ReadFile(filepath.Join(mixedSweeps, "mab.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	paper := strings.Replace(string(text), "name = \"dist-rdp-se\"\n", "name = \"dist-rdp-se\"\npaper_eps = 1\n", 1)
+	if paper == string(text) {
+		t.Fatal("mab.toml has no dist-rdp-se entry")
+	}
+	file := filepath.Join(t.TempDir(), "mab.toml")
+	if err := os.WriteFile(file, []byte(paper), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := LoadConfig(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := NewPlan(cfg, registry.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := 0
+	for _, r := range plan.Runs {
+		_, err := os.Stat(filepath.Join(mixedDir, outputs.RunsDir, r.ID+".arrow"))
+		switch alg := r.Spec.Algorithm; {
+		case alg == "dp-se" && err == nil:
+			t.Errorf("dp-se run %s kept its layout-2 id: its sampler changed", r.ID)
+		case alg != "dp-se" && err != nil:
+			t.Errorf("%s run %s: not a layout-2 run id: %v", alg, r.ID, err)
+		case alg != "dp-se":
+			kept++
+		}
+	}
+	if kept != 8 {
+		t.Errorf("%d runs kept their layout-2 ids, want 8 (se, dist-dp-se x 2, dist-rdp-se on two instances)", kept)
+	}
 }
