@@ -168,7 +168,7 @@ func tune(points int, class string, d int, R, Ct, G, beta, mu float64, T int, st
 // Since sigma ~ sqrt(ln(1/delta)) / eps, B' - C ~ sqrt(ln(1/delta)
 // ln(T/delta)) / eps <= ln(T/delta) / eps: the factor of the slides' bound.
 func Kappa(C, sigma float64, T int, delta float64) float64 {
-	return (C + sigma*math.Sqrt(2*math.Log(2*float64(T)/delta))) / C
+	return (C + float64(sigma*math.Sqrt(2*math.Log(2*float64(T)/delta)))) / C
 }
 
 // tuneSlides is the tuning of the slides' black-box reduction for a

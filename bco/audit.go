@@ -64,12 +64,12 @@ func Audit(s Spec, trials int, sigmaScale float64) (*AuditResult, error) {
 	for range trials {
 		a := p.noisy(si, hi, norm)
 		b := p.noisy(si, -hi, norm)
-		s0, q0 = s0+a, q0+a*a
-		s1, q1 = s1+b, q1+b*b
+		s0, q0 = s0+a, q0+float64(a*a)
+		s1, q1 = s1+b, q1+float64(b*b)
 	}
 	n := float64(trials)
 	m0, m1 := s0/n, s1/n
-	v := ((q0 - n*m0*m0) + (q1 - n*m1*m1)) / (2*n - 2)
+	v := ((q0 - float64(n*m0*m0)) + (q1 - float64(n*m1*m1))) / (float64(2*n) - 2)
 	r := &AuditResult{Trials: trials, Sens: 2 * hi, Sigma: recorded, SigmaEmp: math.Sqrt(v)}
 	if !(r.SigmaEmp > 0) {
 		return nil, fmt.Errorf("audit: degenerate releases (sample sd %v): nothing was randomised", r.SigmaEmp)
@@ -77,13 +77,13 @@ func Audit(s Spec, trials int, sigmaScale float64) (*AuditResult, error) {
 	r.MuEmp = math.Abs(m0-m1) / r.SigmaEmp
 	// The difference of two means of n draws has sd sigma sqrt(2/n); the
 	// sd estimate's error is second order for mu of order 1.
-	r.MuSE = math.Sqrt(2/n) * math.Sqrt(1+r.MuEmp*r.MuEmp/4)
+	r.MuSE = math.Sqrt(2/n) * math.Sqrt(1+float64(r.MuEmp*r.MuEmp/4))
 	mu, err := accountant.GDPMu(s.Eps, s.Delta)
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
 	r.MuClaim = mu
-	r.Violation = r.MuEmp > r.MuClaim+AuditZ*r.MuSE
+	r.Violation = r.MuEmp > r.MuClaim+float64(AuditZ*r.MuSE)
 	// The sample sd of 2n normals has standard error about sigma / sqrt(4n).
 	r.NoiseOff = math.Abs(r.SigmaEmp-r.Sigma) > AuditZ*r.Sigma/math.Sqrt(4*n)
 	if math.IsNaN(r.MuEmp) || math.IsNaN(r.MuClaim) {

@@ -413,7 +413,7 @@ func auditTree(ctx context.Context, s Spec, cal *accountant.Calibration, o Audit
 	var exact float64
 	for e := range dir {
 		dir[e] = ref[1][e] - ref[0][e]
-		exact += dir[e] * dir[e]
+		exact += float64(dir[e] * dir[e])
 	}
 	exact = math.Sqrt(exact)
 	if !(exact > 0) || math.IsInf(exact, 0) {
@@ -425,7 +425,7 @@ func auditTree(ctx context.Context, s Spec, cal *accountant.Calibration, o Audit
 	proj := func(z []float64) float64 {
 		var p float64
 		for e := range z {
-			p += z[e] * dir[e]
+			p += float64(z[e] * dir[e])
 		}
 		return p
 	}
@@ -462,7 +462,7 @@ func auditTree(ctx context.Context, s Spec, cal *accountant.Calibration, o Audit
 	n := float64(o.Trials)
 	var ss float64
 	for i := range a {
-		ss += (a[i]-ma)*(a[i]-ma) + (b[i]-mb)*(b[i]-mb)
+		ss += float64((a[i]-ma)*(a[i]-ma)) + float64((b[i]-mb)*(b[i]-mb))
 	}
 	df := 2*n - 2
 	res.SD = math.Sqrt(ss / df)
@@ -471,7 +471,7 @@ func auditTree(ctx context.Context, s Spec, cal *accountant.Calibration, o Audit
 	res.Mu = (mb - ma) / res.SD
 	se := math.Sqrt(2 / n) // of (mb - ma)/sd, for unit-variance samples
 	z := distuv.UnitNormal.Quantile(1 - a5)
-	res.MuLo, res.MuHi = res.Mu-z*se, res.Mu+z*se
+	res.MuLo, res.MuHi = res.Mu-float64(z*se), res.Mu+float64(z*se)
 	res.EpsLo = thresholdEpsLo(a, b, s.Delta, a5)
 	for _, v := range []float64{res.Mu, res.MuLo, res.MuHi, res.SD, res.SDLo, res.SDHi, res.EpsLo, res.ClaimMu, res.ClaimEps} {
 		if math.IsNaN(v) {
@@ -520,7 +520,7 @@ func auditClaim(s Spec, cal *accountant.Calibration, levels int) (mu, eps float6
 // deviation from a sum of squares ss with df degrees of freedom.
 func sdInterval(ss, df, alpha float64) (lo, hi float64) {
 	chi := distuv.ChiSquared{K: df}
-	return math.Sqrt(ss / chi.Quantile(1-alpha/2)), math.Sqrt(ss / chi.Quantile(alpha/2))
+	return math.Sqrt(ss / chi.Quantile(1-float64(alpha/2))), math.Sqrt(ss / chi.Quantile(alpha/2))
 }
 
 // treeVerdict decides an audit of tree releases: violation first (the
@@ -555,7 +555,7 @@ func treeVerdict(r *AuditResult, resid [][]float64, d int, alpha float64) string
 	ss := make([]float64, dim)
 	for _, z := range resid {
 		for e, v := range z {
-			ss[e] += v * v
+			ss[e] += float64(v * v)
 		}
 	}
 	for e := range ss {
@@ -571,7 +571,7 @@ func treeVerdict(r *AuditResult, resid [][]float64, d int, alpha float64) string
 		for f := e + 1; f < dim; f++ {
 			var c float64
 			for _, z := range resid {
-				c += z[e] * z[f]
+				c += float64(z[e] * z[f])
 			}
 			rho := c / math.Sqrt(ss[e]*ss[f])
 			if math.Abs(rho)*math.Sqrt(float64(n)) > zc {
@@ -770,5 +770,5 @@ func cpUpper(k, n int, alpha float64) float64 {
 	if k >= n {
 		return 1
 	}
-	return distuv.Beta{Alpha: float64(k + 1), Beta: float64(n - k)}.Quantile(1 - alpha)
+	return distuv.Beta{Alpha: float64(k + 1), Beta: float64(n - k)}.Quantile(1 - float64(alpha))
 }

@@ -60,7 +60,7 @@ func SyntheticTheta(d int, seed uint64) []float64 {
 	var ss float64
 	for j := 0; j < d-1; j++ {
 		theta[j] = r.NormFloat64()
-		ss += theta[j] * theta[j]
+		ss += float64(theta[j] * theta[j])
 	}
 	scale := 0.5 / math.Sqrt(ss)
 	for j := 0; j < d-1; j++ {
@@ -204,7 +204,7 @@ func (in *ltr) next(i int) *actionSet {
 func dot(a, b []float64) float64 {
 	var s float64
 	for i, v := range a {
-		s += v * b[i]
+		s += float64(v * b[i])
 	}
 	return s
 }

@@ -135,5 +135,5 @@ func onGrid(dst, src []float64, gamma float64) {
 // toGrid rounds v to the nearest multiple of gamma, ties to even (gamma a
 // power of two: the scaling is exact).
 func toGrid(v, gamma float64) float64 {
-	return math.RoundToEven(v/gamma) * gamma
+	return float64(math.RoundToEven(v/gamma) * gamma)
 }

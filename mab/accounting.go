@@ -122,7 +122,7 @@ func batchClaim(alg Algorithm, eps, delta float64, params map[string]float64, n 
 // alpha d^2/(2 mu) + min(((2 alpha - 1) d^2 + 6 d)/(4 mu^2), 3 d/(2 mu)).
 func skellamRDP(mu, d float64) func(alpha float64) float64 {
 	return func(a float64) float64 {
-		return a*d*d/(2*mu) + math.Min(((2*a-1)*d*d+6*d)/(4*mu*mu), 3*d/(2*mu))
+		return a*d*d/(2*mu) + math.Min((float64((float64(2*a)-1)*d*d)+float64(6*d))/(4*mu*mu), 3*d/(2*mu))
 	}
 }
 
@@ -140,14 +140,14 @@ func dgaussSumRDP(d, s2 float64, n int64) func(alpha float64) float64 {
 		term := math.Exp(-2 * math.Pi * math.Pi * s2 * float64(k) / float64(k+1))
 		tau += term
 		if k == 100000 || term < 1e-300 {
-			tau += float64(n-1-k) * term
+			tau += float64(float64(n-1-k) * term)
 			break
 		}
 	}
 	tau *= 10
 	r := d / math.Sqrt(float64(n)*s2)
 	return func(a float64) float64 {
-		return math.Min(a/2*r*r+tau, a/2*(r+tau)*(r+tau))
+		return math.Min(float64(a/2*r*r)+tau, a/2*(r+tau)*(r+tau))
 	}
 }
 
@@ -160,7 +160,7 @@ func dgaussSumRDP(d, s2 float64, n int64) func(alpha float64) float64 {
 func rdpToDP(curve func(float64) float64, delta float64, integer bool) float64 {
 	best := math.Inf(1)
 	eval := func(a float64) {
-		e := curve(a) + (math.Log(1/delta)+(a-1)*math.Log1p(-1/a)-math.Log(a))/(a-1)
+		e := curve(a) + (math.Log(1/delta)+float64((a-1)*math.Log1p(-1/a))-math.Log(a))/(a-1)
 		best = math.Min(best, math.Max(e, 0))
 	}
 	if integer {
@@ -169,7 +169,7 @@ func rdpToDP(curve func(float64) float64, delta float64, integer bool) float64 {
 		}
 		return best
 	}
-	for a := 1.01; a <= 1e4; a = 1 + (a-1)*1.002 {
+	for a := 1.01; a <= 1e4; a = 1 + float64((a-1)*1.002) {
 		eval(a)
 	}
 	return best

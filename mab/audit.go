@@ -143,5 +143,5 @@ func cpUpper(k, n int, a float64) float64 {
 	if k == n {
 		return 1
 	}
-	return distuv.Beta{Alpha: float64(k + 1), Beta: float64(n - k)}.Quantile(1 - a)
+	return distuv.Beta{Alpha: float64(k + 1), Beta: float64(n - k)}.Quantile(1 - float64(a))
 }

@@ -92,7 +92,7 @@ func (s *secagg) params(n int64) (g, tau int64) {
 	switch s.kind {
 	case noiseSkellam:
 		g = int64(math.Ceil(s.scale * s.eps * sq))
-		tau = int64(math.Ceil(2*float64(g)*l/s.eps + math.Sqrt2*l))
+		tau = int64(math.Ceil(2*float64(g)*l/s.eps + float64(math.Sqrt2*l)))
 	case noiseDGauss:
 		g = int64(math.Ceil(s.scale * s.eps * sq))
 		tau = int64(math.Ceil(float64(g) * math.Sqrt(2*l) / s.eps))
@@ -173,7 +173,7 @@ func (s *secagg) aggregate() bool {
 }
 
 func (s *secagg) add(i int, x float64) {
-	xg := x * float64(s.g)
+	xg := float64(x * float64(s.g))
 	fl := math.Floor(xg)
 	xh := int64(fl)
 	if s.enc.Float64() < xg-fl {

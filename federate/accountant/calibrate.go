@@ -271,7 +271,7 @@ func PaperSDPSigma(eps, delta float64, kappa, m, t int) (float64, error) {
 // Request.S says otherwise).
 func PaperWidth(r Request, sigma0 float64, kappa, k int) (lambda float64, w Width) {
 	sigTot := sigma0 * math.Sqrt(float64(sources(r))*float64(kappa))
-	big := sigTot * (math.Sqrt(float64(r.D)) + math.Sqrt(math.Log(float64(k)/r.Alpha)))
+	big := float64(sigTot * (math.Sqrt(float64(r.D)) + math.Sqrt(math.Log(float64(k)/r.Alpha))))
 	lambda = math.Max(1, 2*big)
 	lamMin := lambda - big
 	w = Width{Crs: 1, R: r.R, S: defaultS(r.S, 1), C0: 2 * math.Log(1/r.Alpha),
@@ -318,7 +318,7 @@ func ExactLDPSigma(eps, delta float64, kappa int, relation string) (float64, err
 	if mu == 0 {
 		return 0, fmt.Errorf("exact LDP sigma: %w: no noise level certifies eps = %v, delta = %v", ErrInvalid, eps, delta)
 	}
-	sigma := up(math.Sqrt(float64(kappa)) * math.Sqrt(g*g+b*b) / mu)
+	sigma := up(math.Sqrt(float64(kappa)) * math.Sqrt(float64(g*g)+float64(b*b)) / mu)
 	// TreeMu rounds mu up, which can push the largest feasible mu just over
 	// the edge: step sigma up by a few ulps until the postcondition holds.
 	for i := 0; i < 64; i++ {

@@ -72,7 +72,7 @@ func DiscreteSensitivities(relation string, gamma float64, d int) (gram, bias fl
 	if mutation.On("M18") { // the rounding not charged
 		c = 0
 	}
-	return up(g + c*gamma*float64(d)), up(b + c*gamma*math.Sqrt(float64(d))), nil
+	return up(g + float64(c*gamma*float64(d))), up(b + float64(c*gamma*math.Sqrt(float64(d)))), nil
 }
 
 // DiscreteRho returns the zCDP rho of one run's releases with discrete
@@ -101,15 +101,15 @@ func DiscreteRho(r Request, sigma float64, kappa int) (float64, error) {
 		if err != nil {
 			return 0, fmt.Errorf("discrete rho: %w", err)
 		}
-		return up(float64(kappa) * up(g*g+b*b) / (2 * sigma * sigma)), nil
+		return up(float64(kappa) * up(float64(g*g)+float64(b*b)) / (2 * sigma * sigma)), nil
 	case ModelUserLDP, ModelUserLDPGLM:
 		g, b, err := DiscreteSensitivities(ReplaceOne, gamma, r.D)
 		if err != nil {
 			return 0, fmt.Errorf("discrete rho: %w", err)
 		}
-		s := g*g + b*b
+		s := float64(g*g) + float64(b*b)
 		if r.Model == ModelUserLDPGLM {
-			s += b * b // the gradient (g(x.theta) - y) x: norm <= 1, rounded like x y
+			s += float64(b * b) // the gradient (g(x.theta) - y) x: norm <= 1, rounded like x y
 		}
 		return up(up(s) / (2 * sigma * sigma)), nil
 	}

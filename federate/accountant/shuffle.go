@@ -119,8 +119,8 @@ func AdvancedComposition(epsS, deltaS float64, k int, deltaP float64) (eps, delt
 		return 0, 0, fmt.Errorf("advanced composition: %w", err)
 	}
 	kf := float64(k)
-	adv := math.Sqrt(2*kf*math.Log(1/deltaP))*epsS + kf*epsS*math.Expm1(epsS)
-	return up(math.Min(adv, kf*epsS)), up(kf*deltaS + deltaP), nil
+	adv := float64(math.Sqrt(2*kf*math.Log(1/deltaP))*epsS) + float64(kf*epsS*math.Expm1(epsS))
+	return up(math.Min(adv, kf*epsS)), up(float64(kf*deltaS) + deltaP), nil
 }
 
 // AmplifiedTree is the result of the shuffle-amplification accountant for
@@ -228,11 +228,11 @@ func shuffleTree(sigma float64, kappa, m, b int, delta float64, relation string,
 	delta0 := deltaS / 2 / ((math.Exp(res.Regime) + 1) * 1.5 * float64(m))
 	epsMax := 0.0
 	for l := 0; l < kappa; l++ {
-		n := float64(b) * math.Exp2(float64(l))
-		clones := [...]float64{math.Sqrt2 * (n + 1), 2*n + 1}
+		n := float64(float64(b) * math.Exp2(float64(l)))
+		clones := [...]float64{float64(math.Sqrt2 * (n + 1)), float64(2*n) + 1}
 		if d > 0 {
-			clones[0] = up(clones[0] + (n+1)*gamma*float64(d))
-			clones[1] = up(clones[1] + (n+1)*gamma*math.Sqrt(float64(d)))
+			clones[0] = up(clones[0] + float64((n+1)*gamma*float64(d)))
+			clones[1] = up(clones[1] + float64((n+1)*gamma*math.Sqrt(float64(d))))
 		}
 		for _, s := range [...]struct{ adj, clone float64 }{{g, clones[0]}, {bs, clones[1]}} { // Gram, bias
 			unamp := releaseEps(s.adj, deltaS)

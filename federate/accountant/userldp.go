@@ -27,9 +27,9 @@ func (userLDP) private() bool { return true }
 // sensitivity is the L2 replace-one sensitivity of all of a user's reports.
 func (u userLDP) sensitivity() float64 {
 	g, b, _ := Sensitivities(ReplaceOne)
-	s := g*g + b*b
+	s := float64(g*g) + float64(b*b)
 	if u.glm && !mutation.On("M7") {
-		s += b * b // the gradient, norm <= 1 like x y
+		s += float64(b * b) // the gradient, norm <= 1 like x y
 	}
 	return math.Sqrt(s)
 }

@@ -118,7 +118,7 @@ func (shuffleVec) paperSigma(r Request, kappa int) (float64, string, error) {
 // the packed Gram x x^T, 2 for the bias x y).
 func vecStreams(d int) []struct{ entries, dv float64 } {
 	df := float64(d)
-	return []struct{ entries, dv float64 }{{df * (df + 1) / 2, math.Sqrt2}, {df, 2}}
+	return []struct{ entries, dv float64 }{{float64(df * (df + 1) / 2), math.Sqrt2}, {df, 2}}
 }
 
 func (shuffleVec) exactSigma(r Request, kappa int) (float64, string, error) {
@@ -243,7 +243,7 @@ func VecSumBound(r Request, sigma float64, kappa int) (float64, error) {
 		return 0, err
 	}
 	streams := vecStreams(r.D)
-	coords := float64(kappa) * (streams[0].entries + streams[1].entries)
+	coords := float64(float64(kappa) * (streams[0].entries + streams[1].entries))
 	exits := r.Delta / 1000
 	var a, s2 float64
 	fits := vecSumRuns(r, sigma, kappa, func(float64) float64 { return exits / coords }, func(ra, rs2 float64) bool {
@@ -301,7 +301,7 @@ func encodingDistance(g, dv, entries float64) (dm, d2 float64) {
 	if mutation.On("M5") {
 		rounding = 0
 	}
-	return dm, math.Min(g*dv+rounding, dm*math.Sqrt(entries))
+	return dm, math.Min(float64(g*dv)+rounding, dm*math.Sqrt(entries))
 }
 
 // binomialLoss bounds the privacy loss of one run of the binomial
@@ -317,7 +317,7 @@ func binomialLoss(N, dm, d1, d2, eta float64) (a, s2 float64, ok bool) {
 	}
 	p, q := VecSumP, 1-VecSumP
 	ks := kearnsSaul(p)
-	mu := N * p
+	mu := float64(N * p)
 	tau := math.Sqrt(2 * N * ks * math.Log(2/eta))
 	lo, hi := mu-tau-dm, mu+tau
 	if lo < 1 || mu+tau+dm > N-1 {
@@ -325,11 +325,11 @@ func binomialLoss(N, dm, d1, d2, eta float64) (a, s2 float64, ok bool) {
 	}
 	rr := func(m float64) float64 { return math.Log((N-m+1)*p) - math.Log(m*q) }
 	c := (rr(hi) - rr(lo)) / (hi - lo) // chord slope, < 0
-	chordMu := rr(lo) + (mu-lo)*c
+	chordMu := rr(lo) + float64((mu-lo)*c)
 	cp := 1/(N-mu+1) + 1/mu // -r'(mu)
 	a1 := math.Max(-c, cp)
 	a0 := math.Max(math.Max(chordMu, -rr(mu)), 0)
-	return a0*d1 + a1*(d2*d2+d1)/2, N * ks * a1 * a1 * d2 * d2, true
+	return float64(a0*d1) + float64(a1*(float64(d2*d2)+d1)/2), N * ks * a1 * a1 * d2 * d2, true
 }
 
 // hockeyEps is the smallest eps = a + c (c >= 0) whose hockey-stick
@@ -353,7 +353,7 @@ func hockeyEps(a, s2, budget float64) (float64, error) {
 func subGaussianHockey(c, s float64) float64 {
 	z := c/s + s
 	if z < 30 {
-		return math.Sqrt(2*math.Pi) * s * math.Exp(c+s*s/2) * math.Erfc(z/math.Sqrt2) / 2
+		return math.Sqrt(2*math.Pi) * s * math.Exp(c+float64(s*s/2)) * math.Erfc(z/math.Sqrt2) / 2
 	}
-	return s * math.Exp(c+s*s/2-z*z/2) / z
+	return s * math.Exp(c+float64(s*s/2)-float64(z*z/2)) / z
 }

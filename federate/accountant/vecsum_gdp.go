@@ -77,15 +77,15 @@ func binomialUnitMuExact(N int64) (float64, error) {
 	p, q := VecSumP, 1-VecSumP
 	s := math.Sqrt(float64(N) * p * q)
 	nf := float64(N)
-	mean := nf * p
-	lo := int64(math.Max(0, math.Floor(mean-45*s)))
-	hi := int64(math.Min(nf, math.Ceil(mean+60*s)))
+	mean := float64(nf * p)
+	lo := int64(math.Max(0, math.Floor(mean-float64(45*s))))
+	hi := int64(math.Min(nf, math.Ceil(mean+float64(60*s))))
 	n := int(hi - lo + 1)
 	logp := make([]float64, n)
 	a, _ := math.Lgamma(nf + 1)
 	b, _ := math.Lgamma(float64(lo) + 1)
 	c, _ := math.Lgamma(nf - float64(lo) + 1)
-	logp[0] = a - b - c + float64(lo)*math.Log(p) + (nf-float64(lo))*math.Log(q)
+	logp[0] = a - b - c + float64(float64(lo)*math.Log(p)) + float64((nf-float64(lo))*math.Log(q))
 	for i := 1; i < n; i++ {
 		k := float64(lo) + float64(i)
 		logp[i] = logp[i-1] + math.Log((nf-k+1)*p/(k*q))
@@ -155,7 +155,7 @@ func normalQuantileLog(l float64) float64 {
 	z := -math.Sqrt(-2 * l)
 	for range 60 {
 		lp := math.Log(0.5 * math.Erfc(-z/math.Sqrt2))
-		dl := math.Exp(-z*z/2 - 0.5*math.Log(2*math.Pi) - lp) // d log Phi / dz
+		dl := math.Exp(float64(-z*z/2) - float64(0.5*math.Log(2*math.Pi)) - lp) // d log Phi / dz
 		step := (lp - l) / dl
 		z -= step
 		if math.Abs(step) < 1e-13*math.Max(1, math.Abs(z)) {
@@ -181,7 +181,7 @@ func VecSumGDPMu(r Request, sigma float64, kappa int) (float64, error) {
 		}
 		for _, st := range vecStreams(r.D) {
 			_, d2 := encodingDistance(node.G, st.dv, st.entries)
-			mu2 += m1 * m1 * d2 * d2
+			mu2 += float64(m1 * m1 * d2 * d2)
 		}
 	}
 	return up(math.Sqrt(mu2)), nil

@@ -105,7 +105,7 @@ func BSRhoSimple(eps, delta float64) (float64, error) {
 // cksLogDelta returns the log of the CKS bound at order alpha > 1:
 // (alpha-1)(alpha rho - eps) + alpha ln(1-1/alpha) - ln(alpha-1).
 func cksLogDelta(rho, eps, alpha float64) float64 {
-	return (alpha-1)*(alpha*rho-eps) + alpha*math.Log1p(-1/alpha) - math.Log(alpha-1)
+	return float64((alpha-1)*(float64(alpha*rho)-eps)) + float64(alpha*math.Log1p(-1/alpha)) - math.Log(alpha-1)
 }
 
 // CKSDelta returns the Canonne-Kamath-Steinke (2020, Proposition 7 / §2.3)
@@ -128,7 +128,7 @@ func CKSDelta(rho, eps float64) (float64, error) {
 }
 
 func cksDelta(rho, eps float64) float64 {
-	g := func(a float64) bool { return (2*a-1)*rho-eps+math.Log1p(-1/a) >= 0 }
+	g := func(a float64) bool { return float64((float64(2*a)-1)*rho)-eps+math.Log1p(-1/a) >= 0 }
 	lo, hi := 1+1e-9, (eps+1)/(2*rho)+2
 	a := hi
 	if g(lo) {
@@ -140,7 +140,7 @@ func cksDelta(rho, eps float64) float64 {
 	// The log-space terms can be large and of opposite signs: margin
 	// relative to their magnitude.
 	mag := math.Abs((a-1)*(a*rho)) + math.Abs((a-1)*eps) + math.Abs(a*math.Log1p(-1/a)) + math.Abs(math.Log(a-1))
-	ld += mag * safety
+	ld += float64(mag * safety)
 	if ld >= 0 {
 		return 1
 	}
