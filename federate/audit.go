@@ -11,6 +11,7 @@ import (
 
 	"github.com/fedbandit/fedbandit/federate/accountant"
 	"github.com/fedbandit/fedbandit/federate/tree"
+	"github.com/fedbandit/fedbandit/internal/fmath"
 	"github.com/fedbandit/fedbandit/internal/rng"
 	"github.com/fedbandit/fedbandit/internal/vec"
 )
@@ -679,7 +680,7 @@ func eventEpsLo(k, j, n int, delta, level float64) float64 {
 	plo := 1 - cpUpper(n-k, n, alpha)
 	qhi := cpUpper(j, n, alpha)
 	if num := plo - delta; num > 0 && qhi > 0 {
-		return math.Max(0, math.Log(num/qhi))
+		return math.Max(0, fmath.Log(num/qhi))
 	}
 	return 0
 }
@@ -758,7 +759,7 @@ func thresholdEpsLo(a, b []float64, delta, level float64) float64 {
 		}
 		fpu, fnu := cpUpper(fp, len(a), alpha), cpUpper(fn, len(b), alpha)
 		if num := 1 - delta - fnu; num > 0 && fpu > 0 {
-			best = math.Max(best, math.Log(num/fpu))
+			best = math.Max(best, fmath.Log(num/fpu))
 		}
 	}
 	return best

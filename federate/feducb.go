@@ -2,6 +2,8 @@ package federate
 
 import (
 	"math"
+
+	"github.com/fedbandit/fedbandit/internal/fmath"
 )
 
 // AlgFedUCB is FedUCB (Dubey & Pentland, NeurIPS 2020; protocol.md section
@@ -17,7 +19,7 @@ const AlgFedUCB = "feducb"
 // sync_threshold is absent: T ln(M T) / (d M), the choice of the distributed-LinUCB analyses
 // (Wang et al. 2020) that FedUCB follows.
 func DefaultSyncThreshold(t, m, d int) float64 {
-	return float64(t) * math.Log(float64(m)*float64(t)) / (float64(d) * float64(m))
+	return float64(t) * fmath.Log(float64(m)*float64(t)) / (float64(d) * float64(m))
 }
 
 // fedUCBParts builds FedUCB: the eager learner, the log-det schedule and

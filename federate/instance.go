@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/fedbandit/fedbandit/internal/fmath"
 	"github.com/fedbandit/fedbandit/internal/numpyrand"
 	"github.com/fedbandit/fedbandit/internal/rng"
 	"github.com/fedbandit/fedbandit/internal/vec"
@@ -150,7 +151,7 @@ func (in *synthetic) link(v float64) float64 {
 }
 
 // logistic is 1/(1+exp(-v)).
-func logistic(v float64) float64 { return 1 / (1 + math.Exp(-v)) }
+func logistic(v float64) float64 { return 1 / (1 + fmath.Exp(-v)) }
 
 func (in *synthetic) next(i int) *actionSet {
 	if in.random.n > 0 {

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 
+	"github.com/fedbandit/fedbandit/internal/fmath"
 	"github.com/fedbandit/fedbandit/internal/rng"
 )
 
@@ -77,10 +78,10 @@ func Synth(w io.Writer, opts SynthOptions) error {
 	sizes := rng.New(key, "docs-per-query")
 	// Documents per query: log-normal with sigma 0.9, clipped to 1..MaxDocs.
 	const sigma = 0.9
-	mu := math.Log(opts.MeanDocs) - sigma*sigma/2
+	mu := fmath.Log(opts.MeanDocs) - sigma*sigma/2
 	docs := make([]int, opts.Queries)
 	for i := range docs {
-		d := int(math.Round(math.Exp(mu + float64(sigma*sizes.NormFloat64()))))
+		d := int(math.Round(fmath.Exp(mu + float64(sigma*sizes.NormFloat64()))))
 		docs[i] = min(max(d, 1), opts.MaxDocs)
 	}
 	if opts.Queries >= 2 {
@@ -191,7 +192,7 @@ func (g *synthGen) doc(r *rand.Rand, label int) {
 			}
 		}
 		covered[s] = float64(c)
-		length[s] = math.Floor(streamScale[s] * math.Exp(0.8*r.NormFloat64()))
+		length[s] = math.Floor(streamScale[s] * fmath.Exp(0.8*r.NormFloat64()))
 		if length[s] < covered[s] {
 			length[s] = covered[s]
 		}
@@ -258,14 +259,14 @@ func (g *synthGen) doc(r *rand.Rand, label int) {
 		f[115+s] = base * (0.8 + float64(0.4*r.Float64()))
 		f[120+s] = base * (0.9 + float64(0.3*r.Float64()))
 	}
-	f[125] = float64(1 + r.IntN(8))                                                    // 126 slashes in URL
-	f[126] = float64(15 + r.IntN(120))                                                 // 127 URL length
-	f[127] = math.Floor(math.Exp(8 + float64(3*r.NormFloat64()) + float64(0.3*rel)))   // 128 inlink number (huge, heavy-tailed)
-	f[128] = float64(r.IntN(60))                                                       // 129 outlink number
-	f[129] = math.Floor(math.Exp(4 + float64(1.5*r.NormFloat64()) + float64(0.2*rel))) // 130 PageRank
-	f[130] = math.Floor(math.Exp(9 + 2*r.NormFloat64()))                               // 131 SiteRank (large)
-	f[131] = float64(r.IntN(30) + 4*label)                                             // 132 QualityScore
-	f[132] = float64(r.IntN(10))                                                       // 133 QualityScore2
+	f[125] = float64(1 + r.IntN(8))                                                     // 126 slashes in URL
+	f[126] = float64(15 + r.IntN(120))                                                  // 127 URL length
+	f[127] = math.Floor(fmath.Exp(8 + float64(3*r.NormFloat64()) + float64(0.3*rel)))   // 128 inlink number (huge, heavy-tailed)
+	f[128] = float64(r.IntN(60))                                                        // 129 outlink number
+	f[129] = math.Floor(fmath.Exp(4 + float64(1.5*r.NormFloat64()) + float64(0.2*rel))) // 130 PageRank
+	f[130] = math.Floor(fmath.Exp(9 + 2*r.NormFloat64()))                               // 131 SiteRank (large)
+	f[131] = float64(r.IntN(30) + 4*label)                                              // 132 QualityScore
+	f[132] = float64(r.IntN(10))                                                        // 133 QualityScore2
 	clicks := 0.0
 	if r.Float64() < 0.05+float64(0.05*rel) {
 		clicks = float64(1 + r.IntN(20))

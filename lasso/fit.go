@@ -21,6 +21,8 @@ import (
 	"slices"
 	"sort"
 	"sync"
+
+	"github.com/fedbandit/fedbandit/internal/fmath"
 )
 
 // Defaults, as in scikit-learn's Lasso and the reference code.
@@ -254,9 +256,9 @@ func LogGrid(hi, lo float64, n int) []float64 {
 		return []float64{hi}
 	}
 	a := make([]float64, n)
-	l0, l1 := float64(math.Log10(lo)), float64(math.Log10(hi))
+	l0, l1 := float64(fmath.Log10(lo)), float64(fmath.Log10(hi))
 	for i := 0; i < n; i++ {
-		a[n-1-i] = math.Pow(10, l0+float64((l1-l0)*float64(i)/float64(n-1)))
+		a[n-1-i] = fmath.Pow(10, l0+float64((l1-l0)*float64(i)/float64(n-1)))
 	}
 	return a
 }
@@ -344,7 +346,7 @@ func CrossValidate(ctx context.Context, folds []*Moments, o Options) (*Result, e
 		}
 		lo := g.alphaMin(o.Positive) * cv.Eps
 		alphas = LogGrid(amax, lo, cv.NAlphas)
-		step = math.Log10(amax/lo) / float64(cv.NAlphas-1)
+		step = fmath.Log10(amax/lo) / float64(cv.NAlphas-1)
 	}
 	for _, a := range alphas {
 		if a <= 0 || math.IsNaN(a) || math.IsInf(a, 0) {
@@ -423,7 +425,7 @@ func CrossValidate(ctx context.Context, folds []*Moments, o Options) (*Result, e
 		last := alphas[len(alphas)-1]
 		path = make([]float64, cv.NAlphas)
 		for i := range path {
-			path[i] = last * math.Pow(10, -step*float64(i+1))
+			path[i] = last * fmath.Pow(10, -step*float64(i+1))
 		}
 		alphas = append(alphas, path...)
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/fedbandit/fedbandit/core"
+	"github.com/fedbandit/fedbandit/internal/fmath"
 )
 
 // Relation is the neighbouring relation of every claim of the family.
@@ -137,7 +138,7 @@ func dgaussSumRDP(d, s2 float64, n int64) func(alpha float64) float64 {
 	// negligible, the rest are bounded by the last one summed.
 	var tau float64
 	for k := int64(1); k < n; k++ {
-		term := math.Exp(-2 * math.Pi * math.Pi * s2 * float64(k) / float64(k+1))
+		term := fmath.Exp(-2 * math.Pi * math.Pi * s2 * float64(k) / float64(k+1))
 		tau += term
 		if k == 100000 || term < 1e-300 {
 			tau += float64(float64(n-1-k) * term)
@@ -160,7 +161,7 @@ func dgaussSumRDP(d, s2 float64, n int64) func(alpha float64) float64 {
 func rdpToDP(curve func(float64) float64, delta float64, integer bool) float64 {
 	best := math.Inf(1)
 	eval := func(a float64) {
-		e := curve(a) + (math.Log(1/delta)+float64((a-1)*math.Log1p(-1/a))-math.Log(a))/(a-1)
+		e := curve(a) + (fmath.Log(1/delta)+float64((a-1)*math.Log1p(-1/a))-fmath.Log(a))/(a-1)
 		best = math.Min(best, math.Max(e, 0))
 	}
 	if integer {

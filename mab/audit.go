@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/fedbandit/fedbandit/core"
+	"github.com/fedbandit/fedbandit/internal/fmath"
 	"github.com/fedbandit/fedbandit/internal/rng"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -114,7 +115,7 @@ func Audit(spec AuditSpec) (AuditResult, error) {
 			}
 			ph := cpLower(kh, spec.Trials, a)
 			pl := cpUpper(kl, spec.Trials, a)
-			if e := math.Log((ph - res.Delta) / pl); ph > res.Delta && e > res.LowerEps {
+			if e := fmath.Log((ph - res.Delta) / pl); ph > res.Delta && e > res.LowerEps {
 				res.LowerEps, res.Threshold = e, c
 			}
 		}

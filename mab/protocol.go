@@ -3,6 +3,8 @@ package mab
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/fedbandit/fedbandit/internal/fmath"
 )
 
 // protocol is how a batch's rewards reach the server: each user's turn
@@ -24,7 +26,7 @@ type protocol interface {
 // logTerm is ln(c k b^2 / conf), the union bound over arms and batches in
 // every width of the paper.
 func logTerm(c float64, k, b int, conf float64) float64 {
-	return math.Log(c * float64(k) * float64(b) * float64(b) / conf)
+	return fmath.Log(c * float64(k) * float64(b) * float64(b) / conf)
 }
 
 // hoeffding is the width of a mean of n rewards in [0, 1]:
@@ -95,7 +97,7 @@ func (p *centralLaplace) width(b, n, k int) float64 {
 // dpseBatch is SS19's batch size for accuracy D = growth^-b:
 // 1 + floor(max(32 ln(8 k b^2/conf)/D^2, 8 ln(4 k b^2/conf)/(D eps))).
 func dpseBatch(b, k int, growth, eps, conf float64) float64 {
-	d := math.Pow(growth, -float64(b))
+	d := fmath.Pow(growth, -float64(b))
 	return 1 + math.Floor(math.Max(32*logTerm(8, k, b, conf)/(d*d), 8*logTerm(4, k, b, conf)/(d*eps)))
 }
 

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/fedbandit/fedbandit/internal/dpnoise"
+	"github.com/fedbandit/fedbandit/internal/fmath"
 )
 
 // Noise of a SecAgg protocol (the paper's Algorithms 2-7).
@@ -88,7 +89,7 @@ func newSecagg(kind string, eps, conf, scale float64, perUser bool, enc *rand.Ra
 // Theorems 1, 2, 4, 5, 6 with the script's choices where it has them).
 func (s *secagg) params(n int64) (g, tau int64) {
 	sq := math.Sqrt(float64(n))
-	l := math.Log(2 / s.conf)
+	l := fmath.Log(2 / s.conf)
 	switch s.kind {
 	case noiseSkellam:
 		g = int64(math.Ceil(s.scale * s.eps * sq))
@@ -112,11 +113,11 @@ func (s *secagg) start(b, n, k int) {
 	s.m = s.n*s.g + 2*s.tau + 1
 	// discrete Laplace with parameter exp(-epsNum/(2^epsBits g)): scale g 2^epsBits / epsNum
 	s.lapNum, s.lapDen = uint64(s.g)<<epsBits, s.epsNum*s.weaken
-	s.polyaP = math.Exp(-float64(s.epsNum) / float64(uint64(s.g)<<epsBits) * float64(s.weaken))
+	s.polyaP = fmath.Exp(-float64(s.epsNum) / float64(uint64(s.g)<<epsBits) * float64(s.weaken))
 	if s.inverted {
 		// DLap(1-p): scale -1/ln(1-p), rounded to a multiple of 2^-20.
 		s.polyaP = -math.Expm1(-float64(s.epsNum) / float64(uint64(s.g)<<epsBits))
-		s.lapNum, s.lapDen = uint64(max(1, math.Round(-1/math.Log(s.polyaP)*(1<<epsBits)))), 1<<epsBits
+		s.lapNum, s.lapDen = uint64(max(1, math.Round(-1/fmath.Log(s.polyaP)*(1<<epsBits)))), 1<<epsBits
 	}
 	if s.kind == noiseSkellam || s.kind == noiseDGauss {
 		s.varNum, s.varDen = shareVariance(s.g, s.n, s.eps)

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/fedbandit/fedbandit/core"
+	"github.com/fedbandit/fedbandit/internal/fmath"
 	"github.com/fedbandit/fedbandit/internal/rng"
 )
 
@@ -140,7 +141,7 @@ func newProtocol(alg Algorithm, eps float64, params map[string]float64, key rng.
 
 // powCap is min(growth^b, limit) without overflow.
 func powCap(growth float64, b, limit int) int {
-	p := math.Pow(growth, float64(b))
+	p := fmath.Pow(growth, float64(b))
 	if p >= float64(limit) {
 		return limit
 	}

@@ -10,22 +10,27 @@
 #    multiply-add (FMADD/FMSUB/FNMADD/FNMSUB) the compiler emitted in this
 #    module's code whose source line is not an explicit math.FMA: any such
 #    line rounds differently on arm64 than on amd64. Fails on any.
-# 2. the main job's preparation (prep ingest + prep fit --cv of the embedded
-#    MQ2008, as `go run ./cmd/run` does), natively and under qemu-aarch64:
-#    the documents' rows (prep verify's row hash when present, else the
-#    manifest's statistics), the fitted theta*'s values, and the artifact
-#    names must agree. documents.parquet's bytes are NOT compared: Snappy's
-#    encoder has architecture-specific paths (issue 35 makes a dataset's
-#    identity the hash of its rows instead).
+# 2. the main job (`run --quick`: prep ingest + prep fit --cv of the
+#    embedded MQ2008 as `go run ./cmd/run` does, and its linear sweep),
+#    natively and under qemu-aarch64: the rows (manifest.json without
+#    documents_sha256), the theta* artifact byte for byte, the run ids and
+#    curves.arrow. documents.parquet's bytes are NOT compared: Snappy's
+#    encoder has architecture-specific paths; while a dataset's identity is
+#    that byte hash (until issue 35), theta* is compared without it and the
+#    main job's run ids and curves are skipped (they carry it).
 # 3. one small sweep of each family (scripts/crossarch/{linear,mab,bco}.toml),
-#    natively and under qemu: curves.arrow byte for byte and the run ids.
-#    Per-run files carry wall_seconds, which no two runs share.
+#    natively, under qemu and (on a CPU that runs it) built with GOAMD64=v3:
+#    curves.arrow byte for byte and the run ids. Per-run files carry
+#    wall_seconds, which no two runs share.
+# 4. the golden and no-fusion unit tests of internal/fmath, mab, bco and
+#    lasso, compiled for arm64 and run under qemu.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/crossarch.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mode=${1:-all}
+export XDG_CACHE_HOME="$work/cache" # the sweeps' timing cache, not the user's
 fail=0
 t0=$(date +%s)
 
@@ -39,7 +44,7 @@ echo "crossarch: built in $(($(date +%s) - t0)) s"
 # --- 1. static scan of the arm64 code -------------------------------------
 module=$(go list -m)
 scan() { # binary
-  go tool objdump "$1" | awk -v mod="$module/" '
+  go tool objdump -s "^$module/" "$1" | awk -v mod="$module/" '
     /^TEXT /{ fn = $2; file = $3; next }
     /\tF(N)?M(ADD|SUB)[DS] / && index(fn, mod) == 1 { split($1, p, ":"); print file "\t" p[1] "\t" p[2] "\t" fn }'
 }
@@ -82,68 +87,112 @@ if ! command -v qemu-aarch64 >/dev/null && ! command -v qemu-aarch64-static >/de
   echo "crossarch: qemu-user installed in $(($(date +%s) - s)) s"
 fi
 qemu=$(command -v qemu-aarch64 || command -v qemu-aarch64-static)
-arm() { "$qemu" "$@"; }
-
-# --- 2. the main job's preparation ------------------------------------------
-s=$(date +%s)
-prep_both() { # name, then the prep arguments with DIR for the dataset
-  local name=$1; shift
-  for a in amd64 arm64; do
-    local args=("${@//DIR/$work/$a-mq2008}")
-    if [ $a = amd64 ]; then "$work/prep-amd64" "${args[@]}"; else arm "$work/prep-arm64" "${args[@]}"; fi \
-      > "$work/$a-$name.out" 2>"$work/$a-$name.err" || { echo "crossarch: $a prep $name failed:"; cat "$work/$a-$name.err"; exit 1; }
-  done
+# quiet runs a command with its log kept aside, shown only if it fails.
+quiet() {
+  if ! "$@" > "$work/cmd.log" 2>&1; then
+    cat "$work/cmd.log"
+    echo "crossarch: failed: $*"
+    exit 1
+  fi
 }
-prep_both ingest ingest datasets/mq2008 --out DIR
-prep_both fit fit DIR --features all --cv
-# The rows: the manifest without the byte hash of documents.parquet.
-for a in amd64 arm64; do
-  grep -v '"documents_sha256"\|"created\|"sha256"\|"path"\|"dir"' "$work/$a-mq2008/manifest.json" > "$work/$a-manifest.rows"
-done
-if ! cmp -s "$work/amd64-manifest.rows" "$work/arm64-manifest.rows"; then
-  echo "crossarch: MQ2008's manifest statistics differ between amd64 and arm64:"
-  diff "$work/amd64-manifest.rows" "$work/arm64-manifest.rows" | head -20
+arm() { quiet "$qemu" "$@"; }
+
+# --- 2. the main job (its preparation: ingest + lasso fit --cv of the
+# embedded MQ2008, partition; then its quick linear sweep) -------------------
+s=$(date +%s)
+quiet "$work/run-amd64" --quick --cache "$work/amd64-cache" --out "$work/amd64-main"
+arm "$work/run-arm64" --quick --cache "$work/arm64-cache" --out "$work/arm64-main"
+ds() { find "$work/$1-cache" -mindepth 2 -maxdepth 2 -type d -name dataset | head -1; }
+da=$(ds amd64)
+dr=$(ds arm64)
+# The rows: the manifest's row count, histogram and feature statistics
+# (everything but the hash of documents.parquet's bytes).
+if ! diff <(grep -v '"documents_sha256"' "$da/manifest.json") <(grep -v '"documents_sha256"' "$dr/manifest.json") > "$work/manifest.diff"; then
+  echo "crossarch: main job: MQ2008's rows differ between amd64 and arm64 (manifest.json):"
+  head -20 "$work/manifest.diff"
   fail=1
 fi
-# theta*: every artifact's values (the JSON without the dataset's byte hash).
-( cd "$work/amd64-mq2008" && find . -name '*.json' ! -name manifest.json | sort ) > "$work/amd64-artifacts"
-( cd "$work/arm64-mq2008" && find . -name '*.json' ! -name manifest.json | sort ) > "$work/arm64-artifacts"
-if ! cmp -s "$work/amd64-artifacts" "$work/arm64-artifacts"; then
-  echo "crossarch: the fit's artifact names differ (they carry the dataset hash: equal once it is a hash of rows, issue 35):"
-  diff "$work/amd64-artifacts" "$work/arm64-artifacts" | head
-  fail=1
+# A dataset whose identity is still documents.parquet's byte hash (before
+# issue 35) carries that hash into the theta* artifact, its name hash and
+# every run id; the values must agree all the same.
+docs_a=$(grep -o '"documents_sha256": *"[0-9a-f]*"' "$da/manifest.json")
+docs_r=$(grep -o '"documents_sha256": *"[0-9a-f]*"' "$dr/manifest.json")
+bytehash=0
+if [ "$docs_a" != "$docs_r" ] && grep -q "${docs_a##*: }" "$da"/instances/*.theta.json 2>/dev/null; then
+  bytehash=1
+  echo "crossarch: note: documents.parquet differs in bytes (Snappy) and the artifacts carry its byte hash: comparing theta* without it, run ids and curves not (issue 35)"
 fi
-nart=0
-while read -r f; do
-  nart=$((nart + 1))
-  a64=$(find "$work/arm64-mq2008" -name "$(basename "$f")" | head -1)
-  [ -n "$a64" ] || a64=$(cd "$work/arm64-mq2008" && find . -name '*.json' ! -name manifest.json | sort | sed -n "${nart}p")
-  if ! diff <(grep -v 'sha256\|"dataset' "$work/amd64-mq2008/$f") <(grep -v 'sha256\|"dataset' "$work/arm64-mq2008/${a64#./}" 2>/dev/null || grep -v 'sha256\|"dataset' "$a64") > "$work/theta.diff"; then
-    echo "crossarch: fit artifact $f differs between amd64 and arm64:"
-    head -20 "$work/theta.diff"
+ta=$(cd "$da/instances" && ls ./*.theta.json)
+tr=$(cd "$dr/instances" && ls ./*.theta.json)
+if [ "$ta" != "$tr" ] || [ -z "$ta" ]; then
+  echo "crossarch: main job: theta* artifacts differ in name: amd64 [$ta], arm64 [$tr]"
+  fail=1
+else
+  for t in $ta; do
+    if [ $bytehash = 1 ]; then
+      filt() { grep -v '"dataset_sha256"\|"theta_sha256"' "$1"; }
+    else
+      filt() { cat "$1"; }
+    fi
+    if ! diff <(filt "$da/instances/$t") <(filt "$dr/instances/$t") > "$work/theta.diff"; then
+      echo "crossarch: main job: theta* artifact $t differs between amd64 and arm64:"
+      head -20 "$work/theta.diff"
+      fail=1
+    fi
+  done
+fi
+if [ $bytehash = 0 ]; then
+  ids() { grep -o '"id": *"[0-9a-f]*"' "$1/manifest.json" | sort; }
+  if [ "$(ids "$work/amd64-main")" != "$(ids "$work/arm64-main")" ]; then
+    echo "crossarch: main job: run ids differ between amd64 and arm64"
     fail=1
   fi
-done < "$work/amd64-artifacts"
-echo "crossarch: MQ2008 ingest + fit --cv ($nart artifact(s)) compared in $(($(date +%s) - s)) s"
+  if ! cmp "$work/amd64-main/curves.arrow" "$work/arm64-main/curves.arrow"; then
+    echo "crossarch: main job: curves.arrow differs between amd64 and arm64"
+    fail=1
+  fi
+fi
+echo "crossarch: main job (quick) compared in $(($(date +%s) - s)) s"
 
 # --- 3. one small sweep per family ---------------------------------------------
+# Also an amd64 build with GOAMD64=v3, where Go fuses some x*y+z too, when
+# this CPU runs it (AVX2, FMA; no qemu needed).
+variants="arm64"
+if grep -qw avx2 /proc/cpuinfo 2>/dev/null && grep -qw fma /proc/cpuinfo && grep -qw bmi2 /proc/cpuinfo; then
+  GOAMD64=v3 go build -o "$work/run-v3" ./cmd/run
+  variants="arm64 v3"
+fi
+ids() { grep -o '"id": *"[0-9a-f]*"' "$1/manifest.json" | sort; }
 for fam in linear mab bco; do
   s=$(date +%s)
-  "$work/run-amd64" sweep "scripts/crossarch/$fam.toml" --out "$work/amd64-$fam" > /dev/null
-  arm "$work/run-arm64" sweep "scripts/crossarch/$fam.toml" --out "$work/arm64-$fam" > /dev/null
-  ids() { grep -o '"id": *"[0-9a-f]*"' "$1/manifest.json" | sort; }
-  if [ "$(ids "$work/amd64-$fam")" != "$(ids "$work/arm64-$fam")" ]; then
-    echo "crossarch: $fam: run ids differ between amd64 and arm64"
-    fail=1
-  fi
+  quiet "$work/run-amd64" sweep "scripts/crossarch/$fam.toml" --out "$work/amd64-$fam"
   n=$(ids "$work/amd64-$fam" | wc -l)
   if [ "$n" = 0 ]; then echo "crossarch: $fam: no run ids found"; fail=1; fi
-  if ! cmp "$work/amd64-$fam/curves.arrow" "$work/arm64-$fam/curves.arrow"; then
-    echo "crossarch: $fam: curves.arrow differs between amd64 and arm64"
-    fail=1
-  fi
-  echo "crossarch: $fam sweep ($n runs) compared in $(($(date +%s) - s)) s"
+  for v in $variants; do
+    if [ $v = arm64 ]; then
+      arm "$work/run-arm64" sweep "scripts/crossarch/$fam.toml" --out "$work/$v-$fam"
+    else
+      quiet "$work/run-$v" sweep "scripts/crossarch/$fam.toml" --out "$work/$v-$fam"
+    fi
+    if [ "$(ids "$work/amd64-$fam")" != "$(ids "$work/$v-$fam")" ]; then
+      echo "crossarch: $fam: run ids differ between amd64 and $v"
+      fail=1
+    fi
+    if ! cmp "$work/amd64-$fam/curves.arrow" "$work/$v-$fam/curves.arrow"; then
+      echo "crossarch: $fam: curves.arrow differs between amd64 and $v"
+      fail=1
+    fi
+  done
+  echo "crossarch: $fam sweep ($n runs; amd64 vs $variants) compared in $(($(date +%s) - s)) s"
 done
+
+# --- 4. the golden and no-fusion unit tests, run as arm64 code ----------------
+s=$(date +%s)
+if ! GOARCH=arm64 go test -exec "$qemu" -count=1 -run 'NotFused|Golden' ./internal/fmath/ ./mab/ ./bco/ ./lasso/; then
+  echo "crossarch: a golden or no-fusion test fails on arm64"
+  fail=1
+fi
+echo "crossarch: arm64 unit tests in $(($(date +%s) - s)) s"
 
 echo "crossarch: done in $(($(date +%s) - t0)) s"
 exit $fail

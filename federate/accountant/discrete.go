@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/fedbandit/fedbandit/internal/fmath"
 	"github.com/fedbandit/fedbandit/internal/mutation"
 )
 
@@ -307,7 +308,7 @@ func DiscreteGaussianDelta(sigma2, eps float64, sens int) (float64, error) {
 			ks = ks[:1]
 		}
 		for _, k := range ks {
-			v := math.Exp(-k * k / (2 * sigma2))
+			v := fmath.Exp(-k * k / (2 * sigma2))
 			z += v
 			if k >= l {
 				tl += v
@@ -317,7 +318,7 @@ func DiscreteGaussianDelta(sigma2, eps float64, sens int) (float64, error) {
 			}
 		}
 	}
-	delta := (tl - math.Exp(eps)*tu) / z
-	margin := (tl + math.Exp(eps)*tu) / z * safety * 4
+	delta := (tl - fmath.Exp(eps)*tu) / z
+	margin := (tl + fmath.Exp(eps)*tu) / z * safety * 4
 	return math.Min(1, math.Max(0, up(delta+margin))), nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/fedbandit/fedbandit/internal/fmath"
 	"github.com/fedbandit/fedbandit/internal/mutation"
 )
 
@@ -30,7 +31,7 @@ func gdpDelta(mu, eps float64) float64 {
 	a := phi(xa)
 	b := 0.0
 	if eps < 700 {
-		b = float64(math.Exp(eps) * phi(xb))
+		b = float64(fmath.Exp(eps) * phi(xb))
 	}
 	// Rounding the argument x of Phi by one ulp changes Phi(x) by a relative
 	// amount of about x^2 ulps in the tail, erfc and exp add a few ulps, and
@@ -80,7 +81,7 @@ func gdpEps(mu, delta float64) float64 {
 	if ok(0) {
 		return 0
 	}
-	hi := float64(mu*(mu/2)) + float64(mu*math.Sqrt(2*math.Log(1/delta))) + 1
+	hi := float64(mu*(mu/2)) + float64(mu*math.Sqrt(2*fmath.Log(1/delta))) + 1
 	if !finite(hi) {
 		hi = math.MaxFloat64 // mu near sqrt(MaxFloat64): delta(MaxFloat64) is 0
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/fedbandit/fedbandit/internal/fmath"
 	"github.com/fedbandit/fedbandit/internal/mutation"
 )
 
@@ -38,11 +39,11 @@ func (u userLDP) sensitivity() float64 {
 // summand: sqrt(DeltaG^2 + Deltab^2) sqrt(2 ln(1.25/delta)) / eps under
 // replacement.
 func UserLDPSigma(eps, delta float64) float64 {
-	return userLDP{}.sensitivity() * math.Sqrt(2*math.Log(1.25/delta)) / eps
+	return userLDP{}.sensitivity() * math.Sqrt(2*fmath.Log(1.25/delta)) / eps
 }
 
 func (u userLDP) classic(r Request) float64 {
-	return u.sensitivity() * math.Sqrt(2*math.Log(1.25/r.Delta)) / r.Eps
+	return u.sensitivity() * math.Sqrt(2*fmath.Log(1.25/r.Delta)) / r.Eps
 }
 
 func (u userLDP) referenceSigma(r Request, _ int) float64 { return u.classic(r) }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/fedbandit/fedbandit/internal/fmath"
 	"github.com/fedbandit/fedbandit/internal/mutation"
 )
 
@@ -44,7 +45,7 @@ func VecSumParams(r Request, sigma float64, n int) VecSumNode {
 	nf := float64(n)
 	g := math.Max(math.Max(2*math.Sqrt(nf), float64(r.D)), 4)
 	if r.Preset == PresetReferenceCode {
-		l := math.Log(float64(r.D) * float64(r.D) / r.Delta)
+		l := fmath.Log(float64(r.D) * float64(r.D) / r.Delta)
 		b := g * g * l * l / (r.Eps * r.Eps * nf)
 		return VecSumNode{N: n, G: g, B: b, Draws: int64(math.Floor(b))}
 	}
@@ -55,7 +56,7 @@ func VecSumParams(r Request, sigma float64, n int) VecSumNode {
 // ReferenceVecSumSigma is the decoded noise standard deviation per entry
 // of the published code's P_Vec (real b): sqrt(p (1-p)) ln(d^2/delta)/eps.
 func ReferenceVecSumSigma(eps, delta float64, d int) float64 {
-	return math.Sqrt(VecSumP*(1-VecSumP)) * math.Log(float64(d)*float64(d)/delta) / eps
+	return math.Sqrt(VecSumP*(1-VecSumP)) * fmath.Log(float64(d)*float64(d)/delta) / eps
 }
 
 // ReferenceVecSumLambda is the published code's regulariser for P_TVec:
@@ -64,7 +65,7 @@ func ReferenceVecSumSigma(eps, delta float64, d int) float64 {
 // draw per entry for all silos).
 func ReferenceVecSumLambda(eps, delta float64, n, d int, alpha float64) float64 {
 	N := float64(n)
-	s := math.Sqrt(N*math.Log(1/delta)) * math.Log(N*float64(d)*float64(d)/delta) / eps
+	s := math.Sqrt(N*fmath.Log(1/delta)) * fmath.Log(N*float64(d)*float64(d)/delta) / eps
 	return ReferenceLambda(s, n, 1, d, alpha)
 }
 
@@ -94,7 +95,7 @@ func (shuffleVec) referenceSigma(r Request, _ int) float64 {
 // level's run meets (eps0, delta0)).
 func (shuffleVec) paperSigma(r Request, kappa int) (float64, string, error) {
 	k := float64(kappa)
-	eps0 := r.Eps / 2 / (2 * math.Sqrt(2*k*math.Log(4/r.Delta)))
+	eps0 := r.Eps / 2 / (2 * math.Sqrt(2*k*fmath.Log(4/r.Delta)))
 	delta0 := r.Delta / (4 * k)
 	ok := func(sigma float64) bool {
 		return vecSumRuns(r, sigma, kappa, func(entries float64) float64 { return delta0 / 1000 / entries },
@@ -206,7 +207,7 @@ func kearnsSaul(p float64) float64 {
 	if p == 0.5 {
 		return 0.25
 	}
-	return (1 - 2*p) / (2 * math.Log((1-p)/p))
+	return (1 - 2*p) / (2 * fmath.Log((1-p)/p))
 }
 
 // VecSumBound returns an eps, at r.Delta, that P_TVec certifies with noise
@@ -318,12 +319,12 @@ func binomialLoss(N, dm, d1, d2, eta float64) (a, s2 float64, ok bool) {
 	p, q := VecSumP, 1-VecSumP
 	ks := kearnsSaul(p)
 	mu := float64(N * p)
-	tau := math.Sqrt(2 * N * ks * math.Log(2/eta))
+	tau := math.Sqrt(2 * N * ks * fmath.Log(2/eta))
 	lo, hi := mu-tau-dm, mu+tau
 	if lo < 1 || mu+tau+dm > N-1 {
 		return 0, 0, false
 	}
-	rr := func(m float64) float64 { return math.Log((N-m+1)*p) - math.Log(m*q) }
+	rr := func(m float64) float64 { return fmath.Log((N-m+1)*p) - fmath.Log(m*q) }
 	c := (rr(hi) - rr(lo)) / (hi - lo) // chord slope, < 0
 	chordMu := rr(lo) + float64((mu-lo)*c)
 	cp := 1/(N-mu+1) + 1/mu // -r'(mu)
@@ -340,7 +341,7 @@ func hockeyEps(a, s2, budget float64) (float64, error) {
 	// <= sqrt(2 pi) S e^(c + S^2/2) Phi-bar(c/S + S) for c >= 0.
 	sd := math.Sqrt(s2)
 	ok := func(c float64) bool { return subGaussianHockey(c, sd) <= budget }
-	hi := sd * math.Sqrt(2*math.Log(1/budget)) // P(G > hi) <= budget
+	hi := sd * math.Sqrt(2*fmath.Log(1/budget)) // P(G > hi) <= budget
 	if !ok(hi) {
 		return 0, fmt.Errorf("P_TVec bound: no eps found (S = %v, A = %v)", sd, a)
 	}
@@ -353,7 +354,7 @@ func hockeyEps(a, s2, budget float64) (float64, error) {
 func subGaussianHockey(c, s float64) float64 {
 	z := c/s + s
 	if z < 30 {
-		return math.Sqrt(2*math.Pi) * s * math.Exp(c+float64(s*s/2)) * math.Erfc(z/math.Sqrt2) / 2
+		return math.Sqrt(2*math.Pi) * s * fmath.Exp(c+float64(s*s/2)) * math.Erfc(z/math.Sqrt2) / 2
 	}
-	return s * math.Exp(c+float64(s*s/2)-float64(z*z/2)) / z
+	return s * fmath.Exp(c+float64(s*s/2)-float64(z*z/2)) / z
 }

@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"math/bits"
 	"math/rand/v2"
+
+	"github.com/fedbandit/fedbandit/internal/fmath"
 )
 
 // BinomialQuarter returns a draw of Binomial(n, 1/4) exactly, for every
@@ -186,7 +188,7 @@ func acceptHalf(src rand.Source, m, a uint64, i int64, s uint64, filter bool) bo
 		lnLo, lnHi := squeezeBounds(m, t)
 		sl := float64(s) * math.Ln2
 		xHi := float64(sl*(1+0x1p-48)) + float64(lnHi*(1-0x1p-48))
-		e := math.Exp(xHi)
+		e := fmath.Exp(xHi)
 		if uLo >= math.Max(e*(1+0x1p-40), 0x1p-1000) {
 			return false
 		}
@@ -201,7 +203,7 @@ func acceptHalf(src rand.Source, m, a uint64, i int64, s uint64, filter bool) bo
 			}
 			// logAccept: ln A to within b.
 			l, b := logAccept(m, a, i, s)
-			el := math.Exp(l - b) // within 2^-41 of exp(l-b), relatively
+			el := fmath.Exp(l - b) // within 2^-41 of exp(l-b), relatively
 			lo = el * (1 - 0x1p-40)
 			var hi float64
 			if b <= 0x1p-10 {
@@ -209,7 +211,7 @@ func acceptHalf(src rand.Source, m, a uint64, i int64, s uint64, filter bool) bo
 				// covers the two roundings.
 				hi = el * (1 + 0x1p-40) * (1 + float64(4*b)) * (1 + 0x1p-50)
 			} else {
-				hi = math.Exp(l+b) * (1 + 0x1p-40)
+				hi = fmath.Exp(l+b) * (1 + 0x1p-40)
 			}
 			if lo > 1 {
 				panic("dpnoise.BinomialHalf: acceptance probability above 1 (envelope violated)")

@@ -10,6 +10,8 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+
+	"github.com/fedbandit/fedbandit/internal/fmath"
 )
 
 // zigLayers is the number of layers of the ziggurat and zigBits =
@@ -251,8 +253,8 @@ func (c *Sampler) slow(w uint32) float64 {
 			}
 			var t float64
 			for {
-				t = -math.Log(c.uniform()) / zigR
-				if y := -math.Log(c.uniform()); y+y >= t*t {
+				t = -fmath.Log(c.uniform()) / zigR
+				if y := -fmath.Log(c.uniform()); y+y >= t*t {
 					break
 				}
 			}
@@ -285,7 +287,7 @@ func zigWedgeAccept(i uint32, x, u float64) bool {
 
 // zigWedgeExact is the ziggurat's wedge test.
 func zigWedgeExact(i uint32, x, u float64) bool {
-	return zigF[i]+float64(u*(zigF[i-1]-zigF[i])) < math.Exp(-0.5*x*x)
+	return zigF[i]+float64(u*(zigF[i-1]-zigF[i])) < fmath.Exp(-0.5*x*x)
 }
 
 // zigWedge bounds the density over the wedge of a layer i >= 1, between
@@ -314,7 +316,7 @@ var zigWedges = computeZigWedges()
 // on each side of 1, found by bisection.
 func computeZigWedges() (ws [zigLayers]zigWedge) {
 	const m = 1 << (31 - zigBits)
-	f := func(x float64) float64 { return math.Exp(-0.5 * x * x) }
+	f := func(x float64) float64 { return fmath.Exp(-0.5 * x * x) }
 	for i := 1; i < zigLayers; i++ {
 		a, b := float64(zigW[i-1]*m), float64(zigW[i]*m)
 		if i == 1 {
