@@ -599,8 +599,8 @@ func auditSchedule(ctx context.Context, s Spec, cal *accountant.Calibration, o A
 	// it lies in (1/4, 1); otherwise the audit sets D to put it at 1/2.
 	note := ""
 	if a, _ := LookupAlgorithm(s.Algorithm); a.AdaptiveSchedule {
-		if b := cal.Lambda * math.Expm1(s.Params["sync_threshold"]); !(b > 0.25 && b < 1) {
-			s.Params = map[string]float64{"sync_threshold": math.Log1p(0.5 / cal.Lambda)}
+		if b := cal.Lambda * fmath.Expm1(s.Params["sync_threshold"]); !(b > 0.25 && b < 1) {
+			s.Params = map[string]float64{"sync_threshold": fmath.Log1p(0.5 / cal.Lambda)}
 			note = fmt.Sprintf("; sync threshold D = %.6g (boundary ||x_1||^2 = 1/2)", s.Params["sync_threshold"])
 		}
 	}

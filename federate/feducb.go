@@ -1,10 +1,6 @@
 package federate
 
-import (
-	"math"
-
-	"github.com/fedbandit/fedbandit/internal/fmath"
-)
+import "github.com/fedbandit/fedbandit/internal/fmath"
 
 // AlgFedUCB is FedUCB (Dubey & Pentland, NeurIPS 2020; protocol.md section
 // 7): the eager learner, a synchronisation whenever a silo's log-det
@@ -49,7 +45,7 @@ type logDetSchedule struct {
 	last      int       // round of the last synchronisation
 }
 
-func (l *logDetSchedule) observed(i int, q float64) { l.logdet[i] += math.Log1p(q) }
+func (l *logDetSchedule) observed(i int, q float64) { l.logdet[i] += fmath.Log1p(q) }
 
 func (l *logDetSchedule) due(t int) bool {
 	limit := l.threshold / float64(t-l.last)

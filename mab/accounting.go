@@ -161,7 +161,7 @@ func dgaussSumRDP(d, s2 float64, n int64) func(alpha float64) float64 {
 func rdpToDP(curve func(float64) float64, delta float64, integer bool) float64 {
 	best := math.Inf(1)
 	eval := func(a float64) {
-		e := curve(a) + (fmath.Log(1/delta)+float64((a-1)*math.Log1p(-1/a))-fmath.Log(a))/(a-1)
+		e := curve(a) + (fmath.Log(1/delta)+float64((a-1)*fmath.Log1p(-1/a))-fmath.Log(a))/(a-1)
 		best = math.Min(best, math.Max(e, 0))
 	}
 	if integer {

@@ -116,7 +116,7 @@ func (s *secagg) start(b, n, k int) {
 	s.polyaP = fmath.Exp(-float64(s.epsNum) / float64(uint64(s.g)<<epsBits) * float64(s.weaken))
 	if s.inverted {
 		// DLap(1-p): scale -1/ln(1-p), rounded to a multiple of 2^-20.
-		s.polyaP = -math.Expm1(-float64(s.epsNum) / float64(uint64(s.g)<<epsBits))
+		s.polyaP = -fmath.Expm1(-float64(s.epsNum) / float64(uint64(s.g)<<epsBits))
 		s.lapNum, s.lapDen = uint64(max(1, math.Round(-1/fmath.Log(s.polyaP)*(1<<epsBits)))), 1<<epsBits
 	}
 	if s.kind == noiseSkellam || s.kind == noiseDGauss {

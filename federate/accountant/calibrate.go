@@ -202,7 +202,7 @@ func ReferenceLDPSigma(eps, delta float64, n int) float64 {
 // sigma = sqrt(N ln(1/delta) ln(1 + N/(T delta)) ln(M N/delta)) / (eps sqrt(M)).
 func ReferenceSDPSigma(eps, delta float64, n, m, t int) float64 {
 	N, M, T := float64(n), float64(m), float64(t)
-	return math.Sqrt(N*fmath.Log(1/delta)*math.Log1p(N/(T*delta))*fmath.Log(M*N/delta)) / (eps * math.Sqrt(M))
+	return math.Sqrt(N*fmath.Log(1/delta)*fmath.Log1p(N/(T*delta))*fmath.Log(M*N/delta)) / (eps * math.Sqrt(M))
 }
 
 // ReferenceLambda is the published code's regulariser: sqrt(M) without

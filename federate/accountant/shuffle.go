@@ -50,7 +50,7 @@ func FMTShuffleEps(eps0 float64, n int, delta float64) (eps float64, amplified b
 	e0 := fmath.Exp(eps0)
 	nf := float64(n)
 	x := (e0 - 1) / (e0 + 1) * (8*math.Sqrt(e0*fmath.Log(4/delta))/math.Sqrt(nf) + 8*e0/nf)
-	eps = up(math.Log1p(x))
+	eps = up(fmath.Log1p(x))
 	if eps >= eps0 {
 		return eps0, false, nil
 	}
@@ -73,8 +73,8 @@ func AppleShuffleEps(eps0 float64, n int, delta float64) (eps float64, amplified
 	nf := float64(n)
 	a := 8 * math.Sqrt(fmath.Exp(eps0)*fmath.Log(4/delta)) / math.Sqrt(nf)
 	c := 8 * fmath.Exp(eps0) / nf
-	e := math.Log1p(a + c)
-	eps = up(math.Log1p((-math.Expm1(-eps0)) / (1 + fmath.Exp(-eps0-e)) * (a + c)))
+	e := fmath.Log1p(a + c)
+	eps = up(fmath.Log1p((-fmath.Expm1(-eps0)) / (1 + fmath.Exp(-eps0-e)) * (a + c)))
 	if eps >= eps0 {
 		return eps0, false, nil
 	}
@@ -121,7 +121,7 @@ func AdvancedComposition(epsS, deltaS float64, k int, deltaP float64) (eps, delt
 		return 0, 0, fmt.Errorf("advanced composition: %w", err)
 	}
 	kf := float64(k)
-	adv := float64(math.Sqrt(2*kf*fmath.Log(1/deltaP))*epsS) + float64(kf*epsS*math.Expm1(epsS))
+	adv := float64(math.Sqrt(2*kf*fmath.Log(1/deltaP))*epsS) + float64(kf*epsS*fmath.Expm1(epsS))
 	return up(math.Min(adv, kf*epsS)), up(float64(kf*deltaS) + deltaP), nil
 }
 

@@ -139,7 +139,7 @@ func logAdd(a, b float64) float64 {
 	if math.IsInf(b, -1) {
 		return a
 	}
-	return a + math.Log1p(fmath.Exp(b-a))
+	return a + fmath.Log1p(fmath.Exp(b-a))
 }
 
 // normalQuantileLog returns Phi^-1(e^l) for l <= log(1/2) (down to about

@@ -107,7 +107,7 @@ func BSRhoSimple(eps, delta float64) (float64, error) {
 // cksLogDelta returns the log of the CKS bound at order alpha > 1:
 // (alpha-1)(alpha rho - eps) + alpha ln(1-1/alpha) - ln(alpha-1).
 func cksLogDelta(rho, eps, alpha float64) float64 {
-	return float64((alpha-1)*(float64(alpha*rho)-eps)) + float64(alpha*math.Log1p(-1/alpha)) - fmath.Log(alpha-1)
+	return float64((alpha-1)*(float64(alpha*rho)-eps)) + float64(alpha*fmath.Log1p(-1/alpha)) - fmath.Log(alpha-1)
 }
 
 // CKSDelta returns the Canonne-Kamath-Steinke (2020, Proposition 7 / §2.3)
@@ -130,7 +130,7 @@ func CKSDelta(rho, eps float64) (float64, error) {
 }
 
 func cksDelta(rho, eps float64) float64 {
-	g := func(a float64) bool { return float64((float64(2*a)-1)*rho)-eps+math.Log1p(-1/a) >= 0 }
+	g := func(a float64) bool { return float64((float64(2*a)-1)*rho)-eps+fmath.Log1p(-1/a) >= 0 }
 	lo, hi := 1+1e-9, (eps+1)/(2*rho)+2
 	a := hi
 	if g(lo) {
@@ -141,7 +141,7 @@ func cksDelta(rho, eps float64) float64 {
 	ld := cksLogDelta(rho, eps, a)
 	// The log-space terms can be large and of opposite signs: margin
 	// relative to their magnitude.
-	mag := math.Abs((a-1)*(a*rho)) + math.Abs((a-1)*eps) + math.Abs(a*math.Log1p(-1/a)) + math.Abs(fmath.Log(a-1))
+	mag := math.Abs((a-1)*(a*rho)) + math.Abs((a-1)*eps) + math.Abs(a*fmath.Log1p(-1/a)) + math.Abs(fmath.Log(a-1))
 	ld += float64(mag * safety)
 	if ld >= 0 {
 		return 1
@@ -187,7 +187,7 @@ func RDPToDP(alpha, tau, delta float64) (float64, error) {
 	if err := checkDelta("delta", delta); err != nil {
 		return 0, fmt.Errorf("RDP to DP: %w", err)
 	}
-	e := tau + (fmath.Log(1/delta)+(alpha-1)*math.Log1p(-1/alpha)-fmath.Log(alpha))/(alpha-1)
+	e := tau + (fmath.Log(1/delta)+(alpha-1)*fmath.Log1p(-1/alpha)-fmath.Log(alpha))/(alpha-1)
 	return math.Max(0, up(e)), nil
 }
 

@@ -272,10 +272,10 @@ func logAccept(m, a uint64, i int64, s uint64) (l, b float64) {
 	e1, e2 := fi/fm, -fi/fa
 	p1, mag1 := phi(e1)
 	p2, mag2 := phi(e2)
-	l1, l2 := math.Log1p(e1), math.Log1p(e2)
+	l1, l2 := fmath.Log1p(e1), fmath.Log1p(e2)
 	var t5 float64
 	if a != m {
-		t5 = float64(fi * math.Log1p(1/fm)) // i ln(a/m), a = m+1
+		t5 = float64(fi * fmath.Log1p(1/fm)) // i ln(a/m), a = m+1
 	}
 	d1, d2, d3, d4 := stirlingErr(fm), stirlingErr(fa), stirlingErr(fm+fi), stirlingErr(fa-fi)
 	sl := float64(float64(s) * math.Ln2)
@@ -305,7 +305,7 @@ func phi(e float64) (v, mag float64) {
 		}
 		return e * e * h, e * e
 	}
-	lp := float64((1 + e) * math.Log1p(e))
+	lp := float64((1 + e) * fmath.Log1p(e))
 	return lp - e, math.Abs(lp) + ae
 }
 

@@ -1,6 +1,7 @@
 // Package fmath holds the elementary functions whose results must not
-// depend on the machine: Exp, Log, Log10 and Pow, bit for bit the same on
-// amd64 (any CPU), arm64 and every other architecture.
+// depend on the machine: Exp, Log, Log10, Pow, Log1p and Expm1, bit for bit
+// the same on amd64 (any CPU, any GOAMD64), arm64 and every other
+// architecture.
 //
 // The standard library's are not: math.Exp is assembly on amd64 with one
 // path for CPUs with FMA and another without (GODEBUG=cpu.fma=off changes
@@ -9,9 +10,11 @@
 // multiply-adds. Here every operation is either a rounded IEEE operation
 // (each product converted, float64(x*y), so that no compiler fuses it) or
 // an explicit math.FMA, which is exact everywhere. The results are those of
-// math.Exp and math.Log on an amd64 CPU with FMA (every CPU the project's
-// pins were measured on), so switching to this package leaves those bytes
-// unchanged; TestMatchesStd checks it on millions of arguments.
+// math's functions on an amd64 CPU with FMA (every CPU the project's pins
+// were measured on), so switching to this package leaves those bytes
+// unchanged; TestMatchesStd checks it on millions of arguments. The
+// standard library's Log1p, Expm1 and Pow are Go, whose multiply-adds the
+// compiler fuses on arm64 and with GOAMD64=v3.
 package fmath
 
 import "math"

@@ -33,10 +33,10 @@ func args(n int) (exp, log, powX, powY []float64) {
 }
 
 // TestMatchesStd: on amd64 with FMA (the machines every pin was measured
-// on) Exp, Log, Log10 and Pow are bit for bit the standard library's, so
+// on) Exp, Log, Log10, Pow, Log1p and Expm1 are bit for bit the standard library's, so
 // using them changes no amd64 result.
 func TestMatchesStd(t *testing.T) {
-	if runtime.GOARCH != "amd64" || !(cpu.X86.HasAVX && cpu.X86.HasFMA) {
+	if runtime.GOARCH != "amd64" || !(cpu.X86.HasAVX && cpu.X86.HasFMA) || stdFused {
 		t.Skip("the standard library's own results differ here (see the package doc); TestGolden covers this machine")
 	}
 	n := 300000
@@ -44,6 +44,7 @@ func TestMatchesStd(t *testing.T) {
 		n = 30000
 	}
 	exp, log, powX, powY := args(n)
+	l1p, em1 := args1p(n)
 	same := func(name string, x, got, want float64) {
 		t.Helper()
 		if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
@@ -66,12 +67,31 @@ func TestMatchesStd(t *testing.T) {
 	for i, x := range powX {
 		same("Pow", x, Pow(x, powY[i]), math.Pow(x, powY[i]))
 	}
+	for _, x := range l1p {
+		same("Log1p", x, Log1p(x), math.Log1p(x))
+	}
+	for _, x := range em1 {
+		same("Expm1", x, Expm1(x), math.Expm1(x))
+	}
+}
+
+// args1p are Log1p's and Expm1's arguments, made like args'.
+func args1p(n int) (log1p, expm1 []float64) {
+	r := rand.New(rand.NewPCG(34, 35))
+	sym := func(scale float64) float64 { return (float64(r.Float64()*2) - 1) * scale }
+	for i := 0; i < n; i++ {
+		log1p = append(log1p, sym(1e-3), float64(r.Float64()*20)-1, sym(1e-9), math.Float64frombits(r.Uint64()>>2))
+		expm1 = append(expm1, sym(1), sym(60), sym(1e-5), sym(0.5))
+	}
+	log1p = append(log1p, -1, -0.5, 0, math.Copysign(0, -1), 1e-20, 0x1p53, math.Inf(1), -2, math.NaN())
+	expm1 = append(expm1, 0, math.Copysign(0, -1), 1e-20, 0.3465, 1.0397, 38.8, 709.78, 710, -40, math.Inf(1), math.Inf(-1), math.NaN())
+	return log1p, expm1
 }
 
 // goldenHash is the sha256 of the bits of every result of TestGolden's
 // arguments, computed on amd64 (where TestMatchesStd ties them to the
 // standard library's).
-const goldenHash = "45ae43ed84225246d5599f60dd5f43cec9cd6d1615ab7a2bf76daff66d0b21a7"
+const goldenHash = "62ac84f99ddf50b7161e5beecb20fe09291f4b089e158500d6c7b15c3982ceca"
 
 // TestGolden: the results are the same bits on every machine: the hash of
 // all of them is pinned, so the test fails on any architecture, CPU or
@@ -90,6 +110,13 @@ func TestGolden(t *testing.T) {
 	}
 	for i, x := range powX {
 		put(Pow(x, powY[i]))
+	}
+	l1p, em1 := args1p(20000)
+	for _, x := range l1p {
+		put(Log1p(x))
+	}
+	for _, x := range em1 {
+		put(Expm1(x))
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != goldenHash {
 		t.Fatalf("results hash %s, pinned %s", got, goldenHash)
