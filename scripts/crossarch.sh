@@ -34,9 +34,8 @@ export XDG_CACHE_HOME="$work/cache" # the sweeps' timing cache, not the user's
 fail=0
 t0=$(date +%s)
 
-echo "crossarch: building cmd/run and cmd/prep for amd64 and arm64"
+echo "crossarch: building cmd/run for amd64, cmd/run and cmd/prep for arm64"
 go build -o "$work/run-amd64" ./cmd/run
-go build -o "$work/prep-amd64" ./cmd/prep
 GOARCH=arm64 go build -o "$work/run-arm64" ./cmd/run
 GOARCH=arm64 go build -o "$work/prep-arm64" ./cmd/prep
 echo "crossarch: built in $(($(date +%s) - t0)) s"
