@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/fedbandit/fedbandit/internal/fmath"
 )
 
 // ErrInvalid is wrapped by every parameter-validation error of this package,
@@ -60,7 +62,7 @@ func checkDelta(name string, d float64) error {
 }
 
 // phi is the standard normal CDF.
-func phi(x float64) float64 { return float64(0.5 * math.Erfc(-x/math.Sqrt2)) }
+func phi(x float64) float64 { return float64(0.5 * fmath.Erfc(-x/math.Sqrt2)) }
 
 // bisectMax returns the largest x in [lo, hi] (to a relative tolerance of
 // 1e-15, or until the float64 midpoint no longer moves) for which ok(x) holds, assuming ok is monotone: true on [lo, x*]

@@ -354,7 +354,7 @@ func hockeyEps(a, s2, budget float64) (float64, error) {
 func subGaussianHockey(c, s float64) float64 {
 	z := c/s + s
 	if z < 30 {
-		return math.Sqrt(2*math.Pi) * s * fmath.Exp(c+float64(s*s/2)) * math.Erfc(z/math.Sqrt2) / 2
+		return math.Sqrt(2*math.Pi) * s * fmath.Exp(c+float64(s*s/2)) * fmath.Erfc(z/math.Sqrt2) / 2
 	}
 	return s * fmath.Exp(c+float64(s*s/2)-float64(z*z/2)) / z
 }

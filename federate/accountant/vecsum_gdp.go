@@ -156,7 +156,7 @@ func normalQuantileLog(l float64) float64 {
 	}
 	z := -math.Sqrt(-2 * l)
 	for range 60 {
-		lp := fmath.Log(0.5 * math.Erfc(-z/math.Sqrt2))
+		lp := fmath.Log(0.5 * fmath.Erfc(-z/math.Sqrt2))
 		dl := fmath.Exp(float64(-z*z/2) - float64(0.5*fmath.Log(2*math.Pi)) - lp) // d log Phi / dz
 		step := (lp - l) / dl
 		z -= step

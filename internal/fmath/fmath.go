@@ -1,6 +1,6 @@
 // Package fmath holds the elementary functions whose results must not
-// depend on the machine: Exp, Log, Log10, Pow, Log1p and Expm1, bit for bit
-// the same on amd64 (any CPU, any GOAMD64), arm64 and every other
+// depend on the machine: Exp, Log, Log10, Pow, Log1p, Expm1 and Erfc, bit
+// for bit the same on amd64 (any CPU, any GOAMD64), arm64 and every other
 // architecture.
 //
 // The standard library's are not: math.Exp is assembly on amd64 with one
@@ -13,8 +13,8 @@
 // math's functions on an amd64 CPU with FMA (every CPU the project's pins
 // were measured on), so switching to this package leaves those bytes
 // unchanged; TestMatchesStd checks it on millions of arguments. The
-// standard library's Log1p, Expm1 and Pow are Go, whose multiply-adds the
-// compiler fuses on arm64 and with GOAMD64=v3.
+// standard library's Log1p, Expm1, Erfc and Pow are Go, whose multiply-adds
+// the compiler fuses on arm64 and with GOAMD64=v3.
 package fmath
 
 import "math"

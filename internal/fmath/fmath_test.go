@@ -33,7 +33,7 @@ func args(n int) (exp, log, powX, powY []float64) {
 }
 
 // TestMatchesStd: on amd64 with FMA (the machines every pin was measured
-// on) Exp, Log, Log10, Pow, Log1p and Expm1 are bit for bit the standard library's, so
+// on) Exp, Log, Log10, Pow, Log1p, Expm1 and Erfc are bit for bit the standard library's, so
 // using them changes no amd64 result.
 func TestMatchesStd(t *testing.T) {
 	if runtime.GOARCH != "amd64" || !(cpu.X86.HasAVX && cpu.X86.HasFMA) || stdFused {
@@ -73,6 +73,20 @@ func TestMatchesStd(t *testing.T) {
 	for _, x := range em1 {
 		same("Expm1", x, Expm1(x), math.Expm1(x))
 	}
+	for _, x := range argsErfc(n) {
+		same("Erfc", x, Erfc(x), math.Erfc(x))
+	}
+}
+
+// argsErfc are Erfc's arguments, made like args'.
+func argsErfc(n int) []float64 {
+	r := rand.New(rand.NewPCG(34, 36))
+	sym := func(scale float64) float64 { return (float64(r.Float64()*2) - 1) * scale }
+	var a []float64
+	for i := 0; i < n; i++ {
+		a = append(a, sym(1), sym(1.3), sym(6), sym(30))
+	}
+	return append(a, 0, math.Copysign(0, -1), 1e-20, 0.25, 0.84375, 1.25, 1/0.35, 6, -6.5, 28, 30, math.Inf(1), math.Inf(-1), math.NaN())
 }
 
 // args1p are Log1p's and Expm1's arguments, made like args'.
@@ -91,7 +105,7 @@ func args1p(n int) (log1p, expm1 []float64) {
 // goldenHash is the sha256 of the bits of every result of TestGolden's
 // arguments, computed on amd64 (where TestMatchesStd ties them to the
 // standard library's).
-const goldenHash = "62ac84f99ddf50b7161e5beecb20fe09291f4b089e158500d6c7b15c3982ceca"
+const goldenHash = "e9fb5387746452edb6d17b886d7ac2e32eead9164b28a597601ba9f0984e79cf"
 
 // TestGolden: the results are the same bits on every machine: the hash of
 // all of them is pinned, so the test fails on any architecture, CPU or
@@ -117,6 +131,9 @@ func TestGolden(t *testing.T) {
 	}
 	for _, x := range em1 {
 		put(Expm1(x))
+	}
+	for _, x := range argsErfc(20000) {
+		put(Erfc(x))
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != goldenHash {
 		t.Fatalf("results hash %s, pinned %s", got, goldenHash)
