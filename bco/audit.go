@@ -135,12 +135,12 @@ func Audit(s Spec, trials int, sigmaScale float64) (*AuditResult, error) {
 	for range trials {
 		a := p.noisy(si, hi, norm)
 		b := p.noisy(si, -hi, norm)
-		s0, q0 = s0+a, q0+a*a
-		s1, q1 = s1+b, q1+b*b
+		s0, q0 = s0+a, q0+float64(a*a)
+		s1, q1 = s1+b, q1+float64(b*b)
 	}
 	n := float64(trials)
 	m0, m1 := s0/n, s1/n
-	r.SigmaEmp = math.Sqrt(((q0 - n*m0*m0) + (q1 - n*m1*m1)) / (2*n - 2))
+	r.SigmaEmp = math.Sqrt(((q0 - float64(n*m0*m0)) + (q1 - float64(n*m1*m1))) / (float64(2*n) - 2))
 	if !(r.SigmaEmp > 0) {
 		return nil, fmt.Errorf("audit: degenerate releases (sample sd %v): nothing was randomised", r.SigmaEmp)
 	}
@@ -150,8 +150,8 @@ func Audit(s Spec, trials int, sigmaScale float64) (*AuditResult, error) {
 	}
 	// The difference of two means of n draws has sd sigma sqrt(2/n); the
 	// sd estimate adds mu^2/4 to the relative variance (delta method).
-	r.MuSE = math.Sqrt(2/n) * math.Sqrt(1+r.MuEmp*r.MuEmp/4)
-	r.Violation = r.MuEmp > r.MuClaim+AuditZ*r.MuSE
+	r.MuSE = math.Sqrt(2/n) * math.Sqrt(1+float64(r.MuEmp*r.MuEmp/4))
+	r.Violation = r.MuEmp > r.MuClaim+float64(AuditZ*r.MuSE)
 	// The sample sd of 2n normals has standard error about sigma / sqrt(4n).
 	r.NoiseOff = math.Abs(r.SigmaEmp-r.Sigma) > AuditZ*r.Sigma/math.Sqrt(4*n)
 	switch {

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/fedbandit/fedbandit/core"
+	"github.com/fedbandit/fedbandit/internal/fmath"
 	"github.com/fedbandit/fedbandit/internal/rng"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -254,7 +255,7 @@ func lowerEps(outs [2][]float64, trials int, a, delta float64, nq int) (float64,
 			}
 			ph := cpLower(kh, trials, a)
 			pl := cpUpper(kl, trials, a)
-			if e := math.Log((ph - delta) / pl); ph > delta && e > best {
+			if e := fmath.Log((ph - delta) / pl); ph > delta && e > best {
 				best, at = e, c
 			}
 		}
@@ -322,7 +323,7 @@ func cpUpper(k, n int, a float64) float64 {
 		return 1
 	}
 	if k == 0 { // closed form, as in cpLower
-		return -math.Expm1(math.Log(a) / float64(n))
+		return -fmath.Expm1(fmath.Log(a) / float64(n))
 	}
-	return distuv.Beta{Alpha: float64(k + 1), Beta: float64(n - k)}.Quantile(1 - a)
+	return distuv.Beta{Alpha: float64(k + 1), Beta: float64(n - k)}.Quantile(1 - float64(a))
 }
