@@ -8,6 +8,7 @@ import (
 
 	"github.com/fedbandit/fedbandit/core"
 	"github.com/fedbandit/fedbandit/federate/accountant"
+	"github.com/fedbandit/fedbandit/internal/fmath"
 )
 
 // Verdicts of an audit (AuditResult.Verdict).
@@ -60,7 +61,7 @@ type AuditResult struct {
 const AuditZ = 4.265
 
 // auditAlpha is the one-sided normal tail at AuditZ (about 1e-5).
-var auditAlpha = 0.5 * math.Erfc(AuditZ/math.Sqrt2)
+var auditAlpha = 0.5 * fmath.Erfc(AuditZ/math.Sqrt2)
 
 // AuditMuMax is the largest Gaussian DP mu that trials releases per
 // dataset can distinguish at AuditZ. Two releases at mu are told apart
@@ -73,7 +74,7 @@ var auditAlpha = 0.5 * math.Erfc(AuditZ/math.Sqrt2)
 // would: the measured mu rests on the noise's Gaussian shape alone, not
 // on anything the trials show, and the audit cannot pass it.
 func AuditMuMax(trials int) float64 {
-	p := -math.Expm1(math.Log(auditAlpha) / float64(trials))
+	p := -fmath.Expm1(fmath.Log(auditAlpha) / float64(trials))
 	return -2 * normalQuantile(p)
 }
 
@@ -81,8 +82,8 @@ func AuditMuMax(trials int) float64 {
 // exceeds mu: n > ln(alpha) / ln(1 - Phi(-mu/2)). +Inf where Phi(-mu/2)
 // underflows (mu above about 75).
 func AuditTrialsNeeded(mu float64) float64 {
-	p := 0.5 * math.Erfc(mu/2/math.Sqrt2)
-	return math.Floor(math.Log(auditAlpha)/math.Log1p(-p)) + 1
+	p := 0.5 * fmath.Erfc(mu/2/math.Sqrt2)
+	return math.Floor(fmath.Log(auditAlpha)/fmath.Log1p(-p)) + 1
 }
 
 // normalQuantile is the standard normal's Phi^-1(p).

@@ -155,7 +155,7 @@ func calibrate(alg Algorithm, spec Spec, params map[string]float64, sizes []int6
 		lo, hi = hi, 2*hi
 	}
 	for range 60 {
-		mid := lo + (hi-lo)/2
+		mid := lo + float64((hi-lo)/2)
 		if mid <= lo || mid >= hi {
 			break
 		}

@@ -146,7 +146,7 @@ const maxInt = 1 << 62
 func (s *secagg) fits(n int64, b int) error {
 	g, tau := s.paramsF(n, b)
 	// float64 rounding is far below the margin 2^62 leaves to 2^63.
-	if m := float64(n)*g + 2*tau + 1; m > maxInt || g*g > maxInt {
+	if m := float64(float64(n)*g) + 2*tau + 1; m > maxInt || g*g > maxInt {
 		return fmt.Errorf("eps = %v: at a batch of n = T = %d users (S = %v) the precision g = %.4g makes the modulus n g + 2 tau + 1 = %.4g or g^2 = %.4g exceed 2^62; lower eps, S or T",
 			s.eps, n, s.scale, g, m, g*g)
 	}
