@@ -30,13 +30,10 @@ import (
 // [0, ||b|| / R] until the bracket stops shrinking (machine precision).
 // Eigenvalues below d eps l_max count as zero.
 func trustRegion(a, b []float64, d int, R float64, inRange bool) (w []float64, nu float64, err error) {
-	var es mat.EigenSym
-	if !es.Factorize(mat.NewSymDense(d, append([]float64(nil), a...)), true) {
+	l, q, ok := symEigen(a, d)
+	if !ok {
 		return nil, 0, errors.New("bco: eigendecomposition of the hindsight matrix failed")
 	}
-	l := es.Values(nil)
-	var q mat.Dense
-	es.VectorsTo(&q)
 	lmax := 0.0
 	for _, v := range l {
 		lmax = math.Max(lmax, v)
@@ -52,7 +49,7 @@ func trustRegion(a, b []float64, d int, R float64, inRange bool) (w []float64, n
 			l[j] = 0 // rounding can make a null eigenvalue negative
 		}
 		for i := range d {
-			beta[j] += float64(q.At(i, j) * b[i])
+			beta[j] += float64(q[i*d+j] * b[i])
 		}
 		bn += float64(beta[j] * beta[j])
 	}
@@ -80,7 +77,7 @@ func trustRegion(a, b []float64, d int, R float64, inRange bool) (w []float64, n
 		}
 		c := bj / (l[j] + nu)
 		for i := range d {
-			w[i] += float64(q.At(i, j) * c)
+			w[i] += float64(q[i*d+j] * c)
 		}
 	}
 	// Rounding can leave ||w|| a few ulps above R: scale it back.
