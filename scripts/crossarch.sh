@@ -13,15 +13,17 @@
 # 2. the main job (`run --quick`: prep ingest + prep fit --cv of the
 #    embedded MQ2008 as `go run ./cmd/run` does, and its linear sweep),
 #    natively and under qemu-aarch64: the rows (manifest.json without
-#    documents_sha256), the theta* artifact byte for byte, the run ids and
-#    curves.arrow. documents.parquet's bytes are NOT compared: Snappy's
-#    encoder has architecture-specific paths; while a dataset's identity is
-#    that byte hash (until issue 35), theta* is compared without it and the
-#    main job's run ids and curves are skipped (they carry it).
-# 3. one small sweep of each family (scripts/crossarch/{linear,mab,bco}.toml),
-#    natively, under qemu and (on a CPU that runs it) built with GOAMD64=v3:
-#    curves.arrow byte for byte and the run ids. Per-run files carry
-#    wall_seconds, which no two runs share.
+#    documents_sha256; data_sha256, the dataset's identity, included), the
+#    theta* artifact byte for byte, the run ids and curves.arrow of its three
+#    families (linear, mab-ltr, bco-ltr), all strictly. documents.parquet's
+#    bytes are NOT compared: Snappy's encoder has architecture-specific
+#    paths; nothing derived carries that byte hash (issue 35: data_sha256).
+# 3. one small sweep of each family (scripts/crossarch/{linear,mab,bco}.toml)
+#    and of the data-backed kinds on the main job's MQ2008
+#    (scripts/crossarch/{mab-ltr,bco-ltr}.toml, FEDBANDIT_MQ2008 set to each
+#    architecture's own preparation), natively, under qemu and (on a CPU
+#    that runs it) built with GOAMD64=v3: curves.arrow byte for byte and
+#    the run ids. Per-run files carry wall_seconds, which no two runs share.
 # 4. the golden and no-fusion unit tests of internal/fmath, mab, bco and
 #    lasso, compiled for arm64 and run under qemu.
 set -euo pipefail
@@ -97,7 +99,7 @@ quiet() {
 arm() { quiet "$qemu" "$@"; }
 
 # --- 2. the main job (its preparation: ingest + lasso fit --cv of the
-# embedded MQ2008, partition; then its quick linear sweep) -------------------
+# embedded MQ2008, partition; then its quick sweeps: linear, mab-ltr, bco-ltr)
 s=$(date +%s)
 quiet "$work/run-amd64" --quick --cache "$work/amd64-cache" --out "$work/amd64-main"
 arm "$work/run-arm64" --quick --cache "$work/arm64-cache" --out "$work/arm64-main"
@@ -111,16 +113,6 @@ if ! diff <(grep -v '"documents_sha256"' "$da/manifest.json") <(grep -v '"docume
   head -20 "$work/manifest.diff"
   fail=1
 fi
-# A dataset whose identity is still documents.parquet's byte hash (before
-# issue 35) carries that hash into the theta* artifact, its name hash and
-# every run id; the values must agree all the same.
-docs_a=$(grep -o '"documents_sha256": *"[0-9a-f]*"' "$da/manifest.json")
-docs_r=$(grep -o '"documents_sha256": *"[0-9a-f]*"' "$dr/manifest.json")
-bytehash=0
-if [ "$docs_a" != "$docs_r" ] && grep -q "${docs_a##*: }" "$da"/instances/*.theta.json 2>/dev/null; then
-  bytehash=1
-  echo "crossarch: note: documents.parquet differs in bytes (Snappy) and the artifacts carry its byte hash: comparing theta* without it, run ids and curves not (issue 35)"
-fi
 ta=$(cd "$da/instances" && ls ./*.theta.json)
 tr=$(cd "$dr/instances" && ls ./*.theta.json)
 if [ "$ta" != "$tr" ] || [ -z "$ta" ]; then
@@ -128,28 +120,21 @@ if [ "$ta" != "$tr" ] || [ -z "$ta" ]; then
   fail=1
 else
   for t in $ta; do
-    if [ $bytehash = 1 ]; then
-      filt() { grep -v '"dataset_sha256"\|"theta_sha256"' "$1"; }
-    else
-      filt() { cat "$1"; }
-    fi
-    if ! diff <(filt "$da/instances/$t") <(filt "$dr/instances/$t") > "$work/theta.diff"; then
+    if ! diff "$da/instances/$t" "$dr/instances/$t" > "$work/theta.diff"; then
       echo "crossarch: main job: theta* artifact $t differs between amd64 and arm64:"
       head -20 "$work/theta.diff"
       fail=1
     fi
   done
 fi
-if [ $bytehash = 0 ]; then
-  ids() { grep -o '"id": *"[0-9a-f]*"' "$1/manifest.json" | sort; }
-  if [ "$(ids "$work/amd64-main")" != "$(ids "$work/arm64-main")" ]; then
-    echo "crossarch: main job: run ids differ between amd64 and arm64"
-    fail=1
-  fi
-  if ! cmp "$work/amd64-main/curves.arrow" "$work/arm64-main/curves.arrow"; then
-    echo "crossarch: main job: curves.arrow differs between amd64 and arm64"
-    fail=1
-  fi
+ids() { grep -o '"id": *"[0-9a-f]*"' "$1/manifest.json" | sort; }
+if [ "$(ids "$work/amd64-main")" != "$(ids "$work/arm64-main")" ] || [ -z "$(ids "$work/amd64-main")" ]; then
+  echo "crossarch: main job: run ids differ between amd64 and arm64 (or none found)"
+  fail=1
+fi
+if ! cmp "$work/amd64-main/curves.arrow" "$work/arm64-main/curves.arrow"; then
+  echo "crossarch: main job: curves.arrow differs between amd64 and arm64"
+  fail=1
 fi
 echo "crossarch: main job (quick) compared in $(($(date +%s) - s)) s"
 
@@ -161,15 +146,15 @@ if grep -qw avx2 /proc/cpuinfo 2>/dev/null && grep -qw fma /proc/cpuinfo && grep
   GOAMD64=v3 go build -o "$work/run-v3" ./cmd/run
   variants="arm64 v3"
 fi
-ids() { grep -o '"id": *"[0-9a-f]*"' "$1/manifest.json" | sort; }
-for fam in linear mab bco; do
+for fam in linear mab bco mab-ltr bco-ltr; do
   s=$(date +%s)
+  export FEDBANDIT_MQ2008="$da" # read by the *-ltr sweeps only
   quiet "$work/run-amd64" sweep "scripts/crossarch/$fam.toml" --out "$work/amd64-$fam"
   n=$(ids "$work/amd64-$fam" | wc -l)
   if [ "$n" = 0 ]; then echo "crossarch: $fam: no run ids found"; fail=1; fi
   for v in $variants; do
     if [ $v = arm64 ]; then
-      arm "$work/run-arm64" sweep "scripts/crossarch/$fam.toml" --out "$work/$v-$fam"
+      FEDBANDIT_MQ2008="$dr" arm "$work/run-arm64" sweep "scripts/crossarch/$fam.toml" --out "$work/$v-$fam"
     else
       quiet "$work/run-$v" sweep "scripts/crossarch/$fam.toml" --out "$work/$v-$fam"
     fi
