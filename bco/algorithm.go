@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/fedbandit/fedbandit/core"
+	"github.com/fedbandit/fedbandit/internal/fmath"
 )
 
 // Algorithm describes one algorithm of the family. The registry wraps
@@ -124,7 +125,7 @@ func (tu *tuning) step(t int) float64 {
 // Every delta is capped at R/2.
 func tune(points int, class string, d int, R, Ct, G, beta, mu float64, T int, stepS, exploreS float64) tuning {
 	fd, fT := float64(d), float64(T)
-	lnT := math.Log(math.Max(fT, 2))
+	lnT := fmath.Log(math.Max(fT, 2))
 	strongly := class == ClassStrongly || class == ClassStronglySmooth
 	tu := tuning{stepScale: stepS}
 	if strongly {
@@ -138,9 +139,9 @@ func tune(points int, class string, d int, R, Ct, G, beta, mu float64, T int, st
 	} else {
 		switch class {
 		case ClassConvex:
-			tu.delta = math.Sqrt(R*fd*Ct/(3*G)) * math.Pow(fT, -0.25)
+			tu.delta = math.Sqrt(R*fd*Ct/(3*G)) * fmath.Pow(fT, -0.25)
 		case ClassSmooth:
-			tu.delta = math.Cbrt(R*fd*Ct/(2*beta)) * math.Pow(fT, -1.0/6)
+			tu.delta = math.Cbrt(R*fd*Ct/(2*beta)) * fmath.Pow(fT, -1.0/6)
 		case ClassStrongly:
 			tu.delta = math.Cbrt(fd * fd * Ct * Ct * (1 + lnT) / (6 * mu * G * fT))
 		case ClassStronglySmooth:
@@ -168,7 +169,7 @@ func tune(points int, class string, d int, R, Ct, G, beta, mu float64, T int, st
 // Since sigma ~ sqrt(ln(1/delta)) / eps, B' - C ~ sqrt(ln(1/delta)
 // ln(T/delta)) / eps <= ln(T/delta) / eps: the factor of the slides' bound.
 func Kappa(C, sigma float64, T int, delta float64) float64 {
-	return (C + sigma*math.Sqrt(2*math.Log(2*float64(T)/delta))) / C
+	return (C + float64(sigma*math.Sqrt(2*fmath.Log(2*float64(T)/delta)))) / C
 }
 
 // tuneSlides is the tuning of the slides' black-box reduction for a

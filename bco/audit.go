@@ -8,6 +8,7 @@ import (
 
 	"github.com/fedbandit/fedbandit/core"
 	"github.com/fedbandit/fedbandit/federate/accountant"
+	"github.com/fedbandit/fedbandit/internal/fmath"
 )
 
 // Verdicts of an audit (AuditResult.Verdict).
@@ -60,7 +61,7 @@ type AuditResult struct {
 const AuditZ = 4.265
 
 // auditAlpha is the one-sided normal tail at AuditZ (about 1e-5).
-var auditAlpha = 0.5 * math.Erfc(AuditZ/math.Sqrt2)
+var auditAlpha = 0.5 * fmath.Erfc(AuditZ/math.Sqrt2)
 
 // AuditMuMax is the largest Gaussian DP mu that trials releases per
 // dataset can distinguish at AuditZ. Two releases at mu are told apart
@@ -73,7 +74,7 @@ var auditAlpha = 0.5 * math.Erfc(AuditZ/math.Sqrt2)
 // would: the measured mu rests on the noise's Gaussian shape alone, not
 // on anything the trials show, and the audit cannot pass it.
 func AuditMuMax(trials int) float64 {
-	p := -math.Expm1(math.Log(auditAlpha) / float64(trials))
+	p := -fmath.Expm1(fmath.Log(auditAlpha) / float64(trials))
 	return -2 * normalQuantile(p)
 }
 
@@ -81,8 +82,8 @@ func AuditMuMax(trials int) float64 {
 // exceeds mu: n > ln(alpha) / ln(1 - Phi(-mu/2)). +Inf where Phi(-mu/2)
 // underflows (mu above about 75).
 func AuditTrialsNeeded(mu float64) float64 {
-	p := 0.5 * math.Erfc(mu/2/math.Sqrt2)
-	return math.Floor(math.Log(auditAlpha)/math.Log1p(-p)) + 1
+	p := 0.5 * fmath.Erfc(mu/2/math.Sqrt2)
+	return math.Floor(fmath.Log(auditAlpha)/fmath.Log1p(-p)) + 1
 }
 
 // normalQuantile is the standard normal's Phi^-1(p).
@@ -135,12 +136,12 @@ func Audit(s Spec, trials int, sigmaScale float64) (*AuditResult, error) {
 	for range trials {
 		a := p.noisy(si, hi, norm)
 		b := p.noisy(si, -hi, norm)
-		s0, q0 = s0+a, q0+a*a
-		s1, q1 = s1+b, q1+b*b
+		s0, q0 = s0+a, q0+float64(a*a)
+		s1, q1 = s1+b, q1+float64(b*b)
 	}
 	n := float64(trials)
 	m0, m1 := s0/n, s1/n
-	r.SigmaEmp = math.Sqrt(((q0 - n*m0*m0) + (q1 - n*m1*m1)) / (2*n - 2))
+	r.SigmaEmp = math.Sqrt(((q0 - float64(n*m0*m0)) + (q1 - float64(n*m1*m1))) / (float64(2*n) - 2))
 	if !(r.SigmaEmp > 0) {
 		return nil, fmt.Errorf("audit: degenerate releases (sample sd %v): nothing was randomised", r.SigmaEmp)
 	}
@@ -150,8 +151,8 @@ func Audit(s Spec, trials int, sigmaScale float64) (*AuditResult, error) {
 	}
 	// The difference of two means of n draws has sd sigma sqrt(2/n); the
 	// sd estimate adds mu^2/4 to the relative variance (delta method).
-	r.MuSE = math.Sqrt(2/n) * math.Sqrt(1+r.MuEmp*r.MuEmp/4)
-	r.Violation = r.MuEmp > r.MuClaim+AuditZ*r.MuSE
+	r.MuSE = math.Sqrt(2/n) * math.Sqrt(1+float64(r.MuEmp*r.MuEmp/4))
+	r.Violation = r.MuEmp > r.MuClaim+float64(AuditZ*r.MuSE)
 	// The sample sd of 2n normals has standard error about sigma / sqrt(4n).
 	r.NoiseOff = math.Abs(r.SigmaEmp-r.Sigma) > AuditZ*r.Sigma/math.Sqrt(4*n)
 	switch {

@@ -57,7 +57,7 @@ func ClassOf(loss string) (string, error) {
 const levels = 9
 
 // level returns the k-th noise value.
-func level(k int) float64 { return -1 + 2*float64(k)/(levels-1) }
+func level(k int) float64 { return -1 + float64(2*float64(k)/(levels-1)) }
 
 // geometry is one instance's fixed shape, in units of the radius R: the
 // direction a (unit), the centre z (||z|| = 0.3 R), the offset b0 = 0.2 R,
@@ -75,13 +75,13 @@ type geometry struct {
 }
 
 // b returns the scalar target of noise level k.
-func (g *geometry) b(k int) float64 { return g.b0 + g.nu*g.r*level(k) }
+func (g *geometry) b(k int) float64 { return g.b0 + float64(g.nu*g.r*level(k)) }
 
 // dot returns <u, v>.
 func dot(u, v []float64) float64 {
 	var s float64
 	for i := range u {
-		s += u[i] * v[i]
+		s += float64(u[i] * v[i])
 	}
 	return s
 }
@@ -107,16 +107,16 @@ func (g *geometry) valueAt(s, q float64, k int) float64 {
 		return math.Abs(s - g.b(k))
 	case LossLinear:
 		// c_t = (1 + nu xi_t) a  (the sign never flips: nu <= 0.3).
-		return (1 + g.nu*level(k)) * s
+		return (1 + float64(g.nu*level(k))) * s
 	case LossSquared:
 		e := s - g.b(k)
 		return e * e / 2
 	case LossQuadraticAbs:
-		return g.mu/2*q + math.Abs(s-g.b(k))
+		return float64(g.mu/2*q) + math.Abs(s-g.b(k))
 	case LossQuadratic:
 		// ||x - z - o a||^2 = ||x - z||^2 - 2 o (s - za) + o^2, o = nu R xi
-		o := g.nu * g.r * level(k)
-		return g.mu / 2 * (q - 2*o*(s-g.za) + o*o)
+		o := float64(g.nu * g.r * level(k))
+		return g.mu / 2 * (q - float64(2*o*(s-g.za)) + float64(o*o))
 	}
 	panic("bco: unknown loss " + g.loss)
 }
@@ -125,7 +125,7 @@ func dist2(x, z []float64) float64 {
 	var s float64
 	for i := range x {
 		e := x[i] - z[i]
-		s += e * e
+		s += float64(e * e)
 	}
 	return s
 }
@@ -135,7 +135,7 @@ func dist2(x, z []float64) float64 {
 // smoothness constant (0 for the non-smooth losses).
 func (g *geometry) bounds() (C, G, beta float64) {
 	R := g.r
-	bmax := math.Abs(g.b0) + g.nu*R // max |b_t|
+	bmax := math.Abs(g.b0) + float64(g.nu*R) // max |b_t|
 	zn := math.Sqrt(dot(g.z, g.z))
 	switch g.loss {
 	case LossAbsolute:
@@ -145,9 +145,9 @@ func (g *geometry) bounds() (C, G, beta float64) {
 	case LossSquared:
 		return (R + bmax) * (R + bmax) / 2, R + bmax, 1
 	case LossQuadraticAbs:
-		return g.mu/2*(R+zn)*(R+zn) + R + bmax, g.mu*(R+zn) + 1, 0
+		return float64(g.mu/2*(R+zn)*(R+zn)) + R + bmax, float64(g.mu*(R+zn)) + 1, 0
 	case LossQuadratic:
-		m := R + zn + g.nu*R
+		m := R + zn + float64(g.nu*R)
 		return g.mu / 2 * m * m, g.mu * m, g.mu
 	}
 	panic("bco: unknown loss " + g.loss)
@@ -177,20 +177,20 @@ func (g *geometry) hindsight(n *[levels]float64) float64 {
 		// sum_k n_k (1 + nu l_k) s, with a positive coefficient: s = -R.
 		var c float64
 		for k, m := range n {
-			c += m * (1 + g.nu*level(k))
+			c += float64(m * (1 + float64(g.nu*level(k))))
 		}
 		return -R * c
 	case LossSquared:
 		// s* = clamp(mean b, -R, R); the mean lies in [-R/2, R/2].
 		var sb float64
 		for k, m := range n {
-			sb += m * g.b(k)
+			sb += float64(m * g.b(k))
 		}
 		s := sb / N
 		var v float64
 		for k, m := range n {
 			e := s - g.b(k)
-			v += m * e * e / 2
+			v += float64(m * e * e / 2)
 		}
 		return v
 	case LossQuadraticAbs:
@@ -205,7 +205,7 @@ func (g *geometry) hindsight(n *[levels]float64) float64 {
 		// so each piece's minimum is its stationary point clamped to it.
 		var nb float64
 		for k, m := range n {
-			nb += m * g.b(k)
+			nb += float64(m * g.b(k))
 		}
 		best := math.Inf(1)
 		var below, belowB float64
@@ -220,10 +220,10 @@ func (g *geometry) hindsight(n *[levels]float64) float64 {
 			c := 2*below - N
 			s := math.Min(math.Max(g.za-c/(g.mu*N), lo), hi)
 			e := s - g.za
-			best = math.Min(best, g.mu*N/2*e*e+s*c-2*belowB+nb)
+			best = math.Min(best, float64(g.mu*N/2*e*e)+float64(s*c)-float64(2*belowB)+nb)
 			if k < levels {
 				below += n[k]
-				belowB += n[k] * g.b(k)
+				belowB += float64(n[k] * g.b(k))
 			}
 		}
 		return best
@@ -232,13 +232,13 @@ func (g *geometry) hindsight(n *[levels]float64) float64 {
 		// with zbar = z + o a, o = nu R mean(xi) inside the ball: x* = zbar.
 		var so float64
 		for k, m := range n {
-			so += m * g.nu * R * level(k)
+			so += float64(m * g.nu * R * level(k))
 		}
 		ob := so / N
 		var v float64
 		for k, m := range n {
-			e := g.nu*R*level(k) - ob
-			v += m * e * e
+			e := float64(g.nu*R*level(k)) - ob
+			v += float64(m * e * e)
 		}
 		return g.mu / 2 * v
 	}
@@ -261,7 +261,7 @@ func (g *geometry) weightedMedian(n *[levels]float64, N float64) float64 {
 func (g *geometry) absSum(n *[levels]float64, s float64) float64 {
 	var v float64
 	for k, m := range n {
-		v += m * math.Abs(s-g.b(k))
+		v += float64(m * math.Abs(s-g.b(k)))
 	}
 	return v
 }

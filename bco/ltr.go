@@ -169,7 +169,7 @@ func RunLTR(ctx context.Context, s LTRSpec) (*core.Result, error) {
 // e (absolute) or e^2 / 2 (squared) bounds |f|, G = xmax or e xmax is a
 // Lipschitz constant and beta = xmax^2 a smoothness constant (squared).
 func ltrBounds(loss string, R, xmax, ymax float64) (C, G, beta float64) {
-	e := R*xmax + ymax
+	e := float64(R*xmax) + ymax
 	if loss == LossAbsolute {
 		return e, xmax, 0
 	}
@@ -205,7 +205,7 @@ func newLTRProblem(s LTRSpec) (*ltrProblem, error) {
 		}
 		p.sigma, claim = sigma, c
 	}
-	Ct := math.Sqrt(C*C + p.sigma*p.sigma)
+	Ct := math.Sqrt(float64(C*C) + float64(p.sigma*p.sigma))
 	if params["tuning"] == 1 {
 		kappa := Kappa(C, p.sigma, s.T, s.Delta)
 		p.tu = tuneSlides(class, d, R, C, G, beta, 0, kappa, s.T, params["step_scale"], params["explore_scale"])
@@ -260,10 +260,10 @@ func (p *ltrProblem) deal() int {
 		d := p.data.D
 		x, y := p.data.X[k*d:(k+1)*d], p.data.Y[k]
 		for j, v := range x {
-			p.b[j] += y * v
+			p.b[j] += float64(y * v)
 			row := p.a[j*d : (j+1)*d]
 			for i, u := range x {
-				row[i] += v * u
+				row[i] += float64(v * u)
 			}
 		}
 	}
@@ -297,17 +297,17 @@ func (p *ltrProblem) Round(t int) (pseudo, realised float64) {
 		var lossPlayed, report float64
 		if p.alg.Points == 1 {
 			for j := range si.y {
-				si.y[j] = si.x[j] + tu.delta*si.u[j]
+				si.y[j] = si.x[j] + float64(tu.delta*si.u[j])
 			}
 			lossPlayed = p.loss(k, si.y)
 			report = p.noisy(si, lossPlayed, 1)
 		} else {
 			for j := range si.y {
-				si.y[j] = si.x[j] + tu.delta*si.u[j]
+				si.y[j] = si.x[j] + float64(tu.delta*si.u[j])
 			}
 			f1 := p.loss(k, si.y)
 			for j := range si.y {
-				si.y[j] = si.x[j] - tu.delta*si.u[j]
+				si.y[j] = si.x[j] - float64(tu.delta*si.u[j])
 			}
 			f2 := p.loss(k, si.y)
 			lossPlayed = (f1 + f2) / 2
@@ -315,7 +315,7 @@ func (p *ltrProblem) Round(t int) (pseudo, realised float64) {
 		}
 		c := eta * tu.scale * report
 		for j := range si.x {
-			si.x[j] -= c * si.u[j]
+			si.x[j] -= float64(c * si.u[j])
 		}
 		project(si.x, tu.shrink)
 		round += lossPlayed
@@ -339,7 +339,7 @@ func (p *ltrProblem) noisy(si *silo, v, norm float64) float64 {
 	if p.sigma == 0 {
 		return v
 	}
-	return v + p.sigma*norm*si.privacy.NormFloat64()
+	return v + float64(p.sigma*norm*si.privacy.NormFloat64())
 }
 
 // average replaces every silo's iterate by the mean (problem.average).
@@ -429,7 +429,7 @@ func (p *ltrProblem) solve() hindsightValue {
 		}
 		var v float64
 		for _, k := range p.seen {
-			v += p.counts[k] * p.loss(k, w)
+			v += float64(p.counts[k] * p.loss(k, w))
 		}
 		return hindsightValue{value: v}
 	}

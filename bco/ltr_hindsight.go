@@ -30,13 +30,10 @@ import (
 // [0, ||b|| / R] until the bracket stops shrinking (machine precision).
 // Eigenvalues below d eps l_max count as zero.
 func trustRegion(a, b []float64, d int, R float64, inRange bool) (w []float64, nu float64, err error) {
-	var es mat.EigenSym
-	if !es.Factorize(mat.NewSymDense(d, append([]float64(nil), a...)), true) {
+	l, q, ok := symEigen(a, d)
+	if !ok {
 		return nil, 0, errors.New("bco: eigendecomposition of the hindsight matrix failed")
 	}
-	l := es.Values(nil)
-	var q mat.Dense
-	es.VectorsTo(&q)
 	lmax := 0.0
 	for _, v := range l {
 		lmax = math.Max(lmax, v)
@@ -52,9 +49,9 @@ func trustRegion(a, b []float64, d int, R float64, inRange bool) (w []float64, n
 			l[j] = 0 // rounding can make a null eigenvalue negative
 		}
 		for i := range d {
-			beta[j] += q.At(i, j) * b[i]
+			beta[j] += float64(q[i*d+j] * b[i])
 		}
-		bn += beta[j] * beta[j]
+		bn += float64(beta[j] * beta[j])
 	}
 	bn = math.Sqrt(bn)
 	norm := func(nu float64) float64 {
@@ -62,7 +59,7 @@ func trustRegion(a, b []float64, d int, R float64, inRange bool) (w []float64, n
 		for j, bj := range beta {
 			if bj != 0 {
 				c := bj / (l[j] + nu)
-				s += c * c
+				s += float64(c * c)
 			}
 		}
 		return math.Sqrt(s)
@@ -80,13 +77,13 @@ func trustRegion(a, b []float64, d int, R float64, inRange bool) (w []float64, n
 		}
 		c := bj / (l[j] + nu)
 		for i := range d {
-			w[i] += q.At(i, j) * c
+			w[i] += float64(q[i*d+j] * c)
 		}
 	}
 	// Rounding can leave ||w|| a few ulps above R: scale it back.
 	var wn float64
 	for _, v := range w {
-		wn += v * v
+		wn += float64(v * v)
 	}
 	if wn = math.Sqrt(wn); wn > R {
 		for i := range w {
@@ -104,8 +101,8 @@ func secular(beta, l []float64, R, hi float64) (float64, error) {
 		for j, bj := range beta {
 			if bj != 0 {
 				c := 1 / (l[j] + nu)
-				s += bj * bj * c * c
-				s3 += bj * bj * c * c * c
+				s += float64(bj * bj * c * c)
+				s3 += float64(bj * bj * c * c * c)
 			}
 		}
 		n := math.Sqrt(s)
@@ -125,7 +122,7 @@ func secular(beta, l []float64, R, hi float64) (float64, error) {
 		}
 		next := nu - f/df
 		if !(next > lo && next < hi) {
-			next = lo + (hi-lo)/2
+			next = lo + float64((hi-lo)/2)
 		}
 		if next == nu || next == lo || next == hi {
 			return nu, nil // the bracket cannot shrink further
@@ -180,7 +177,7 @@ func leastAbsolute(x, y, c []float64, d int, R float64, w0 []float64, rtol float
 		var p float64
 		for i := range m {
 			r[i] = dot(x[i*d:(i+1)*d], w) - y[i]
-			p += c[i] * math.Abs(r[i])
+			p += float64(c[i] * math.Abs(r[i]))
 		}
 		return p
 	}
@@ -188,7 +185,7 @@ func leastAbsolute(x, y, c []float64, d int, R float64, w0 []float64, rtol float
 		var f float64
 		for i := range m {
 			e := dot(x[i*d:(i+1)*d], w) - y[i]
-			f += c[i] * math.Sqrt(e*e+mu*mu)
+			f += float64(c[i] * math.Sqrt(float64(e*e)+float64(mu*mu)))
 		}
 		return f
 	}
@@ -222,19 +219,19 @@ func leastAbsolute(x, y, c []float64, d int, R float64, w0 []float64, rtol float
 			clear(h)
 			var f, ly, scale float64
 			for i := range m {
-				s := math.Sqrt(r[i]*r[i] + mu*mu)
-				f += c[i] * s
+				s := math.Sqrt(float64(r[i]*r[i]) + float64(mu*mu))
+				f += float64(c[i] * s)
 				lam[i] = c[i] * r[i] / s
-				ly += lam[i] * y[i]
+				ly += float64(lam[i] * y[i])
 				scale = math.Max(scale, math.Abs(r[i])/s)
 				xi := x[i*d : (i+1)*d]
 				hw := c[i] * mu * mu / (s * s * s)
 				for j, v := range xi {
-					g[j] += lam[i] * v
+					g[j] += float64(lam[i] * v)
 					hv := hw * v
 					row := h[j*d : (j+1)*d]
 					for k := j; k < d; k++ {
-						row[k] += hv * xi[k]
+						row[k] += float64(hv * xi[k])
 					}
 				}
 			}
@@ -243,7 +240,7 @@ func leastAbsolute(x, y, c []float64, d int, R float64, w0 []float64, rtol float
 					h[k*d+j] = h[j*d+k]
 				}
 			}
-			if dl := -ly - R*math.Sqrt(dot(g, g)); dl > 0 && scale > 0 {
+			if dl := -ly - float64(R*math.Sqrt(dot(g, g))); dl > 0 && scale > 0 {
 				lower = math.Max(lower, dl/scale)
 			}
 			if upper-lower > math.Max(rtol*upper, floor) {
@@ -278,9 +275,9 @@ func leastAbsolute(x, y, c []float64, d int, R float64, w0 []float64, rtol float
 			t := 1.0
 			for range 60 {
 				for j := range d {
-					wt[j] = w[j] + t*v[j]
+					wt[j] = w[j] + float64(t*v[j])
 				}
-				if smoothed(wt, mu) <= f+1e-4*t*slope {
+				if smoothed(wt, mu) <= f+float64(1e-4*t*slope) {
 					break
 				}
 				t /= 2
@@ -337,7 +334,7 @@ func polishDual(x, y, c, r []float64, d int, R float64, w []float64) float64 {
 				lam[i] = -c[i]
 			}
 			for j, v := range x[i*d : (i+1)*d] {
-				xl[j] -= lam[i] * v
+				xl[j] -= float64(lam[i] * v)
 			}
 		}
 		cols := k
@@ -365,12 +362,12 @@ func polishDual(x, y, c, r []float64, d int, R float64, w []float64) float64 {
 		clear(xl)
 		var ly float64
 		for i := range m {
-			ly += lam[i] * y[i]
+			ly += float64(lam[i] * y[i])
 			for j, v := range x[i*d : (i+1)*d] {
-				xl[j] += lam[i] * v
+				xl[j] += float64(lam[i] * v)
 			}
 		}
-		best = math.Max(best, -ly-R*math.Sqrt(dot(xl, xl)))
+		best = math.Max(best, -ly-float64(R*math.Sqrt(dot(xl, xl))))
 	}
 	return best
 }
@@ -396,11 +393,11 @@ func minNormSolve(a *mat.Dense, b []float64) []float64 {
 		}
 		var ub float64
 		for i := range rows {
-			ub += u.At(i, j) * b[i]
+			ub += float64(u.At(i, j) * b[i])
 		}
 		ub /= s
 		for l := range cols {
-			z[l] += v.At(l, j) * ub
+			z[l] += float64(v.At(l, j) * ub)
 		}
 	}
 	return z

@@ -6,6 +6,7 @@ import (
 
 	"github.com/fedbandit/fedbandit/core"
 	"github.com/fedbandit/fedbandit/federate/accountant"
+	"github.com/fedbandit/fedbandit/internal/fmath"
 )
 
 // Relation is the neighbouring relation of the family's guarantee: local
@@ -23,7 +24,7 @@ const Mechanism = "gaussian report (one per user)"
 // two-point, G-Lipschitz losses). Dwork & Roth's Theorem A.1 proves it
 // (eps, delta)-DP for eps < 1; the accountant checks every other case.
 func ClassicSigma(eps, delta, sens float64) float64 {
-	return sens * math.Sqrt(2*math.Log(1.25/delta)) / eps
+	return sens * math.Sqrt(2*fmath.Log(1.25/delta)) / eps
 }
 
 // calibrate returns the noise scale of a private run and its claim: the

@@ -86,7 +86,7 @@ func newProblem(s Spec) (*problem, error) {
 	}
 	// The one-point report's second moment is at most C^2 + sigma^2; the
 	// two-point method keeps the slides' parameters whatever the noise.
-	Ct := math.Sqrt(C*C + p.sigma*p.sigma)
+	Ct := math.Sqrt(float64(C*C) + float64(p.sigma*p.sigma))
 	if params["tuning"] == 1 {
 		// The slides' reduction: the non-private tuning on reports
 		// divided by kappa (only ldp-one-point declares the key).
@@ -135,7 +135,7 @@ func (p *problem) Round(t int) (pseudo, realised float64) {
 		var lossPlayed, report, pseudoI float64
 		if p.alg.Points == 1 {
 			for j := range si.y {
-				si.y[j] = si.x[j] + tu.delta*si.u[j]
+				si.y[j] = si.x[j] + float64(tu.delta*si.u[j])
 			}
 			lossPlayed = g.value(si.y, k)
 			report = p.noisy(si, lossPlayed, 1)
@@ -145,7 +145,7 @@ func (p *problem) Round(t int) (pseudo, realised float64) {
 		} else {
 			// x1 = x + rho u, x2 = x - rho u; y holds x1 then x2.
 			for j := range si.y {
-				si.y[j] = si.x[j] + tu.delta*si.u[j]
+				si.y[j] = si.x[j] + float64(tu.delta*si.u[j])
 			}
 			f1 := g.value(si.y, k)
 			e1 := 0.0
@@ -153,20 +153,20 @@ func (p *problem) Round(t int) (pseudo, realised float64) {
 				e1 = g.expected(si.y)
 			}
 			for j := range si.y {
-				si.y[j] = si.x[j] - tu.delta*si.u[j]
+				si.y[j] = si.x[j] - float64(tu.delta*si.u[j])
 			}
 			f2 := g.value(si.y, k)
 			lossPlayed = (f1 + f2) / 2
 			report = p.noisy(si, f1-f2, 2*tu.delta)
 			if p.s.Instance.Sequence == Stochastic {
-				pseudoI = (e1+g.expected(si.y))/2 - p.fmin
+				pseudoI = float64((e1+g.expected(si.y))/2) - p.fmin
 			}
 		}
 		// Gradient step on the estimate scale * report * u, then projection
 		// onto the shrunk ball.
 		c := eta * tu.scale * report
 		for j := range si.x {
-			si.x[j] -= c * si.u[j]
+			si.x[j] -= float64(c * si.u[j])
 		}
 		project(si.x, tu.shrink)
 		p.hist[k]++
@@ -194,7 +194,7 @@ func (p *problem) noisy(si *silo, v, norm float64) float64 {
 	if p.sigma == 0 {
 		return v
 	}
-	return v + p.sigma*norm*si.privacy.NormFloat64()
+	return v + float64(p.sigma*norm*si.privacy.NormFloat64())
 }
 
 // average replaces every silo's iterate by the mean (the server's
@@ -229,7 +229,7 @@ func fillUnit(u []float64, r *rand.Rand) {
 		var n2 float64
 		for j := range u {
 			u[j] = r.NormFloat64()
-			n2 += u[j] * u[j]
+			n2 += float64(u[j] * u[j])
 		}
 		if n2 > 0 {
 			inv := 1 / math.Sqrt(n2)

@@ -151,7 +151,7 @@ func unitVector(normal func() float64, d int) []float64 {
 		var n2 float64
 		for i := range u {
 			u[i] = normal()
-			n2 += u[i] * u[i]
+			n2 += float64(u[i] * u[i])
 		}
 		if n2 > 0 {
 			n := math.Sqrt(n2)

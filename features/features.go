@@ -251,7 +251,7 @@ func (s Set) Raw(dst, src []float64) {
 func Normalize(v []float64) float64 {
 	var ss float64
 	for _, x := range v {
-		ss += x * x
+		ss += float64(x * x)
 	}
 	n := math.Sqrt(ss)
 	if n == 0 {

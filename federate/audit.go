@@ -11,6 +11,7 @@ import (
 
 	"github.com/fedbandit/fedbandit/federate/accountant"
 	"github.com/fedbandit/fedbandit/federate/tree"
+	"github.com/fedbandit/fedbandit/internal/fmath"
 	"github.com/fedbandit/fedbandit/internal/rng"
 	"github.com/fedbandit/fedbandit/internal/vec"
 )
@@ -413,7 +414,7 @@ func auditTree(ctx context.Context, s Spec, cal *accountant.Calibration, o Audit
 	var exact float64
 	for e := range dir {
 		dir[e] = ref[1][e] - ref[0][e]
-		exact += dir[e] * dir[e]
+		exact += float64(dir[e] * dir[e])
 	}
 	exact = math.Sqrt(exact)
 	if !(exact > 0) || math.IsInf(exact, 0) {
@@ -425,7 +426,7 @@ func auditTree(ctx context.Context, s Spec, cal *accountant.Calibration, o Audit
 	proj := func(z []float64) float64 {
 		var p float64
 		for e := range z {
-			p += z[e] * dir[e]
+			p += float64(z[e] * dir[e])
 		}
 		return p
 	}
@@ -462,7 +463,7 @@ func auditTree(ctx context.Context, s Spec, cal *accountant.Calibration, o Audit
 	n := float64(o.Trials)
 	var ss float64
 	for i := range a {
-		ss += (a[i]-ma)*(a[i]-ma) + (b[i]-mb)*(b[i]-mb)
+		ss += float64((a[i]-ma)*(a[i]-ma)) + float64((b[i]-mb)*(b[i]-mb))
 	}
 	df := 2*n - 2
 	res.SD = math.Sqrt(ss / df)
@@ -471,7 +472,7 @@ func auditTree(ctx context.Context, s Spec, cal *accountant.Calibration, o Audit
 	res.Mu = (mb - ma) / res.SD
 	se := math.Sqrt(2 / n) // of (mb - ma)/sd, for unit-variance samples
 	z := distuv.UnitNormal.Quantile(1 - a5)
-	res.MuLo, res.MuHi = res.Mu-z*se, res.Mu+z*se
+	res.MuLo, res.MuHi = res.Mu-float64(z*se), res.Mu+float64(z*se)
 	res.EpsLo = thresholdEpsLo(a, b, s.Delta, a5)
 	for _, v := range []float64{res.Mu, res.MuLo, res.MuHi, res.SD, res.SDLo, res.SDHi, res.EpsLo, res.ClaimMu, res.ClaimEps} {
 		if math.IsNaN(v) {
@@ -520,7 +521,7 @@ func auditClaim(s Spec, cal *accountant.Calibration, levels int) (mu, eps float6
 // deviation from a sum of squares ss with df degrees of freedom.
 func sdInterval(ss, df, alpha float64) (lo, hi float64) {
 	chi := distuv.ChiSquared{K: df}
-	return math.Sqrt(ss / chi.Quantile(1-alpha/2)), math.Sqrt(ss / chi.Quantile(alpha/2))
+	return math.Sqrt(ss / chi.Quantile(1-float64(alpha/2))), math.Sqrt(ss / chi.Quantile(alpha/2))
 }
 
 // treeVerdict decides an audit of tree releases: violation first (the
@@ -555,7 +556,7 @@ func treeVerdict(r *AuditResult, resid [][]float64, d int, alpha float64) string
 	ss := make([]float64, dim)
 	for _, z := range resid {
 		for e, v := range z {
-			ss[e] += v * v
+			ss[e] += float64(v * v)
 		}
 	}
 	for e := range ss {
@@ -571,7 +572,7 @@ func treeVerdict(r *AuditResult, resid [][]float64, d int, alpha float64) string
 		for f := e + 1; f < dim; f++ {
 			var c float64
 			for _, z := range resid {
-				c += z[e] * z[f]
+				c += float64(z[e] * z[f])
 			}
 			rho := c / math.Sqrt(ss[e]*ss[f])
 			if math.Abs(rho)*math.Sqrt(float64(n)) > zc {
@@ -598,8 +599,8 @@ func auditSchedule(ctx context.Context, s Spec, cal *accountant.Calibration, o A
 	// it lies in (1/4, 1); otherwise the audit sets D to put it at 1/2.
 	note := ""
 	if a, _ := LookupAlgorithm(s.Algorithm); a.AdaptiveSchedule {
-		if b := cal.Lambda * math.Expm1(s.Params["sync_threshold"]); !(b > 0.25 && b < 1) {
-			s.Params = map[string]float64{"sync_threshold": math.Log1p(0.5 / cal.Lambda)}
+		if b := cal.Lambda * fmath.Expm1(s.Params["sync_threshold"]); !(b > 0.25 && b < 1) {
+			s.Params = map[string]float64{"sync_threshold": fmath.Log1p(0.5 / cal.Lambda)}
 			note = fmt.Sprintf("; sync threshold D = %.6g (boundary ||x_1||^2 = 1/2)", s.Params["sync_threshold"])
 		}
 	}
@@ -679,7 +680,7 @@ func eventEpsLo(k, j, n int, delta, level float64) float64 {
 	plo := 1 - cpUpper(n-k, n, alpha)
 	qhi := cpUpper(j, n, alpha)
 	if num := plo - delta; num > 0 && qhi > 0 {
-		return math.Max(0, math.Log(num/qhi))
+		return math.Max(0, fmath.Log(num/qhi))
 	}
 	return 0
 }
@@ -758,7 +759,7 @@ func thresholdEpsLo(a, b []float64, delta, level float64) float64 {
 		}
 		fpu, fnu := cpUpper(fp, len(a), alpha), cpUpper(fn, len(b), alpha)
 		if num := 1 - delta - fnu; num > 0 && fpu > 0 {
-			best = math.Max(best, math.Log(num/fpu))
+			best = math.Max(best, fmath.Log(num/fpu))
 		}
 	}
 	return best
@@ -770,5 +771,5 @@ func cpUpper(k, n int, alpha float64) float64 {
 	if k >= n {
 		return 1
 	}
-	return distuv.Beta{Alpha: float64(k + 1), Beta: float64(n - k)}.Quantile(1 - alpha)
+	return distuv.Beta{Alpha: float64(k + 1), Beta: float64(n - k)}.Quantile(1 - float64(alpha))
 }

@@ -40,7 +40,7 @@ func ClipX(dst, x []float64) {
 		s0 = math.FMA(a, a, s0)
 	}
 	ss := s0 + s1
-	eps := float64(len(x)+10) * 0x1p-52
+	eps := float64(float64(len(x)+10) * 0x1p-52)
 	if ss <= 1-eps {
 		return
 	}

@@ -1,8 +1,6 @@
 package federate
 
-import (
-	"math"
-)
+import "github.com/fedbandit/fedbandit/internal/fmath"
 
 // AlgFedUCB is FedUCB (Dubey & Pentland, NeurIPS 2020; protocol.md section
 // 7): the eager learner, a synchronisation whenever a silo's log-det
@@ -17,7 +15,7 @@ const AlgFedUCB = "feducb"
 // sync_threshold is absent: T ln(M T) / (d M), the choice of the distributed-LinUCB analyses
 // (Wang et al. 2020) that FedUCB follows.
 func DefaultSyncThreshold(t, m, d int) float64 {
-	return float64(t) * math.Log(float64(m)*float64(t)) / (float64(d) * float64(m))
+	return float64(t) * fmath.Log(float64(m)*float64(t)) / (float64(d) * float64(m))
 }
 
 // fedUCBParts builds FedUCB: the eager learner, the log-det schedule and
@@ -47,7 +45,7 @@ type logDetSchedule struct {
 	last      int       // round of the last synchronisation
 }
 
-func (l *logDetSchedule) observed(i int, q float64) { l.logdet[i] += math.Log1p(q) }
+func (l *logDetSchedule) observed(i int, q float64) { l.logdet[i] += fmath.Log1p(q) }
 
 func (l *logDetSchedule) due(t int) bool {
 	limit := l.threshold / float64(t-l.last)

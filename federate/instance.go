@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/fedbandit/fedbandit/internal/fmath"
 	"github.com/fedbandit/fedbandit/internal/numpyrand"
 	"github.com/fedbandit/fedbandit/internal/rng"
 	"github.com/fedbandit/fedbandit/internal/vec"
@@ -60,7 +61,7 @@ func SyntheticTheta(d int, seed uint64) []float64 {
 	var ss float64
 	for j := 0; j < d-1; j++ {
 		theta[j] = r.NormFloat64()
-		ss += theta[j] * theta[j]
+		ss += float64(theta[j] * theta[j])
 	}
 	scale := 0.5 / math.Sqrt(ss)
 	for j := 0; j < d-1; j++ {
@@ -150,7 +151,7 @@ func (in *synthetic) link(v float64) float64 {
 }
 
 // logistic is 1/(1+exp(-v)).
-func logistic(v float64) float64 { return 1 / (1 + math.Exp(-v)) }
+func logistic(v float64) float64 { return 1 / (1 + fmath.Exp(-v)) }
 
 func (in *synthetic) next(i int) *actionSet {
 	if in.random.n > 0 {
@@ -204,7 +205,7 @@ func (in *ltr) next(i int) *actionSet {
 func dot(a, b []float64) float64 {
 	var s float64
 	for i, v := range a {
-		s += v * b[i]
+		s += float64(v * b[i])
 	}
 	return s
 }

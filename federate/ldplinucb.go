@@ -88,7 +88,7 @@ func (l *glocNoise) observe(i int, b *batchStats, x []float64, y float64) float6
 		return math.NaN()
 	}
 	for e, xe := range x {
-		g[e] += resid*xe + l.bstd*r.NormFloat64()
+		g[e] += float64(resid*xe) + float64(l.bstd*r.NormFloat64())
 	}
 	return math.NaN()
 }
@@ -98,7 +98,7 @@ func (l *glocNoise) observe(i int, b *batchStats, x []float64, y float64) float6
 func (l *glocNoise) restart(p, theta []float64) {
 	for _, g := range l.grad {
 		for e, v := range g {
-			l.thetaH[e] -= l.step * v
+			l.thetaH[e] -= float64(l.step * v)
 		}
 		clear(g)
 	}
@@ -141,10 +141,10 @@ func (l *localNoise) observe(i int, b *batchStats, x []float64, y float64) float
 		return math.NaN()
 	}
 	for e, sd := range l.gstd {
-		b.w[e] += l.w[e] + sd*r.NormFloat64()
+		b.w[e] += l.w[e] + float64(sd*r.NormFloat64())
 	}
 	for e := range l.u {
-		b.u[e] += l.u[e] + l.bstd*r.NormFloat64()
+		b.u[e] += l.u[e] + float64(l.bstd*r.NormFloat64())
 	}
 	return math.NaN()
 }

@@ -136,7 +136,7 @@ func onGrid(dst, src []float64, gamma float64) {
 // power of two: the scaling is exact).
 func toGrid(v, gamma float64) float64 {
 	if mutation.On("N16") { // rounded down: error up to gamma, charged gamma/2
-		return math.Floor(v/gamma) * gamma
+		return float64(math.Floor(v/gamma) * gamma)
 	}
-	return math.RoundToEven(v/gamma) * gamma
+	return float64(math.RoundToEven(v/gamma) * gamma)
 }

@@ -29,7 +29,7 @@ func matVec(dst, a, x []float64) {
 		row := a[i*d : (i+1)*d]
 		var s float64
 		for j, v := range row {
-			s += v * x[j]
+			s += float64(v * x[j])
 		}
 		dst[i] = s
 	}
@@ -44,7 +44,7 @@ func cholesky(l, v []float64, d int) bool {
 		s := v[j*d+j]
 		lj := l[j*d : j*d+j]
 		for _, x := range lj {
-			s -= x * x
+			s -= float64(x * x)
 		}
 		if !(s > 0) || math.IsInf(s, 0) {
 			return false
@@ -55,7 +55,7 @@ func cholesky(l, v []float64, d int) bool {
 			li := l[i*d : i*d+j]
 			t := v[i*d+j]
 			for k, x := range li {
-				t -= x * lj[k]
+				t -= float64(x * lj[k])
 			}
 			l[i*d+j] = t / ljj
 		}
@@ -73,7 +73,7 @@ func cholInverse(a, l, e []float64, d int) {
 		for i := c; i < d; i++ {
 			s := e[i]
 			for k := c; k < i; k++ {
-				s -= l[i*d+k] * e[k]
+				s -= float64(l[i*d+k] * e[k])
 			}
 			e[i] = s / l[i*d+i]
 		}
@@ -81,7 +81,7 @@ func cholInverse(a, l, e []float64, d int) {
 		for i := d - 1; i >= 0; i-- {
 			s := e[i]
 			for k := i + 1; k < d; k++ {
-				s -= l[k*d+i] * e[k]
+				s -= float64(l[k*d+i] * e[k])
 			}
 			e[i] = s / l[i*d+i]
 		}

@@ -83,7 +83,7 @@ func (c *numpyContexts) fill(x, mu []float64, nb int, theta []float64) {
 		for j, v := range z {
 			u := v / nrm
 			blk[j*vec.Lanes+l] = u * vec.InvSqrt2
-			m += u * theta[j]
+			m += float64(u * theta[j])
 		}
 		blk[(d-1)*vec.Lanes+l] = vec.InvSqrt2
 		mu[a] = m

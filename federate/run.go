@@ -314,7 +314,7 @@ func noiseGrid(s Spec, cal *accountant.Calibration) (float64, error) {
 	}
 	gamma := accountant.Grid(cal.Sigma)
 	users := float64(s.M) * float64(s.T)
-	if users*(1/gamma+1)+tree.MaxNoiseSteps >= 1<<52 {
+	if float64(users*(1/gamma+1))+tree.MaxNoiseSteps >= 1<<52 {
 		return 0, &FieldError{Field: "Noise", Msg: fmt.Sprintf("noise %q: M T = %g users on the grid %g (sigma %g) may reach 2^52 grid steps, where float64 sums stop being exact (eps = %g asks for a sigma this small: lower eps, or use noise %q)", s.Noise, users, gamma, cal.Sigma, s.Eps, NoiseGaussian)}
 	}
 	return gamma, nil

@@ -129,10 +129,10 @@ func (v *vecSum) encode(x []float64, y float64, r *bitSource) {
 		// random byte u unless u = f8 (bitSource.bernoulli's rule).
 		g256, s := v.nodes[l].G*256, v.sum[l]
 		for k, ve := range ent {
-			A := g256 * (ve + 1)
+			A := float64(g256 * (ve + 1))
 			if !(A >= 0 && A < 1<<62) { // unclamped rewards: the general path
 				r.bits, r.n = bits, n
-				a := A / 256
+				a := float64(A / 256)
 				fl := math.Floor(a)
 				s[k] += int64(fl) + r.bernoulli(a-fl)
 				bits, n = r.bits, r.n
@@ -175,7 +175,7 @@ func (b *bitSource) bernoulli(f float64) int64 {
 	u := b.bits & 255
 	b.bits >>= 8
 	b.n -= 8
-	f *= 256
+	f = float64(f * 256)
 	f8 := uint64(f)
 	if u != f8 {
 		return int64((u - f8) >> 63) // 1 iff u < f8
@@ -203,10 +203,10 @@ func (v *vecSum) publish(batches []*batchStats, wsyn, usyn []float64, send sende
 		}
 	}
 	nbits := uint64(nd.N) * uint64(nd.Draws)
-	shift := accountant.VecSumP * nd.B * float64(nd.N)
+	shift := float64(accountant.VecSumP * nd.B * float64(nd.N))
 	if mutation.On("M4") { // half the noise bits, decoded consistently
 		nbits = uint64(nd.N) * uint64(nd.Draws/2)
-		shift = accountant.VecSumP * float64(nd.Draws/2) * float64(nd.N)
+		shift = float64(accountant.VecSumP * float64(nd.Draws/2) * float64(nd.N))
 	}
 	draw := v.binomial(nbits)
 	for e, s := range v.sum[j] {

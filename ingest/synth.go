@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 
+	"github.com/fedbandit/fedbandit/internal/fmath"
 	"github.com/fedbandit/fedbandit/internal/rng"
 )
 
@@ -46,7 +47,10 @@ const synthFeatures = 136
 // (128, 131) and mostly-zero click features (134-136). Labels follow
 // SynthLabelProbs and shift the relevance-bearing features so that a lasso
 // fit finds signal. The random streams come from federate/rng under
-// rng.NewKey("synth", Seed).
+// rng.NewKey("synth", Seed). Every product that is added to something is
+// converted (float64(x*y)) so that arm64 does not fuse it into one
+// multiply-add: the text is the same on every machine
+// (scripts/crossarch.sh checks the compiled code).
 func Synth(w io.Writer, opts SynthOptions) error {
 	if opts.Queries == 0 {
 		opts.Queries = 10000
@@ -74,10 +78,10 @@ func Synth(w io.Writer, opts SynthOptions) error {
 	sizes := rng.New(key, "docs-per-query")
 	// Documents per query: log-normal with sigma 0.9, clipped to 1..MaxDocs.
 	const sigma = 0.9
-	mu := math.Log(opts.MeanDocs) - sigma*sigma/2
+	mu := fmath.Log(opts.MeanDocs) - sigma*sigma/2
 	docs := make([]int, opts.Queries)
 	for i := range docs {
-		d := int(math.Round(math.Exp(mu + sigma*sizes.NormFloat64())))
+		d := int(math.Round(fmath.Exp(mu + float64(sigma*sizes.NormFloat64()))))
 		docs[i] = min(max(d, 1), opts.MaxDocs)
 	}
 	if opts.Queries >= 2 {
@@ -167,7 +171,7 @@ type synthGen struct {
 func (g *synthGen) newQuery(r *rand.Rand) {
 	g.qlen = 1 + r.IntN(5)
 	for s := range g.idf {
-		g.idf[s] = math.Round((1+r.Float64()*20)*1e6) / 1e6
+		g.idf[s] = math.Round((1+float64(r.Float64()*20))*1e6) / 1e6
 	}
 }
 
@@ -180,7 +184,7 @@ func (g *synthGen) doc(r *rand.Rand, label int) {
 	q := float64(g.qlen)
 	var covered, length, sumTF, minTF, maxTF [5]float64
 	for s := 0; s < 4; s++ {
-		p := min(0.25+0.15*rel, 0.95)
+		p := min(0.25+float64(0.15*rel), 0.95)
 		c := 0
 		for t := 0; t < g.qlen; t++ {
 			if r.Float64() < p {
@@ -188,7 +192,7 @@ func (g *synthGen) doc(r *rand.Rand, label int) {
 			}
 		}
 		covered[s] = float64(c)
-		length[s] = math.Floor(streamScale[s] * math.Exp(0.8*r.NormFloat64()))
+		length[s] = math.Floor(streamScale[s] * fmath.Exp(0.8*r.NormFloat64()))
 		if length[s] < covered[s] {
 			length[s] = covered[s]
 		}
@@ -196,7 +200,7 @@ func (g *synthGen) doc(r *rand.Rand, label int) {
 			lo := 1 + float64(r.IntN(3))
 			hi := lo + float64(r.IntN(1+int(math.Sqrt(length[s]))))
 			minTF[s], maxTF[s] = lo, hi
-			sumTF[s] = math.Min(lo*float64(c)+hi-lo, length[s]) // at least every covered term once
+			sumTF[s] = math.Min(float64(lo*float64(c))+hi-lo, length[s]) // at least every covered term once
 			sumTF[s] = math.Max(sumTF[s], covered[s])
 		}
 	}
@@ -245,26 +249,26 @@ func (g *synthGen) doc(r *rand.Rand, label int) {
 		f[100+s] = math.Min(1, covered[s]/q*r.Float64()) // 101-105 vector space model
 		bm25 := 0.0
 		if covered[s] > 0 {
-			bm25 = g.idf[s] * (1 + rel*0.5) * (1 + r.Float64())
+			bm25 = g.idf[s] * (1 + float64(rel*0.5)) * (1 + float64(r.Float64()))
 		}
 		f[105+s] = bm25 // 106-110 BM25
 		// 111-125 LMIR.ABS, LMIR.DIR, LMIR.JM: negative log-likelihoods,
 		// closer to 0 for relevant documents.
-		base := -(5 + 25*r.Float64()) * (1 - 0.08*rel)
+		base := -(5 + float64(25*r.Float64())) * (1 - float64(0.08*rel))
 		f[110+s] = base
-		f[115+s] = base * (0.8 + 0.4*r.Float64())
-		f[120+s] = base * (0.9 + 0.3*r.Float64())
+		f[115+s] = base * (0.8 + float64(0.4*r.Float64()))
+		f[120+s] = base * (0.9 + float64(0.3*r.Float64()))
 	}
-	f[125] = float64(1 + r.IntN(8))                                  // 126 slashes in URL
-	f[126] = float64(15 + r.IntN(120))                               // 127 URL length
-	f[127] = math.Floor(math.Exp(8 + 3*r.NormFloat64() + 0.3*rel))   // 128 inlink number (huge, heavy-tailed)
-	f[128] = float64(r.IntN(60))                                     // 129 outlink number
-	f[129] = math.Floor(math.Exp(4 + 1.5*r.NormFloat64() + 0.2*rel)) // 130 PageRank
-	f[130] = math.Floor(math.Exp(9 + 2*r.NormFloat64()))             // 131 SiteRank (large)
-	f[131] = float64(r.IntN(30) + 4*label)                           // 132 QualityScore
-	f[132] = float64(r.IntN(10))                                     // 133 QualityScore2
+	f[125] = float64(1 + r.IntN(8))                                                     // 126 slashes in URL
+	f[126] = float64(15 + r.IntN(120))                                                  // 127 URL length
+	f[127] = math.Floor(fmath.Exp(8 + float64(3*r.NormFloat64()) + float64(0.3*rel)))   // 128 inlink number (huge, heavy-tailed)
+	f[128] = float64(r.IntN(60))                                                        // 129 outlink number
+	f[129] = math.Floor(fmath.Exp(4 + float64(1.5*r.NormFloat64()) + float64(0.2*rel))) // 130 PageRank
+	f[130] = math.Floor(fmath.Exp(9 + 2*r.NormFloat64()))                               // 131 SiteRank (large)
+	f[131] = float64(r.IntN(30) + 4*label)                                              // 132 QualityScore
+	f[132] = float64(r.IntN(10))                                                        // 133 QualityScore2
 	clicks := 0.0
-	if r.Float64() < 0.05+0.05*rel {
+	if r.Float64() < 0.05+float64(0.05*rel) {
 		clicks = float64(1 + r.IntN(20))
 	}
 	f[133] = clicks                   // 134 query-url click count

@@ -31,7 +31,7 @@ func newGram(m *Moments, fitIntercept bool) *gram {
 			}
 			return v
 		}
-		return v + n*m.Mean[i]*m.Mean[j]
+		return v + float64(n*m.Mean[i]*m.Mean[j])
 	}
 	for i := 0; i < d; i++ {
 		for j := 0; j < d; j++ {
@@ -69,7 +69,7 @@ func (g *gram) solve(alpha float64, positive bool, tol float64, maxIter int, w0 
 	if w0 != nil {
 		copy(w, w0)
 	}
-	l1 := alpha * g.n
+	l1 := float64(alpha * g.n)
 	tolS := tol * g.yy
 	H := make([]float64, d) // H = Q w
 	recomputeH := func() {
@@ -77,7 +77,7 @@ func (g *gram) solve(alpha float64, positive bool, tol float64, maxIter int, w0 
 			var s float64
 			row := g.Q[i*d : (i+1)*d]
 			for j, wj := range w {
-				s += row[j] * wj
+				s += float64(row[j] * wj)
 			}
 			H[i] = s
 		}
@@ -92,7 +92,7 @@ func (g *gram) solve(alpha float64, positive bool, tol float64, maxIter int, w0 
 				continue
 			}
 			wii := w[ii]
-			tmp := g.q[ii] - H[ii] + qii*wii
+			tmp := g.q[ii] - H[ii] + float64(qii*wii)
 			var nw float64
 			if positive && tmp < 0 {
 				nw = 0
@@ -103,7 +103,7 @@ func (g *gram) solve(alpha float64, positive bool, tol float64, maxIter int, w0 
 				delta := nw - wii
 				col := g.Q[ii*d : (ii+1)*d] // Q is symmetric: row ii = column ii
 				for j, c := range col {
-					H[j] += c * delta
+					H[j] += float64(c * delta)
 				}
 				w[ii] = nw
 			}
@@ -137,8 +137,8 @@ func (g *gram) dualGap(w, H []float64, l1 float64, positive bool) float64 {
 		} else {
 			dual = math.Max(dual, math.Abs(xta))
 		}
-		wq += w[i] * g.q[i]
-		wH += w[i] * H[i]
+		wq += float64(w[i] * g.q[i])
+		wH += float64(w[i] * H[i])
 		l1norm += math.Abs(w[i])
 	}
 	rNorm2 := g.yy - 2*wq + wH
@@ -146,12 +146,12 @@ func (g *gram) dualGap(w, H []float64, l1 float64, positive bool) float64 {
 	var gap, cst float64
 	if dual > l1 {
 		cst = l1 / dual
-		gap = 0.5 * (rNorm2 + rNorm2*cst*cst)
+		gap = 0.5 * (rNorm2 + float64(rNorm2*cst*cst))
 	} else {
 		cst = 1
 		gap = rNorm2
 	}
-	return gap + l1*l1norm - cst*rDotY
+	return gap + float64(l1*l1norm) - float64(cst*rDotY)
 }
 
 // rss returns ||y - Xw||^2 (n-scaled problem) at w.
@@ -159,12 +159,12 @@ func (g *gram) rss(w []float64) float64 {
 	d := g.d
 	var wq, wQw float64
 	for i := 0; i < d; i++ {
-		wq += w[i] * g.q[i]
+		wq += float64(w[i] * g.q[i])
 		var s float64
 		for j := 0; j < d; j++ {
-			s += g.Q[i*d+j] * w[j]
+			s += float64(g.Q[i*d+j] * w[j])
 		}
-		wQw += w[i] * s
+		wQw += float64(w[i] * s)
 	}
 	return g.yy - 2*wq + wQw
 }

@@ -405,7 +405,7 @@ func FitDataset(ctx context.Context, dir string, o FitOptions) (*Theta, error) {
 	if o.Model == ModelWellSpecified {
 		var ss float64
 		for _, w := range res.Coef {
-			ss += w * w
+			ss += float64(w * w)
 		}
 		if nrm := math.Sqrt(ss); nrm > 1 {
 			t.Scale = 1 / nrm

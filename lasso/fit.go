@@ -21,6 +21,8 @@ import (
 	"slices"
 	"sort"
 	"sync"
+
+	"github.com/fedbandit/fedbandit/internal/fmath"
 )
 
 // Defaults, as in scikit-learn's Lasso and the reference code.
@@ -191,7 +193,7 @@ func finish(m *Moments, g *gram, res cdResult, o Options) *Result {
 func intercept(m *Moments, w []float64) float64 {
 	b := m.Mean[len(w)]
 	for j, v := range w {
-		b -= m.Mean[j] * v
+		b -= float64(m.Mean[j] * v)
 	}
 	return b
 }
@@ -208,13 +210,13 @@ func heldOutMSE(m *Moments, w []float64, b float64) float64 {
 	for i := 0; i < p; i++ {
 		var s float64
 		for j := 0; j < p; j++ {
-			s += m.C[i*p+j] * a[j]
+			s += float64(m.C[i*p+j] * a[j])
 		}
-		aca += a[i] * s
-		am += a[i] * m.Mean[i]
+		aca += float64(a[i] * s)
+		am += float64(a[i] * m.Mean[i])
 	}
 	n := float64(m.N)
-	return (aca + n*(am-b)*(am-b)) / n
+	return (aca + float64(n*(am-b)*(am-b))) / n
 }
 
 // GroupFolds assigns each group (query) to one of k folds like
@@ -254,9 +256,9 @@ func LogGrid(hi, lo float64, n int) []float64 {
 		return []float64{hi}
 	}
 	a := make([]float64, n)
-	l0, l1 := math.Log10(lo), math.Log10(hi)
+	l0, l1 := float64(fmath.Log10(lo)), float64(fmath.Log10(hi))
 	for i := 0; i < n; i++ {
-		a[n-1-i] = math.Pow(10, l0+(l1-l0)*float64(i)/float64(n-1))
+		a[n-1-i] = fmath.Pow(10, l0+float64((l1-l0)*float64(i)/float64(n-1)))
 	}
 	return a
 }
@@ -281,7 +283,7 @@ func chooseAlpha(curve []CVPoint) (int, error) {
 		}
 		minMSE = math.Min(minMSE, p.MSE)
 	}
-	limit := minMSE + math.Abs(minMSE)*cvTieRel
+	limit := minMSE + float64(math.Abs(minMSE)*cvTieRel)
 	for i, p := range curve {
 		if p.MSE <= limit {
 			return i, nil
@@ -344,7 +346,7 @@ func CrossValidate(ctx context.Context, folds []*Moments, o Options) (*Result, e
 		}
 		lo := g.alphaMin(o.Positive) * cv.Eps
 		alphas = LogGrid(amax, lo, cv.NAlphas)
-		step = math.Log10(amax/lo) / float64(cv.NAlphas-1)
+		step = fmath.Log10(amax/lo) / float64(cv.NAlphas-1)
 	}
 	for _, a := range alphas {
 		if a <= 0 || math.IsNaN(a) || math.IsInf(a, 0) {
@@ -408,7 +410,7 @@ func CrossValidate(ctx context.Context, folds []*Moments, o Options) (*Result, e
 			pt.MSE /= float64(k)
 			var ss float64
 			for f := 0; f < k; f++ {
-				ss += (states[f].mse[ai] - pt.MSE) * (states[f].mse[ai] - pt.MSE)
+				ss += float64((states[f].mse[ai] - pt.MSE) * (states[f].mse[ai] - pt.MSE))
 			}
 			pt.SE = math.Sqrt(ss/float64(k-1)) / math.Sqrt(float64(k))
 			curve = append(curve, pt)
@@ -423,7 +425,7 @@ func CrossValidate(ctx context.Context, folds []*Moments, o Options) (*Result, e
 		last := alphas[len(alphas)-1]
 		path = make([]float64, cv.NAlphas)
 		for i := range path {
-			path[i] = last * math.Pow(10, -step*float64(i+1))
+			path[i] = last * fmath.Pow(10, -step*float64(i+1))
 		}
 		alphas = append(alphas, path...)
 	}

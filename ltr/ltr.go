@@ -225,7 +225,7 @@ func Build(o Options) (*federate.LTRData, error) {
 			}
 			m := theta.Intercept
 			for j, v := range env {
-				m += v * theta.Theta[j]
+				m += float64(v * theta.Theta[j])
 			}
 			if math.IsNaN(m) || math.Abs(m) > MaxAbsMu {
 				return nil, fmt.Errorf("ltr: %s: document %d of query %d has mean reward %g, not finite or beyond ±%g for labels 0..%d: theta* is corrupt or absurd (check it, re-run prep fit)",

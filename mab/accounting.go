@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/fedbandit/fedbandit/core"
+	"github.com/fedbandit/fedbandit/internal/fmath"
 	"github.com/fedbandit/fedbandit/internal/mutation"
 )
 
@@ -155,7 +156,7 @@ func calibrate(alg Algorithm, spec Spec, params map[string]float64, sizes []int6
 		lo, hi = hi, 2*hi
 	}
 	for range 60 {
-		mid := lo + (hi-lo)/2
+		mid := lo + float64((hi-lo)/2)
 		if mid <= lo || mid >= hi {
 			break
 		}
@@ -299,7 +300,7 @@ func skellamRDP(mu, d float64) func(alpha float64) float64 {
 		if mutation.On("N14") { // without its min(...) term
 			return a * d * d / (2 * mu)
 		}
-		return a*d*d/(2*mu) + math.Min(((2*a-1)*d*d+6*d)/(4*mu*mu), 3*d/(2*mu))
+		return a*d*d/(2*mu) + math.Min((float64((float64(2*a)-1)*d*d)+float64(6*d))/(4*mu*mu), 3*d/(2*mu))
 	}
 }
 
@@ -314,10 +315,10 @@ func dgaussSumRDP(d, s2 float64, n int64) func(alpha float64) float64 {
 	// negligible, the rest are bounded by the last one summed.
 	var tau float64
 	for k := int64(1); k < n; k++ {
-		term := math.Exp(-2 * math.Pi * math.Pi * s2 * float64(k) / float64(k+1))
+		term := fmath.Exp(-2 * math.Pi * math.Pi * s2 * float64(k) / float64(k+1))
 		tau += term
 		if k == 100000 || term < 1e-300 {
-			tau += float64(n-1-k) * term
+			tau += float64(float64(n-1-k) * term)
 			break
 		}
 	}
@@ -327,7 +328,7 @@ func dgaussSumRDP(d, s2 float64, n int64) func(alpha float64) float64 {
 	}
 	r := d / math.Sqrt(float64(n)*s2)
 	return func(a float64) float64 {
-		return math.Min(a/2*r*r+tau, a/2*(r+tau)*(r+tau))
+		return math.Min(float64(a/2*r*r)+tau, a/2*(r+tau)*(r+tau))
 	}
 }
 
@@ -340,9 +341,9 @@ func dgaussSumRDP(d, s2 float64, n int64) func(alpha float64) float64 {
 func rdpToDP(curve func(float64) float64, delta float64, integer bool) float64 {
 	best := math.Inf(1)
 	eval := func(a float64) {
-		e := curve(a) + (math.Log(1/delta)+(a-1)*math.Log1p(-1/a)-math.Log(a))/(a-1)
+		e := curve(a) + (fmath.Log(1/delta)+float64((a-1)*fmath.Log1p(-1/a))-fmath.Log(a))/(a-1)
 		if mutation.On("N10") { // the classic conversion (conservative)
-			e = curve(a) + math.Log(1/delta)/(a-1)
+			e = curve(a) + fmath.Log(1/delta)/(a-1)
 		}
 		best = math.Min(best, math.Max(e, 0))
 	}
@@ -352,7 +353,7 @@ func rdpToDP(curve func(float64) float64, delta float64, integer bool) float64 {
 		}
 		return best
 	}
-	for a := 1.01; a <= 1e4; a = 1 + (a-1)*1.002 {
+	for a := 1.01; a <= 1e4; a = 1 + float64((a-1)*1.002) {
 		eval(a)
 	}
 	return best

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/fedbandit/fedbandit/core"
+	"github.com/fedbandit/fedbandit/internal/fmath"
 )
 
 // Algorithm describes one entry of the family: batched successive
@@ -60,7 +61,7 @@ type Schedule func(b, k int, eps float64, params map[string]float64) float64
 
 // Geometric is the paper's schedule: n_b = growth^b.
 func Geometric(b, k int, eps float64, params map[string]float64) float64 {
-	return math.Pow(params["growth"], float64(b))
+	return fmath.Pow(params["growth"], float64(b))
 }
 
 // AccuracyHalving is Sajed & Sheffet's (DP-SE's) schedule: batch b is

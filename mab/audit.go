@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/fedbandit/fedbandit/core"
+	"github.com/fedbandit/fedbandit/internal/fmath"
 	"github.com/fedbandit/fedbandit/internal/rng"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -254,7 +255,7 @@ func lowerEps(outs [2][]float64, trials int, a, delta float64, nq int) (float64,
 			}
 			ph := cpLower(kh, trials, a)
 			pl := cpUpper(kl, trials, a)
-			if e := math.Log((ph - delta) / pl); ph > delta && e > best {
+			if e := fmath.Log((ph - delta) / pl); ph > delta && e > best {
 				best, at = e, c
 			}
 		}
@@ -269,12 +270,12 @@ func ceiling(n int, a, delta float64) float64 {
 	// The Clopper-Pearson bounds at k = n and k = 0 in closed form
 	// (cpLower(n, n, a) and cpUpper(0, n, a); exact where the Beta
 	// quantile loses precision).
-	r := math.Log(a) / float64(n)
-	hi, lo := math.Exp(r), -math.Expm1(r)
+	r := fmath.Log(a) / float64(n)
+	hi, lo := fmath.Exp(r), -fmath.Expm1(r)
 	if !(hi > delta) {
 		return math.Inf(-1)
 	}
-	return math.Log((hi - delta) / lo)
+	return fmath.Log((hi - delta) / lo)
 }
 
 // trialsNeeded is the fewest trials whose ceiling exceeds claim (capped
@@ -312,7 +313,7 @@ func cpLower(k, n int, a float64) float64 {
 		return 0
 	}
 	if k == n { // closed form: gonum's Beta quantile loses it at large n and tiny a
-		return math.Exp(math.Log(a) / float64(n))
+		return fmath.Exp(fmath.Log(a) / float64(n))
 	}
 	return distuv.Beta{Alpha: float64(k), Beta: float64(n - k + 1)}.Quantile(a)
 }
@@ -322,7 +323,7 @@ func cpUpper(k, n int, a float64) float64 {
 		return 1
 	}
 	if k == 0 { // closed form, as in cpLower
-		return -math.Expm1(math.Log(a) / float64(n))
+		return -fmath.Expm1(fmath.Log(a) / float64(n))
 	}
-	return distuv.Beta{Alpha: float64(k + 1), Beta: float64(n - k)}.Quantile(1 - a)
+	return distuv.Beta{Alpha: float64(k + 1), Beta: float64(n - k)}.Quantile(1 - float64(a))
 }

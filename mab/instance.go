@@ -120,7 +120,7 @@ func (in Instance) MeanValues() ([]float64, error) {
 	mu := make([]float64, in.Arms)
 	for i := range mu {
 		// float64() keeps the product rounded on its own, as numpy's is.
-		mu[i] = float64(in.Gap*u[i]) + (0.5 - in.Gap/2)
+		mu[i] = float64(in.Gap*u[i]) + (0.5 - float64(in.Gap/2))
 	}
 	if err := distinctMeans(fmt.Sprintf("gap = %v", in.Gap), mu); err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/fedbandit/fedbandit/internal/dpnoise"
+	"github.com/fedbandit/fedbandit/internal/fmath"
 	"github.com/fedbandit/fedbandit/internal/mutation"
 )
 
@@ -28,7 +29,7 @@ type protocol interface {
 // logTerm is ln(c k b^2 / conf), the union bound over arms and batches in
 // every width of the paper.
 func logTerm(c float64, k, b int, conf float64) float64 {
-	return math.Log(c * float64(k) * float64(b) * float64(b) / conf)
+	return fmath.Log(c * float64(k) * float64(b) * float64(b) / conf)
 }
 
 // hoeffding is the width of a mean of n rewards in [0, 1]:
@@ -148,7 +149,7 @@ func dpseWidth(b, n, k int, eps, conf float64) float64 {
 // encode is a reward x in [0, 1] on the grid of g: floor(x g) +
 // Bernoulli(x g - floor(x g)), in {0..g}, unbiased.
 func encode(r *rand.Rand, x float64, g int64) int64 {
-	xg := x * float64(g)
+	xg := float64(x * float64(g))
 	fl := math.Floor(xg)
 	xh := int64(fl)
 	if mutation.On("N7") { // deterministic rounding to nearest: biased
@@ -166,7 +167,7 @@ func encode(r *rand.Rand, x float64, g int64) int64 {
 // dpseBatch is SS19's batch size for accuracy D = growth^-b:
 // 1 + floor(max(32 ln(8 k b^2/conf)/D^2, 8 ln(4 k b^2/conf)/(D eps))).
 func dpseBatch(b, k int, growth, eps, conf float64) float64 {
-	d := math.Pow(growth, -float64(b))
+	d := fmath.Pow(growth, -float64(b))
 	return 1 + math.Floor(math.Max(32*logTerm(8, k, b, conf)/(d*d), 8*logTerm(4, k, b, conf)/(d*eps)))
 }
 

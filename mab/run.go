@@ -52,7 +52,7 @@ func (r *Run) Round(t int) (pseudo, realised float64) {
 // endBatch releases every active arm's sum and eliminates.
 func (r *Run) endBatch() {
 	k := len(r.active)
-	w := r.crs * r.proto.width(r.b, r.n, k)
+	w := float64(r.crs * r.proto.width(r.b, r.n, k))
 	mean := make([]float64, k)
 	maxLCB := math.Inf(-1)
 	for i := range r.active {
@@ -97,9 +97,9 @@ func (r *Run) Active() []int { return append([]int(nil), r.active...) }
 func gaussianClipped(sd float64) func(*rand.Rand, float64) float64 {
 	return func(r *rand.Rand, mu float64) float64 {
 		if mutation.On("N8") { // not clipped at 1
-			return max(mu+sd*r.NormFloat64(), 0)
+			return max(mu+float64(sd*r.NormFloat64()), 0)
 		}
-		return min(max(mu+sd*r.NormFloat64(), 0), 1)
+		return min(max(mu+float64(sd*r.NormFloat64()), 0), 1)
 	}
 }
 

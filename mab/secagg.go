@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/fedbandit/fedbandit/internal/dpnoise"
+	"github.com/fedbandit/fedbandit/internal/fmath"
 	"github.com/fedbandit/fedbandit/internal/mutation"
 )
 
@@ -113,14 +114,14 @@ func (s *secagg) paramsF(n int64, b int) (g, tau float64) {
 	if s.arms > 0 {
 		r = float64(s.arms) * float64(b) * float64(b) * math.Pi * math.Pi / 6
 	}
-	l := math.Log(2 * r / s.conf)
+	l := fmath.Log(2 * r / s.conf)
 	if mutation.On("N6") { // the accuracy tau at ln(1/conf)
-		l = math.Log(r / s.conf)
+		l = fmath.Log(r / s.conf)
 	}
 	switch s.kind {
 	case noiseSkellam:
 		g = math.Ceil(s.scale * s.eps * sq)
-		tau = math.Ceil(2*g*l/s.eps + math.Sqrt2*l)
+		tau = math.Ceil(2*g*l/s.eps + float64(math.Sqrt2*l))
 	case noiseDGauss:
 		g = math.Ceil(s.scale * s.eps * sq)
 		tau = math.Ceil(g * math.Sqrt(2*l) / s.eps)
@@ -145,7 +146,7 @@ const maxInt = 1 << 62
 func (s *secagg) fits(n int64, b int) error {
 	g, tau := s.paramsF(n, b)
 	// float64 rounding is far below the margin 2^62 leaves to 2^63.
-	if m := float64(n)*g + 2*tau + 1; m > maxInt || g*g > maxInt {
+	if m := float64(float64(n)*g) + 2*tau + 1; m > maxInt || g*g > maxInt {
 		return fmt.Errorf("eps = %v: at a batch of n = T = %d users (S = %v) the precision g = %.4g makes the modulus n g + 2 tau + 1 = %.4g or g^2 = %.4g exceed 2^62; lower eps, S or T",
 			s.eps, n, s.scale, g, m, g*g)
 	}
@@ -165,11 +166,11 @@ func (s *secagg) start(b, n, k int) {
 	if mutation.On("N15") { // the scale in the wrong units: 1/eps instead of g/eps
 		s.lapNum = uint64(1) << epsBits
 	}
-	s.polyaP = math.Exp(-float64(s.epsNum) / float64(uint64(s.g)<<epsBits) * float64(s.weaken) / float64(boost))
+	s.polyaP = fmath.Exp(-float64(s.epsNum) / float64(uint64(s.g)<<epsBits) * float64(s.weaken) / float64(boost))
 	if s.inverted {
 		// DLap(1-p): scale -1/ln(1-p), rounded to a multiple of 2^-20.
-		s.polyaP = -math.Expm1(-float64(s.epsNum) / float64(uint64(s.g)<<epsBits))
-		s.lapNum, s.lapDen = uint64(max(1, math.Round(-1/math.Log(s.polyaP)*(1<<epsBits)))), 1<<epsBits
+		s.polyaP = -fmath.Expm1(-float64(s.epsNum) / float64(uint64(s.g)<<epsBits))
+		s.lapNum, s.lapDen = uint64(max(1, math.Round(-1/fmath.Log(s.polyaP)*(1<<epsBits)))), 1<<epsBits
 	}
 	if s.kind == noiseSkellam || s.kind == noiseDGauss {
 		s.varNum, s.varDen = shareVariance(s.g, s.n, s.eps)

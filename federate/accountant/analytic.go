@@ -3,6 +3,8 @@ package accountant
 import (
 	"fmt"
 	"math"
+
+	"github.com/fedbandit/fedbandit/internal/fmath"
 )
 
 // AnalyticGaussianDelta returns delta_BW(sigma, eps, sens): the exact delta
@@ -59,7 +61,7 @@ func AnalyticGaussianSigma(eps, delta, sens float64) (float64, error) {
 	// eps < 1, so search upward from it rather than trusting it.
 	// Both bracket searches are bounded: doubling stops at MaxFloat64 and
 	// halving at 0 (sigma 0 never qualifies: delta(mu = +Inf) = 1).
-	hi := sens * math.Sqrt(2*math.Log(1.25/delta)) / eps
+	hi := sens * math.Sqrt(2*fmath.Log(1.25/delta)) / eps
 	if !finite(hi) {
 		hi = math.MaxFloat64
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/bits"
 	"strings"
+
+	"github.com/fedbandit/fedbandit/internal/fmath"
 )
 
 // DefaultAlpha is the UCB confidence level used when Request.Alpha is 0.
@@ -193,14 +195,14 @@ func defaultS(s, def float64) float64 {
 // ReferenceLDPSigma is the published code's silo-level LDP noise
 // sigma = sqrt(N (ln(1/delta) + eps)) / eps (protocol.md section 3).
 func ReferenceLDPSigma(eps, delta float64, n int) float64 {
-	return math.Sqrt(float64(n)*(math.Log(1/delta)+eps)) / eps
+	return math.Sqrt(float64(n)*(fmath.Log(1/delta)+eps)) / eps
 }
 
 // ReferenceSDPSigma is the published code's amplification noise
 // sigma = sqrt(N ln(1/delta) ln(1 + N/(T delta)) ln(M N/delta)) / (eps sqrt(M)).
 func ReferenceSDPSigma(eps, delta float64, n, m, t int) float64 {
 	N, M, T := float64(n), float64(m), float64(t)
-	return math.Sqrt(N*math.Log(1/delta)*math.Log1p(N/(T*delta))*math.Log(M*N/delta)) / (eps * math.Sqrt(M))
+	return math.Sqrt(N*fmath.Log(1/delta)*fmath.Log1p(N/(T*delta))*fmath.Log(M*N/delta)) / (eps * math.Sqrt(M))
 }
 
 // ReferenceLambda is the published code's regulariser: sqrt(M) without
@@ -210,14 +212,14 @@ func ReferenceLambda(sigma float64, n, m, d int, alpha float64) float64 {
 		return math.Sqrt(float64(m))
 	}
 	N := float64(n)
-	return math.Sqrt(float64(m)*N) * sigma * (math.Sqrt(N+math.Log(1/alpha)) + math.Sqrt(float64(d)))
+	return math.Sqrt(float64(m)*N) * sigma * (math.Sqrt(N+fmath.Log(1/alpha)) + math.Sqrt(float64(d)))
 }
 
 // referenceWidth is the published code's beta_t:
 // crs [ sqrt(Lambda) S + R sqrt(d ln(1 + t M L^2/(d Lambda)) + ln(1/alpha)) ], L = 1.
 func referenceWidth(r Request, lambda float64) Width {
 	return Width{Crs: r.Crs, R: r.R, S: defaultS(r.S, math.Sqrt(float64(r.D))),
-		C0: math.Log(1 / r.Alpha), LamMin: lambda, LamMax: lambda, D: r.D, M: r.M}
+		C0: fmath.Log(1 / r.Alpha), LamMin: lambda, LamMax: lambda, D: r.D, M: r.M}
 }
 
 // referenceCode fills sigma, Lambda and beta_t as the published code does,
@@ -237,7 +239,7 @@ func (c *Calibration) referenceCode() error {
 // sigma0 = sqrt(8 kappa (ln(2/delta) + eps)) / eps, with sensitivity L = 1
 // per stream (add/remove one user).
 func PaperLDPSigma(eps, delta float64, kappa int) float64 {
-	return math.Sqrt(8*float64(kappa)*(math.Log(2/delta)+eps)) / eps
+	return math.Sqrt(8*float64(kappa)*(fmath.Log(2/delta)+eps)) / eps
 }
 
 // PaperSDPSigma is Theorem 5.3's per-entry noise under shuffle DP by
@@ -248,13 +250,13 @@ func PaperLDPSigma(eps, delta float64, kappa int) float64 {
 // or M kappa/delta <= 1) it has no positive value and an error is returned.
 func PaperSDPSigma(eps, delta float64, kappa, m, t int) (float64, error) {
 	K, M, T := float64(kappa), float64(m), float64(t)
-	l2 := math.Log(K / (delta * T))
-	l3 := math.Log(M * K / delta)
+	l2 := fmath.Log(K / (delta * T))
+	l3 := fmath.Log(M * K / delta)
 	if !(l2 > 0) || !(l3 > 0) {
 		return 0, fmt.Errorf("%w: paper Theorem 5.3 sigma needs delta < kappa/T = %.3g (got delta = %g): outside the theorem's regime; use the %q or %q preset",
 			ErrInvalid, K/T, delta, PresetReferenceCode, PresetExact)
 	}
-	return math.Sqrt(2*K*math.Log(1/delta)*l2*l3) / (eps * math.Sqrt(M)), nil
+	return math.Sqrt(2*K*fmath.Log(1/delta)*l2*l3) / (eps * math.Sqrt(M)), nil
 }
 
 // PaperWidth returns the regulariser and confidence width of Lemmas C.2
@@ -271,10 +273,10 @@ func PaperSDPSigma(eps, delta float64, kappa, m, t int) (float64, error) {
 // Request.S says otherwise).
 func PaperWidth(r Request, sigma0 float64, kappa, k int) (lambda float64, w Width) {
 	sigTot := sigma0 * math.Sqrt(float64(sources(r))*float64(kappa))
-	big := sigTot * (math.Sqrt(float64(r.D)) + math.Sqrt(math.Log(float64(k)/r.Alpha)))
+	big := float64(sigTot * (math.Sqrt(float64(r.D)) + math.Sqrt(fmath.Log(float64(k)/r.Alpha))))
 	lambda = math.Max(1, 2*big)
 	lamMin := lambda - big
-	w = Width{Crs: 1, R: r.R, S: defaultS(r.S, 1), C0: 2 * math.Log(1/r.Alpha),
+	w = Width{Crs: 1, R: r.R, S: defaultS(r.S, 1), C0: 2 * fmath.Log(1/r.Alpha),
 		LamMin: lamMin, LamMax: lambda + big, Nu: big / math.Sqrt(lamMin), D: r.D, M: r.M}
 	return lambda, w
 }
@@ -318,7 +320,7 @@ func ExactLDPSigma(eps, delta float64, kappa int, relation string) (float64, err
 	if mu == 0 {
 		return 0, fmt.Errorf("exact LDP sigma: %w: no noise level certifies eps = %v, delta = %v", ErrInvalid, eps, delta)
 	}
-	sigma := up(math.Sqrt(float64(kappa)) * math.Sqrt(g*g+b*b) / mu)
+	sigma := up(math.Sqrt(float64(kappa)) * math.Sqrt(float64(g*g)+float64(b*b)) / mu)
 	// TreeMu rounds mu up, which can push the largest feasible mu just over
 	// the edge: step sigma up by a few ulps until the postcondition holds.
 	for i := 0; i < 64; i++ {

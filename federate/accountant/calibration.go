@@ -18,7 +18,11 @@
 // known discrepancies between the paper and the published code.
 package accountant
 
-import "math"
+import (
+	"math"
+
+	"github.com/fedbandit/fedbandit/internal/fmath"
+)
 
 // Calibration preset names. Every run records the preset that chose its
 // noise; none is ever mixed silently with another.
@@ -164,6 +168,6 @@ func (c *Calibration) Beta(t int) float64 { return c.Width.At(t) }
 // At evaluates beta_t.
 func (w Width) At(t int) float64 {
 	d := float64(w.D)
-	inner := w.C0 + d*math.Log1p(float64(w.M)*float64(t)/(d*w.LamMin))
-	return w.Crs * (w.R*math.Sqrt(inner) + w.S*math.Sqrt(w.LamMax) + w.Nu)
+	inner := w.C0 + float64(d*fmath.Log1p(float64(w.M)*float64(t)/(d*w.LamMin)))
+	return w.Crs * (float64(w.R*math.Sqrt(inner)) + float64(w.S*math.Sqrt(w.LamMax)) + w.Nu)
 }

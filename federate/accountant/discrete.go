@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/fedbandit/fedbandit/internal/fmath"
 	"github.com/fedbandit/fedbandit/internal/mutation"
 )
 
@@ -73,9 +74,9 @@ func DiscreteSensitivities(relation string, gamma float64, d int) (gram, bias fl
 		c = 0
 	}
 	if mutation.On("N18") { // the Gram's inflation over sqrt(d(d+1)/2) packed entries, not d
-		return up(g + c*gamma*math.Sqrt(float64(d*(d+1)/2))), up(b + c*gamma*math.Sqrt(float64(d))), nil
+		return up(g + float64(c*gamma*math.Sqrt(float64(d*(d+1)/2)))), up(b + float64(c*gamma*math.Sqrt(float64(d)))), nil
 	}
-	return up(g + c*gamma*float64(d)), up(b + c*gamma*math.Sqrt(float64(d))), nil
+	return up(g + float64(c*gamma*float64(d))), up(b + float64(c*gamma*math.Sqrt(float64(d)))), nil
 }
 
 // DiscreteRho returns the zCDP rho of one run's releases with discrete
@@ -107,15 +108,15 @@ func DiscreteRho(r Request, sigma float64, kappa int) (float64, error) {
 		if mutation.On("N17") { // kappa - 1 releases composed
 			kappa--
 		}
-		return up(float64(kappa) * up(g*g+b*b) / (2 * sigma * sigma)), nil
+		return up(float64(kappa) * up(float64(g*g)+float64(b*b)) / (2 * sigma * sigma)), nil
 	case ModelUserLDP, ModelUserLDPGLM:
 		g, b, err := DiscreteSensitivities(ReplaceOne, gamma, r.D)
 		if err != nil {
 			return 0, fmt.Errorf("discrete rho: %w", err)
 		}
-		s := g*g + b*b
+		s := float64(g*g) + float64(b*b)
 		if r.Model == ModelUserLDPGLM {
-			s += b * b // the gradient (g(x.theta) - y) x: norm <= 1, rounded like x y
+			s += float64(b * b) // the gradient (g(x.theta) - y) x: norm <= 1, rounded like x y
 		}
 		return up(up(s) / (2 * sigma * sigma)), nil
 	}
@@ -336,7 +337,7 @@ func DiscreteGaussianDelta(sigma2, eps float64, sens int) (float64, error) {
 			ks = ks[:1]
 		}
 		for _, k := range ks {
-			v := math.Exp(-k * k / (2 * sigma2))
+			v := fmath.Exp(-k * k / (2 * sigma2))
 			z += v
 			if k >= l {
 				tl += v
@@ -346,7 +347,7 @@ func DiscreteGaussianDelta(sigma2, eps float64, sens int) (float64, error) {
 			}
 		}
 	}
-	delta := (tl - math.Exp(eps)*tu) / z
-	margin := (tl + math.Exp(eps)*tu) / z * safety * 4
+	delta := (tl - fmath.Exp(eps)*tu) / z
+	margin := (tl + fmath.Exp(eps)*tu) / z * safety * 4
 	return math.Min(1, math.Max(0, up(delta+margin))), nil
 }

@@ -3,6 +3,8 @@ package accountant
 import (
 	"math"
 	"math/bits"
+
+	"github.com/fedbandit/fedbandit/internal/fmath"
 )
 
 // fedUCB is ModelFedUCB. Its paper's noise (protocol.md section 7) is
@@ -23,7 +25,7 @@ func (fedUCB) terms(_ Request, levels int) int { return levels }
 // 4 sqrt(m) (L^2+1) log(2/delta) / eps with L = 1, m = 1 + ceil(log2 n).
 func FedUCBSigma(eps, delta float64, n int) float64 {
 	m := 1 + bits.Len(uint(max(n, 1)-1))
-	return 4 * math.Sqrt(float64(m)) * 2 * math.Log(2/delta) / eps
+	return float64(4*math.Sqrt(float64(m))) * 2 * fmath.Log(2/delta) / eps
 }
 
 func (fedUCB) referenceSigma(r Request, _ int) float64 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/fedbandit/fedbandit/internal/fmath"
 	"github.com/fedbandit/fedbandit/internal/mutation"
 )
 
@@ -26,11 +27,11 @@ func GDPDelta(mu, eps float64) (float64, error) {
 
 // gdpDelta is GDPDelta without validation.
 func gdpDelta(mu, eps float64) float64 {
-	xa, xb := -eps/mu+mu/2, -eps/mu-mu/2
+	xa, xb := -eps/mu+float64(mu/2), -eps/mu-float64(mu/2)
 	a := phi(xa)
 	b := 0.0
 	if eps < 700 {
-		b = math.Exp(eps) * phi(xb)
+		b = float64(fmath.Exp(eps) * phi(xb))
 	}
 	// Rounding the argument x of Phi by one ulp changes Phi(x) by a relative
 	// amount of about x^2 ulps in the tail, erfc and exp add a few ulps, and
@@ -41,12 +42,12 @@ func gdpDelta(mu, eps float64) float64 {
 	const ulp = 0x1p-52
 	var ea, eb float64
 	if a != 0 {
-		ea = a * (8 + xa*xa) * ulp
+		ea = a * (8 + float64(xa*xa)) * ulp
 	}
 	if b != 0 {
-		eb = b * (8 + xb*xb + eps) * ulp
+		eb = b * (8 + float64(xb*xb) + eps) * ulp
 	}
-	d := a - b + 8*(ea+eb)
+	d := a - b + float64(8*(ea+eb))
 	if math.IsNaN(d) {
 		return 1 // no usable bound: the conservative answer
 	}
@@ -80,7 +81,7 @@ func gdpEps(mu, delta float64) float64 {
 	if ok(0) {
 		return 0
 	}
-	hi := mu*(mu/2) + mu*math.Sqrt(2*math.Log(1/delta)) + 1
+	hi := float64(mu*(mu/2)) + float64(mu*math.Sqrt(2*fmath.Log(1/delta))) + 1
 	if !finite(hi) {
 		hi = math.MaxFloat64 // mu near sqrt(MaxFloat64): delta(MaxFloat64) is 0
 	}
@@ -162,7 +163,7 @@ func TreeMu(sigma float64, kappa int, relation string) (float64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("tree mu: %w", err)
 	}
-	return up(math.Sqrt(float64(kappa)) * math.Sqrt(g*g+b*b) / sigma), nil
+	return up(math.Sqrt(float64(kappa)) * math.Sqrt(float64(g*g)+float64(b*b)) / sigma), nil
 }
 
 // Sensitivities returns the L2 sensitivities of one user's contribution to

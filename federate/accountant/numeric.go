@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/fedbandit/fedbandit/internal/fmath"
 )
 
 // ErrInvalid is wrapped by every parameter-validation error of this package,
@@ -21,7 +23,7 @@ func up(x float64) float64 {
 	if x == 0 || math.IsInf(x, 0) || math.IsNaN(x) {
 		return x
 	}
-	return math.Nextafter(x+math.Abs(x)*safety, math.Inf(1))
+	return math.Nextafter(x+float64(math.Abs(x)*safety), math.Inf(1))
 }
 
 // down returns x nudged downward by the same margin as up.
@@ -60,7 +62,7 @@ func checkDelta(name string, d float64) error {
 }
 
 // phi is the standard normal CDF.
-func phi(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
+func phi(x float64) float64 { return float64(0.5 * fmath.Erfc(-x/math.Sqrt2)) }
 
 // bisectMax returns the largest x in [lo, hi] (to a relative tolerance of
 // 1e-15, or until the float64 midpoint no longer moves) for which ok(x) holds, assuming ok is monotone: true on [lo, x*]
@@ -68,7 +70,7 @@ func phi(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
 // always satisfies ok. ok(lo) must hold.
 func bisectMax(lo, hi float64, ok func(float64) bool) float64 {
 	for i := 0; i < 2000 && hi-lo > 1e-15*math.Max(math.Abs(lo), math.Abs(hi)); i++ {
-		mid := lo + (hi-lo)/2
+		mid := lo + float64((hi-lo)/2)
 		if mid <= lo || mid >= hi {
 			break
 		}
@@ -86,7 +88,7 @@ func bisectMax(lo, hi float64, ok func(float64) bool) float64 {
 // returns the upper (feasible) bracket. ok(hi) must hold.
 func bisectMin(lo, hi float64, ok func(float64) bool) float64 {
 	for i := 0; i < 2000 && hi-lo > 1e-15*math.Max(math.Abs(lo), math.Abs(hi)); i++ {
-		mid := lo + (hi-lo)/2
+		mid := lo + float64((hi-lo)/2)
 		if mid <= lo || mid >= hi {
 			break
 		}

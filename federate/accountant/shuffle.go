@@ -3,6 +3,8 @@ package accountant
 import (
 	"fmt"
 	"math"
+
+	"github.com/fedbandit/fedbandit/internal/fmath"
 )
 
 // checkShuffle validates the arguments shared by the amplification bounds.
@@ -22,11 +24,11 @@ func checkShuffle(eps0 float64, n int, delta float64) error {
 // (strict = false) and Apple's stricter ln(n/(16 ln(4/delta))) (strict =
 // true). A value <= 0 means no eps0 qualifies: too few messages.
 func FMTRegime(n int, delta float64, strict bool) float64 {
-	l := math.Log(2 / delta)
+	l := fmath.Log(2 / delta)
 	if strict {
-		l = math.Log(4 / delta)
+		l = fmath.Log(4 / delta)
 	}
-	return math.Log(float64(n) / (16 * l))
+	return fmath.Log(float64(n) / (16 * l))
 }
 
 // FMTShuffleEps returns the central epsilon of shuffling n messages, each
@@ -45,10 +47,10 @@ func FMTShuffleEps(eps0 float64, n int, delta float64) (eps float64, amplified b
 	if eps0 > FMTRegime(n, delta, false) {
 		return eps0, false, nil
 	}
-	e0 := math.Exp(eps0)
+	e0 := fmath.Exp(eps0)
 	nf := float64(n)
-	x := (e0 - 1) / (e0 + 1) * (8*math.Sqrt(e0*math.Log(4/delta))/math.Sqrt(nf) + 8*e0/nf)
-	eps = up(math.Log1p(x))
+	x := (e0 - 1) / (e0 + 1) * (8*math.Sqrt(e0*fmath.Log(4/delta))/math.Sqrt(nf) + 8*e0/nf)
+	eps = up(fmath.Log1p(x))
 	if eps >= eps0 {
 		return eps0, false, nil
 	}
@@ -69,10 +71,10 @@ func AppleShuffleEps(eps0 float64, n int, delta float64) (eps float64, amplified
 		return eps0, false, nil
 	}
 	nf := float64(n)
-	a := 8 * math.Sqrt(math.Exp(eps0)*math.Log(4/delta)) / math.Sqrt(nf)
-	c := 8 * math.Exp(eps0) / nf
-	e := math.Log1p(a + c)
-	eps = up(math.Log1p((-math.Expm1(-eps0)) / (1 + math.Exp(-eps0-e)) * (a + c)))
+	a := 8 * math.Sqrt(fmath.Exp(eps0)*fmath.Log(4/delta)) / math.Sqrt(nf)
+	c := 8 * fmath.Exp(eps0) / nf
+	e := fmath.Log1p(a + c)
+	eps = up(fmath.Log1p((-fmath.Expm1(-eps0)) / (1 + fmath.Exp(-eps0-e)) * (a + c)))
 	if eps >= eps0 {
 		return eps0, false, nil
 	}
@@ -97,7 +99,7 @@ func ShuffleDeltaExtension(eps, eps0, delta0 float64, n int) (float64, error) {
 	if n < 1 {
 		return 0, fmt.Errorf("shuffle delta extension: %w: n = %d, want >= 1", ErrInvalid, n)
 	}
-	return up((math.Exp(eps) + 1) * (1 + math.Exp(-eps0)/2) * float64(n) * delta0), nil
+	return up((fmath.Exp(eps) + 1) * (1 + fmath.Exp(-eps0)/2) * float64(n) * delta0), nil
 }
 
 // AdvancedComposition returns the (eps, delta) of the adaptive composition
@@ -119,8 +121,8 @@ func AdvancedComposition(epsS, deltaS float64, k int, deltaP float64) (eps, delt
 		return 0, 0, fmt.Errorf("advanced composition: %w", err)
 	}
 	kf := float64(k)
-	adv := math.Sqrt(2*kf*math.Log(1/deltaP))*epsS + kf*epsS*math.Expm1(epsS)
-	return up(math.Min(adv, kf*epsS)), up(kf*deltaS + deltaP), nil
+	adv := float64(math.Sqrt(2*kf*fmath.Log(1/deltaP))*epsS) + float64(kf*epsS*fmath.Expm1(epsS))
+	return up(math.Min(adv, kf*epsS)), up(float64(kf*deltaS) + deltaP), nil
 }
 
 // AmplifiedTree is the result of the shuffle-amplification accountant for
@@ -220,19 +222,19 @@ func shuffleTree(sigma float64, kappa, m, b int, delta float64, relation string,
 	res.Regime = FMTRegime(m, deltaAmp, true)
 	res.Eps = math.Inf(1)
 	if res.Regime <= 0 {
-		res.Reason = fmt.Sprintf("too few silos for amplification: M = %d <= 16 ln(4/delta') = %.0f", m, 16*math.Log(4/deltaAmp))
+		res.Reason = fmt.Sprintf("too few silos for amplification: M = %d <= 16 ln(4/delta') = %.0f", m, 16*fmath.Log(4/deltaAmp))
 		return res, nil
 	}
 	// Any eps actually used is <= Regime, so this delta0 keeps the extension
 	// term (e^eps+1)(1+e^-eps0/2) M delta0 <= deltaS/2.
-	delta0 := deltaS / 2 / ((math.Exp(res.Regime) + 1) * 1.5 * float64(m))
+	delta0 := deltaS / 2 / ((fmath.Exp(res.Regime) + 1) * 1.5 * float64(m))
 	epsMax := 0.0
 	for l := 0; l < kappa; l++ {
-		n := float64(b) * math.Exp2(float64(l))
-		clones := [...]float64{math.Sqrt2 * (n + 1), 2*n + 1}
+		n := float64(float64(b) * math.Exp2(float64(l)))
+		clones := [...]float64{float64(math.Sqrt2 * (n + 1)), float64(2*n) + 1}
 		if d > 0 {
-			clones[0] = up(clones[0] + (n+1)*gamma*float64(d))
-			clones[1] = up(clones[1] + (n+1)*gamma*math.Sqrt(float64(d)))
+			clones[0] = up(clones[0] + float64((n+1)*gamma*float64(d)))
+			clones[1] = up(clones[1] + float64((n+1)*gamma*math.Sqrt(float64(d))))
 		}
 		for _, s := range [...]struct{ adj, clone float64 }{{g, clones[0]}, {bs, clones[1]}} { // Gram, bias
 			unamp := releaseEps(s.adj, deltaS)

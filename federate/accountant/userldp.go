@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/fedbandit/fedbandit/internal/fmath"
 	"github.com/fedbandit/fedbandit/internal/mutation"
 )
 
@@ -27,9 +28,9 @@ func (userLDP) private() bool { return true }
 // sensitivity is the L2 replace-one sensitivity of all of a user's reports.
 func (u userLDP) sensitivity() float64 {
 	g, b, _ := Sensitivities(ReplaceOne)
-	s := g*g + b*b
+	s := float64(g*g) + float64(b*b)
 	if u.glm && !mutation.On("M7") {
-		s += b * b // the gradient, norm <= 1 like x y
+		s += float64(b * b) // the gradient, norm <= 1 like x y
 	}
 	return math.Sqrt(s)
 }
@@ -38,11 +39,11 @@ func (u userLDP) sensitivity() float64 {
 // summand: sqrt(DeltaG^2 + Deltab^2) sqrt(2 ln(1.25/delta)) / eps under
 // replacement.
 func UserLDPSigma(eps, delta float64) float64 {
-	return userLDP{}.sensitivity() * math.Sqrt(2*math.Log(1.25/delta)) / eps
+	return userLDP{}.sensitivity() * math.Sqrt(2*fmath.Log(1.25/delta)) / eps
 }
 
 func (u userLDP) classic(r Request) float64 {
-	return u.sensitivity() * math.Sqrt(2*math.Log(1.25/r.Delta)) / r.Eps
+	return u.sensitivity() * math.Sqrt(2*fmath.Log(1.25/r.Delta)) / r.Eps
 }
 
 func (u userLDP) referenceSigma(r Request, _ int) float64 { return u.classic(r) }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/fedbandit/fedbandit/internal/fmath"
 	"github.com/fedbandit/fedbandit/internal/mutation"
 )
 
@@ -44,7 +45,7 @@ func VecSumParams(r Request, sigma float64, n int) VecSumNode {
 	nf := float64(n)
 	g := math.Max(math.Max(2*math.Sqrt(nf), float64(r.D)), 4)
 	if r.Preset == PresetReferenceCode {
-		l := math.Log(float64(r.D) * float64(r.D) / r.Delta)
+		l := fmath.Log(float64(r.D) * float64(r.D) / r.Delta)
 		b := g * g * l * l / (r.Eps * r.Eps * nf)
 		return VecSumNode{N: n, G: g, B: b, Draws: int64(math.Floor(b))}
 	}
@@ -55,7 +56,7 @@ func VecSumParams(r Request, sigma float64, n int) VecSumNode {
 // ReferenceVecSumSigma is the decoded noise standard deviation per entry
 // of the published code's P_Vec (real b): sqrt(p (1-p)) ln(d^2/delta)/eps.
 func ReferenceVecSumSigma(eps, delta float64, d int) float64 {
-	return math.Sqrt(VecSumP*(1-VecSumP)) * math.Log(float64(d)*float64(d)/delta) / eps
+	return math.Sqrt(VecSumP*(1-VecSumP)) * fmath.Log(float64(d)*float64(d)/delta) / eps
 }
 
 // ReferenceVecSumLambda is the published code's regulariser for P_TVec:
@@ -64,7 +65,7 @@ func ReferenceVecSumSigma(eps, delta float64, d int) float64 {
 // draw per entry for all silos).
 func ReferenceVecSumLambda(eps, delta float64, n, d int, alpha float64) float64 {
 	N := float64(n)
-	s := math.Sqrt(N*math.Log(1/delta)) * math.Log(N*float64(d)*float64(d)/delta) / eps
+	s := math.Sqrt(N*fmath.Log(1/delta)) * fmath.Log(N*float64(d)*float64(d)/delta) / eps
 	return ReferenceLambda(s, n, 1, d, alpha)
 }
 
@@ -94,7 +95,7 @@ func (shuffleVec) referenceSigma(r Request, _ int) float64 {
 // level's run meets (eps0, delta0)).
 func (shuffleVec) paperSigma(r Request, kappa int) (float64, string, error) {
 	k := float64(kappa)
-	eps0 := r.Eps / 2 / (2 * math.Sqrt(2*k*math.Log(4/r.Delta)))
+	eps0 := r.Eps / 2 / (2 * math.Sqrt(2*k*fmath.Log(4/r.Delta)))
 	delta0 := r.Delta / (4 * k)
 	ok := func(sigma float64) bool {
 		return vecSumRuns(r, sigma, kappa, func(entries float64) float64 { return delta0 / 1000 / entries },
@@ -118,7 +119,7 @@ func (shuffleVec) paperSigma(r Request, kappa int) (float64, string, error) {
 // the packed Gram x x^T, 2 for the bias x y).
 func vecStreams(d int) []struct{ entries, dv float64 } {
 	df := float64(d)
-	return []struct{ entries, dv float64 }{{df * (df + 1) / 2, math.Sqrt2}, {df, 2}}
+	return []struct{ entries, dv float64 }{{float64(df * (df + 1) / 2), math.Sqrt2}, {df, 2}}
 }
 
 func (shuffleVec) exactSigma(r Request, kappa int) (float64, string, error) {
@@ -206,7 +207,7 @@ func kearnsSaul(p float64) float64 {
 	if p == 0.5 {
 		return 0.25
 	}
-	return (1 - 2*p) / (2 * math.Log((1-p)/p))
+	return (1 - 2*p) / (2 * fmath.Log((1-p)/p))
 }
 
 // VecSumBound returns an eps, at r.Delta, that P_TVec certifies with noise
@@ -243,7 +244,7 @@ func VecSumBound(r Request, sigma float64, kappa int) (float64, error) {
 		return 0, err
 	}
 	streams := vecStreams(r.D)
-	coords := float64(kappa) * (streams[0].entries + streams[1].entries)
+	coords := float64(float64(kappa) * (streams[0].entries + streams[1].entries))
 	exits := r.Delta / 1000
 	var a, s2 float64
 	fits := vecSumRuns(r, sigma, kappa, func(float64) float64 { return exits / coords }, func(ra, rs2 float64) bool {
@@ -301,7 +302,7 @@ func encodingDistance(g, dv, entries float64) (dm, d2 float64) {
 	if mutation.On("M5") {
 		rounding = 0
 	}
-	return dm, math.Min(g*dv+rounding, dm*math.Sqrt(entries))
+	return dm, math.Min(float64(g*dv)+rounding, dm*math.Sqrt(entries))
 }
 
 // binomialLoss bounds the privacy loss of one run of the binomial
@@ -317,19 +318,19 @@ func binomialLoss(N, dm, d1, d2, eta float64) (a, s2 float64, ok bool) {
 	}
 	p, q := VecSumP, 1-VecSumP
 	ks := kearnsSaul(p)
-	mu := N * p
-	tau := math.Sqrt(2 * N * ks * math.Log(2/eta))
+	mu := float64(N * p)
+	tau := math.Sqrt(2 * N * ks * fmath.Log(2/eta))
 	lo, hi := mu-tau-dm, mu+tau
 	if lo < 1 || mu+tau+dm > N-1 {
 		return 0, 0, false
 	}
-	rr := func(m float64) float64 { return math.Log((N-m+1)*p) - math.Log(m*q) }
+	rr := func(m float64) float64 { return fmath.Log((N-m+1)*p) - fmath.Log(m*q) }
 	c := (rr(hi) - rr(lo)) / (hi - lo) // chord slope, < 0
-	chordMu := rr(lo) + (mu-lo)*c
+	chordMu := rr(lo) + float64((mu-lo)*c)
 	cp := 1/(N-mu+1) + 1/mu // -r'(mu)
 	a1 := math.Max(-c, cp)
 	a0 := math.Max(math.Max(chordMu, -rr(mu)), 0)
-	return a0*d1 + a1*(d2*d2+d1)/2, N * ks * a1 * a1 * d2 * d2, true
+	return float64(a0*d1) + float64(a1*(float64(d2*d2)+d1)/2), N * ks * a1 * a1 * d2 * d2, true
 }
 
 // hockeyEps is the smallest eps = a + c (c >= 0) whose hockey-stick
@@ -340,7 +341,7 @@ func hockeyEps(a, s2, budget float64) (float64, error) {
 	// <= sqrt(2 pi) S e^(c + S^2/2) Phi-bar(c/S + S) for c >= 0.
 	sd := math.Sqrt(s2)
 	ok := func(c float64) bool { return subGaussianHockey(c, sd) <= budget }
-	hi := sd * math.Sqrt(2*math.Log(1/budget)) // P(G > hi) <= budget
+	hi := sd * math.Sqrt(2*fmath.Log(1/budget)) // P(G > hi) <= budget
 	if !ok(hi) {
 		return 0, fmt.Errorf("P_TVec bound: no eps found (S = %v, A = %v)", sd, a)
 	}
@@ -353,7 +354,7 @@ func hockeyEps(a, s2, budget float64) (float64, error) {
 func subGaussianHockey(c, s float64) float64 {
 	z := c/s + s
 	if z < 30 {
-		return math.Sqrt(2*math.Pi) * s * math.Exp(c+s*s/2) * math.Erfc(z/math.Sqrt2) / 2
+		return math.Sqrt(2*math.Pi) * s * fmath.Exp(c+float64(s*s/2)) * fmath.Erfc(z/math.Sqrt2) / 2
 	}
-	return s * math.Exp(c+s*s/2-z*z/2) / z
+	return s * fmath.Exp(c+float64(s*s/2)-float64(z*z/2)) / z
 }

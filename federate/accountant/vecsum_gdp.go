@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/fedbandit/fedbandit/internal/fmath"
 )
 
 // The tight accountant of P_TVec (docs/privacy.md 3.6): the binomial
@@ -77,18 +79,18 @@ func binomialUnitMuExact(N int64) (float64, error) {
 	p, q := VecSumP, 1-VecSumP
 	s := math.Sqrt(float64(N) * p * q)
 	nf := float64(N)
-	mean := nf * p
-	lo := int64(math.Max(0, math.Floor(mean-45*s)))
-	hi := int64(math.Min(nf, math.Ceil(mean+60*s)))
+	mean := float64(nf * p)
+	lo := int64(math.Max(0, math.Floor(mean-float64(45*s))))
+	hi := int64(math.Min(nf, math.Ceil(mean+float64(60*s))))
 	n := int(hi - lo + 1)
 	logp := make([]float64, n)
 	a, _ := math.Lgamma(nf + 1)
 	b, _ := math.Lgamma(float64(lo) + 1)
 	c, _ := math.Lgamma(nf - float64(lo) + 1)
-	logp[0] = a - b - c + float64(lo)*math.Log(p) + (nf-float64(lo))*math.Log(q)
+	logp[0] = a - b - c + float64(float64(lo)*fmath.Log(p)) + float64((nf-float64(lo))*fmath.Log(q))
 	for i := 1; i < n; i++ {
 		k := float64(lo) + float64(i)
-		logp[i] = logp[i-1] + math.Log((nf-k+1)*p/(k*q))
+		logp[i] = logp[i-1] + fmath.Log((nf-k+1)*p/(k*q))
 	}
 	// left[i] = log F(lo+i), right[i] = log P(K >= lo+i).
 	left, right := make([]float64, n), make([]float64, n)
@@ -102,7 +104,7 @@ func binomialUnitMuExact(N int64) (float64, error) {
 		acc = logAdd(acc, logp[i])
 		right[i] = acc
 	}
-	floor := math.Log(binomialTailFloor)
+	floor := fmath.Log(binomialTailFloor)
 	// w(i) = Phi^-1(F(lo+i)) from the smaller tail.
 	w := func(i int) float64 {
 		if left[i] < -math.Ln2 {
@@ -137,7 +139,7 @@ func logAdd(a, b float64) float64 {
 	if math.IsInf(b, -1) {
 		return a
 	}
-	return a + math.Log1p(math.Exp(b-a))
+	return a + fmath.Log1p(fmath.Exp(b-a))
 }
 
 // normalQuantileLog returns Phi^-1(e^l) for l <= log(1/2) (down to about
@@ -148,14 +150,14 @@ func logAdd(a, b float64) float64 {
 // relative 1e-10, within binomialUnitMu's rounding up.
 func normalQuantileLog(l float64) float64 {
 	if l > -700 {
-		if z := distuv.UnitNormal.Quantile(math.Exp(l)); !math.IsInf(z, 0) {
+		if z := distuv.UnitNormal.Quantile(fmath.Exp(l)); !math.IsInf(z, 0) {
 			return z
 		}
 	}
 	z := -math.Sqrt(-2 * l)
 	for range 60 {
-		lp := math.Log(0.5 * math.Erfc(-z/math.Sqrt2))
-		dl := math.Exp(-z*z/2 - 0.5*math.Log(2*math.Pi) - lp) // d log Phi / dz
+		lp := fmath.Log(0.5 * fmath.Erfc(-z/math.Sqrt2))
+		dl := fmath.Exp(float64(-z*z/2) - float64(0.5*fmath.Log(2*math.Pi)) - lp) // d log Phi / dz
 		step := (lp - l) / dl
 		z -= step
 		if math.Abs(step) < 1e-13*math.Max(1, math.Abs(z)) {
@@ -181,7 +183,7 @@ func VecSumGDPMu(r Request, sigma float64, kappa int) (float64, error) {
 		}
 		for _, st := range vecStreams(r.D) {
 			_, d2 := encodingDistance(node.G, st.dv, st.entries)
-			mu2 += m1 * m1 * d2 * d2
+			mu2 += float64(m1 * m1 * d2 * d2)
 		}
 	}
 	return up(math.Sqrt(mu2)), nil

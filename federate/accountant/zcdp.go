@@ -3,6 +3,8 @@ package accountant
 import (
 	"fmt"
 	"math"
+
+	"github.com/fedbandit/fedbandit/internal/fmath"
 )
 
 // GaussianRho returns the zCDP parameter rho = sens^2/(2 sigma^2) of the
@@ -55,7 +57,7 @@ func BSEps(rho, delta float64) (float64, error) {
 }
 
 func bsEps(rho, delta float64) float64 {
-	return up(rho + 2*math.Sqrt(rho*math.Log(1/delta)))
+	return up(rho + 2*math.Sqrt(rho*fmath.Log(1/delta)))
 }
 
 // BSDelta returns the Bun-Steinke delta of a rho-zCDP mechanism at eps:
@@ -70,7 +72,7 @@ func BSDelta(rho, eps float64) (float64, error) {
 	if eps <= rho {
 		return 1, nil
 	}
-	return math.Min(1, up(math.Exp(-(eps-rho)*(eps-rho)/(4*rho)))), nil
+	return math.Min(1, up(fmath.Exp(-(eps-rho)*(eps-rho)/(4*rho)))), nil
 }
 
 // BSRho returns the largest rho for which the Bun-Steinke conversion
@@ -84,7 +86,7 @@ func BSRho(eps, delta float64) (float64, error) {
 	if err := checkDelta("delta", delta); err != nil {
 		return 0, fmt.Errorf("BS rho: %w", err)
 	}
-	l := math.Log(1 / delta)
+	l := fmath.Log(1 / delta)
 	s := math.Sqrt(l+eps) + math.Sqrt(l)
 	return down(eps * eps / (s * s)), nil
 }
@@ -99,13 +101,13 @@ func BSRhoSimple(eps, delta float64) (float64, error) {
 	if err := checkDelta("delta", delta); err != nil {
 		return 0, fmt.Errorf("BS rho simple: %w", err)
 	}
-	return down(eps * eps / (4 * (math.Log(1/delta) + eps))), nil
+	return down(eps * eps / (4 * (fmath.Log(1/delta) + eps))), nil
 }
 
 // cksLogDelta returns the log of the CKS bound at order alpha > 1:
 // (alpha-1)(alpha rho - eps) + alpha ln(1-1/alpha) - ln(alpha-1).
 func cksLogDelta(rho, eps, alpha float64) float64 {
-	return (alpha-1)*(alpha*rho-eps) + alpha*math.Log1p(-1/alpha) - math.Log(alpha-1)
+	return float64((alpha-1)*(float64(alpha*rho)-eps)) + float64(alpha*fmath.Log1p(-1/alpha)) - fmath.Log(alpha-1)
 }
 
 // CKSDelta returns the Canonne-Kamath-Steinke (2020, Proposition 7 / §2.3)
@@ -128,7 +130,7 @@ func CKSDelta(rho, eps float64) (float64, error) {
 }
 
 func cksDelta(rho, eps float64) float64 {
-	g := func(a float64) bool { return (2*a-1)*rho-eps+math.Log1p(-1/a) >= 0 }
+	g := func(a float64) bool { return float64((float64(2*a)-1)*rho)-eps+fmath.Log1p(-1/a) >= 0 }
 	lo, hi := 1+1e-9, (eps+1)/(2*rho)+2
 	a := hi
 	if g(lo) {
@@ -139,12 +141,12 @@ func cksDelta(rho, eps float64) float64 {
 	ld := cksLogDelta(rho, eps, a)
 	// The log-space terms can be large and of opposite signs: margin
 	// relative to their magnitude.
-	mag := math.Abs((a-1)*(a*rho)) + math.Abs((a-1)*eps) + math.Abs(a*math.Log1p(-1/a)) + math.Abs(math.Log(a-1))
-	ld += mag * safety
+	mag := math.Abs((a-1)*(a*rho)) + math.Abs((a-1)*eps) + math.Abs(a*fmath.Log1p(-1/a)) + math.Abs(fmath.Log(a-1))
+	ld += float64(mag * safety)
 	if ld >= 0 {
 		return 1
 	}
-	return up(math.Exp(ld))
+	return up(fmath.Exp(ld))
 }
 
 // CKSEps returns the smallest eps for which CKSDelta(rho, eps) <= delta,
@@ -185,7 +187,7 @@ func RDPToDP(alpha, tau, delta float64) (float64, error) {
 	if err := checkDelta("delta", delta); err != nil {
 		return 0, fmt.Errorf("RDP to DP: %w", err)
 	}
-	e := tau + (math.Log(1/delta)+(alpha-1)*math.Log1p(-1/alpha)-math.Log(alpha))/(alpha-1)
+	e := tau + (fmath.Log(1/delta)+(alpha-1)*fmath.Log1p(-1/alpha)-fmath.Log(alpha))/(alpha-1)
 	return math.Max(0, up(e)), nil
 }
 
@@ -200,5 +202,5 @@ func RDPToDPClassic(alpha, tau, delta float64) (float64, error) {
 	if err := checkDelta("delta", delta); err != nil {
 		return 0, fmt.Errorf("RDP to DP (classic): %w", err)
 	}
-	return up(tau + math.Log(1/delta)/(alpha-1)), nil
+	return up(tau + fmath.Log(1/delta)/(alpha-1)), nil
 }

@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"math/bits"
 	"math/rand/v2"
+
+	"github.com/fedbandit/fedbandit/internal/fmath"
 )
 
 // BinomialQuarter returns a draw of Binomial(n, 1/4) exactly, for every
@@ -185,14 +187,14 @@ func acceptHalf(src rand.Source, m, a uint64, i int64, s uint64, filter bool) bo
 		// products' roundings. exp(xLo) >= exp(xHi) (1 - (xHi - xLo)).
 		lnLo, lnHi := squeezeBounds(m, t)
 		sl := float64(s) * math.Ln2
-		xHi := sl*(1+0x1p-48) + lnHi*(1-0x1p-48)
-		e := math.Exp(xHi)
+		xHi := float64(sl*(1+0x1p-48)) + float64(lnHi*(1-0x1p-48))
+		e := fmath.Exp(xHi)
 		if uLo >= math.Max(e*(1+0x1p-40), 0x1p-1000) {
 			return false
 		}
 		if t <= m/2 {
-			xLo := sl*(1-0x1p-48) + lnLo*(1+0x1p-48)
-			lo := e * (1 - 0x1p-40) * (1 - (xHi-xLo)*(1+0x1p-50)) * (1 - 0x1p-50)
+			xLo := float64(sl*(1-0x1p-48)) + float64(lnLo*(1+0x1p-48))
+			lo := e * (1 - 0x1p-40) * (1 - float64((xHi-xLo)*(1+0x1p-50))) * (1 - 0x1p-50)
 			if lo > 1 {
 				panic("dpnoise.BinomialHalf: acceptance probability above 1 (envelope violated)")
 			}
@@ -201,15 +203,15 @@ func acceptHalf(src rand.Source, m, a uint64, i int64, s uint64, filter bool) bo
 			}
 			// logAccept: ln A to within b.
 			l, b := logAccept(m, a, i, s)
-			el := math.Exp(l - b) // within 2^-41 of exp(l-b), relatively
+			el := fmath.Exp(l - b) // within 2^-41 of exp(l-b), relatively
 			lo = el * (1 - 0x1p-40)
 			var hi float64
 			if b <= 0x1p-10 {
 				// exp(l+b) = exp(l-b) exp(2b) <= el (1+2^-40)(1+4b); 2^-50
 				// covers the two roundings.
-				hi = el * (1 + 0x1p-40) * (1 + 4*b) * (1 + 0x1p-50)
+				hi = el * (1 + 0x1p-40) * (1 + float64(4*b)) * (1 + 0x1p-50)
 			} else {
-				hi = math.Exp(l+b) * (1 + 0x1p-40)
+				hi = fmath.Exp(l+b) * (1 + 0x1p-40)
 			}
 			if lo > 1 {
 				panic("dpnoise.BinomialHalf: acceptance probability above 1 (envelope violated)")
@@ -270,16 +272,16 @@ func logAccept(m, a uint64, i int64, s uint64) (l, b float64) {
 	e1, e2 := fi/fm, -fi/fa
 	p1, mag1 := phi(e1)
 	p2, mag2 := phi(e2)
-	l1, l2 := math.Log1p(e1), math.Log1p(e2)
+	l1, l2 := fmath.Log1p(e1), fmath.Log1p(e2)
 	var t5 float64
 	if a != m {
-		t5 = fi * math.Log1p(1/fm) // i ln(a/m), a = m+1
+		t5 = float64(fi * fmath.Log1p(1/fm)) // i ln(a/m), a = m+1
 	}
 	d1, d2, d3, d4 := stirlingErr(fm), stirlingErr(fa), stirlingErr(fm+fi), stirlingErr(fa-fi)
-	sl := float64(s) * math.Ln2
-	l = sl + t5 - fm*p1 - fa*p2 - 0.5*(l1+l2) + ((d1 + d2) - (d3 + d4))
-	mag := sl + math.Abs(t5) + fm*mag1 + fa*mag2 + 0.5*(math.Abs(l1)+math.Abs(l2)) + d1 + d2 + d3 + d4
-	return l, mag*0x1p-44 + 0x1p-60
+	sl := float64(float64(s) * math.Ln2)
+	l = sl + t5 - float64(fm*p1) - float64(fa*p2) - float64(0.5*(l1+l2)) + ((d1 + d2) - (d3 + d4))
+	mag := sl + math.Abs(t5) + float64(fm*mag1) + float64(fa*mag2) + float64(0.5*(math.Abs(l1)+math.Abs(l2))) + d1 + d2 + d3 + d4
+	return l, float64(mag*0x1p-44) + 0x1p-60
 }
 
 // phi returns phi(e) = (1+e) log1p(e) - e for |e| <= 1/2, and a magnitude
@@ -299,11 +301,11 @@ func phi(e float64) (v, mag float64) {
 		}
 		var h float64
 		for j := top; j >= 2; j-- {
-			h = h*(-e) + 1/(j*(j-1))
+			h = float64(h*(-e)) + 1/(j*(j-1))
 		}
 		return e * e * h, e * e
 	}
-	lp := (1 + e) * math.Log1p(e)
+	lp := float64((1 + e) * fmath.Log1p(e))
 	return lp - e, math.Abs(lp) + ae
 }
 
@@ -313,7 +315,7 @@ func phi(e float64) (v, mag float64) {
 func stirlingErr(x float64) float64 {
 	y := 1 / x
 	y2 := y * y
-	return y * (1.0/12 - y2*(1.0/360-y2*(1.0/1260-y2*(1.0/1680-y2/1188))))
+	return float64(y * (1.0/12 - float64(y2*(1.0/360-float64(y2*(1.0/1260-float64(y2*(1.0/1680-y2/1188))))))))
 }
 
 // acceptExact decides U' < A(i) = r(i) 2^s, where U' is the lazy uniform

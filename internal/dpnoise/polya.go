@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/fedbandit/fedbandit/internal/fmath"
 	"github.com/fedbandit/fedbandit/internal/mutation"
 )
 
@@ -45,7 +46,7 @@ func gamma(rng *rand.Rand, a float64) float64 {
 		for u == 0 {
 			u = rng.Float64()
 		}
-		return gamma(rng, a+1) * math.Pow(u, 1/a)
+		return gamma(rng, a+1) * fmath.Pow(u, 1/a)
 	}
 	d := a - 1.0/3
 	c := 1 / math.Sqrt(9*d)
@@ -53,14 +54,14 @@ func gamma(rng *rand.Rand, a float64) float64 {
 		var x, v float64
 		for {
 			x = rng.NormFloat64()
-			v = 1 + c*x
+			v = 1 + float64(c*x)
 			if v > 0 {
 				break
 			}
 		}
-		v = v * v * v
+		v = float64(v * v * v)
 		u := rng.Float64()
-		if u < 1-0.0331*x*x*x*x || math.Log(u) < 0.5*x*x+d*(1-v+math.Log(v)) {
+		if u < 1-float64(0.0331*x*x*x*x) || fmath.Log(u) < float64(0.5*x*x)+float64(d*(1-v+fmath.Log(v))) {
 			return d * v
 		}
 	}

@@ -107,7 +107,7 @@ func temperGo(out, mt *[624]uint32) {
 // Double is legacy_double: a uniform in [0, 1) with 53 random bits.
 func (m *MT) Double() float64 {
 	a, b := m.Uint32()>>5, m.Uint32()>>6
-	return (float64(a)*67108864.0 + float64(b)) / 9007199254740992.0
+	return (float64(float64(a)*67108864.0) + float64(b)) / 9007199254740992.0
 }
 
 // signed is 2 legacy_double - 1 from the outputs a and b: the same bits,
@@ -115,7 +115,7 @@ func (m *MT) Double() float64 {
 // scaled by a power of two, then a difference of multiples of 2^-52 in
 // [-1, 1)).
 func signed(a, b uint32) float64 {
-	return float64(uint64(a>>5)<<26|uint64(b>>6))*0x1p-52 - 1
+	return float64(float64(uint64(a>>5)<<26|uint64(b>>6))*0x1p-52) - 1
 }
 
 // Gauss is legacy_gauss: a standard normal by the polar method. The
@@ -349,12 +349,12 @@ func logFast(x float64) (y float64, ok bool) {
 		m *= 0.5
 		e++
 	}
-	k := int(m*128 + 0.5)
+	k := int(float64(m*128) + 0.5)
 	t := &logTable[k-logTableBase]
-	c := float64(k) * (1.0 / 128)
+	c := float64(float64(k) * (1.0 / 128))
 	d := m - c // exact
-	rh := d * t[2]
-	rl := math.FMA(-rh, c, d) * t[2]
+	rh := float64(d * t[2])
+	rl := float64(math.FMA(-rh, c, d) * t[2])
 	r2 := rh * rh
 	r2l := math.FMA(rh, rh, -r2) // rh^2 = r2 + r2l exactly
 	// log1p(r) - r + r^2/2 = r^3 q(r), q(r) = 1/3 - r/4 + r^2/5 - ... -
@@ -366,14 +366,14 @@ func logFast(x float64) (y float64, ok bool) {
 	q67 := math.FMA(-1.0/10, rh, 1.0/9)
 	q := math.FMA(r4, math.FMA(r2, q67, q45), math.FMA(r2, q23, q01))
 	r3 := r2 * rh
-	p := q * r3
+	p := float64(q * r3)
 	fe := float64(e)
-	eh := fe * ln2Hi
-	el := math.FMA(fe, ln2Hi, -eh) + fe*ln2Lo
+	eh := float64(fe * ln2Hi)
+	el := math.FMA(fe, ln2Hi, -eh) + float64(fe*ln2Lo)
 	s, s1 := twoSum(eh, t[0])
 	h1, s2 := twoSum(s, rh)
-	h, s3 := twoSum(h1, -0.5*r2)
-	low := (p + (rl - rl*rh)) + ((s1 + s2) + (s3 - 0.5*r2l) + (el + t[1]))
+	h, s3 := twoSum(h1, float64(-0.5*r2))
+	low := (p + (rl - float64(rl*rh))) + ((s1 + s2) + (s3 - float64(0.5*r2l)) + (el + t[1]))
 	y = h + low
 	l := low - (y - h)
 	yb := math.Float64bits(y)
@@ -381,7 +381,7 @@ func logFast(x float64) (y float64, ok bool) {
 		return 0, false
 	}
 	half := math.Float64frombits(yb&(0x7ff<<52)) * 0x1p-53
-	bound := 0x1p-50*math.Abs(r3) + 0x1p-64*(math.Abs(s)+math.Abs(y))
+	bound := float64(0x1p-50*math.Abs(r3)) + float64(0x1p-64*(math.Abs(s)+math.Abs(y)))
 	return y, math.Abs(l)+bound < half
 }
 
@@ -405,35 +405,35 @@ func logSlow(x float64) float64 {
 		m *= 2
 		e--
 	}
-	k := int(m*128 + 0.5)
-	c := float64(k) / 128
+	k := int(float64(m*128) + 0.5)
+	c := float64(float64(k) / 128)
 	d := m - c // exact: m and c are within 1/256 and share the ulp grid of 2^-53
 	inv := logTable[k-logTableBase][2]
-	rh := d * inv
-	rl := math.FMA(-rh, c, d) * inv
+	rh := float64(d * inv)
+	rl := float64(math.FMA(-rh, c, d) * inv)
 	// log1p(r) = r - r^2/2 + r^3/3 - r^4 (1/4 - r/5 + r^2/6 - ...).
-	s2h := rh * rh
+	s2h := float64(rh * rh)
 	s2l := math.FMA(rh, rh, -s2h)
 	t3h := s2h * rh
-	t3l := math.FMA(s2h, rh, -t3h) + s2l*rh
-	q3 := t3h * (1.0 / 3)
-	q3l := (math.FMA(-q3, 3, t3h) + t3l) * (1.0 / 3)
+	t3l := math.FMA(s2h, rh, -t3h) + float64(s2l*rh)
+	q3 := float64(t3h * (1.0 / 3))
+	q3l := float64((math.FMA(-q3, 3, t3h) + t3l) * (1.0 / 3))
 	var tail float64
 	for _, c := range log1pTail {
-		tail = tail*rh + c
+		tail = float64(tail*rh) + c
 	}
-	tail *= s2h * s2h
-	small := tail + q3l - 0.5*s2l - rl*rh
+	tail = float64(tail * (s2h * s2h))
+	small := tail + q3l - float64(0.5*s2l) - float64(rl*rh)
 	// The large terms, added exactly (twoSum) from the largest.
-	lh, ll := twoSum(rh, -0.5*s2h)
+	lh, ll := twoSum(rh, float64(-0.5*s2h))
 	lh, err := twoSum(lh, q3)
 	ll += err + rl + small
 	lh, ll = twoSum(lh, ll)
 	// + log(c) + e ln2.
 	ch, cl := logTable[k-logTableBase][0], logTable[k-logTableBase][1]
 	fe := float64(e)
-	eh := fe * ln2Hi
-	el := math.FMA(fe, ln2Hi, -eh) + fe*ln2Lo
+	eh := float64(fe * ln2Hi)
+	el := math.FMA(fe, ln2Hi, -eh) + float64(fe*ln2Lo)
 	h, l := twoSum(eh, ch)
 	h2, err2 := twoSum(h, lh)
 	l += err2 + el + cl + ll

@@ -10,6 +10,8 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+
+	"github.com/fedbandit/fedbandit/internal/fmath"
 )
 
 // zigLayers is the number of layers of the ziggurat and zigBits =
@@ -251,8 +253,8 @@ func (c *Sampler) slow(w uint32) float64 {
 			}
 			var t float64
 			for {
-				t = -math.Log(c.uniform()) / zigR
-				if y := -math.Log(c.uniform()); y+y >= t*t {
+				t = -fmath.Log(c.uniform()) / zigR
+				if y := -fmath.Log(c.uniform()); y+y >= t*t {
 					break
 				}
 			}
@@ -273,7 +275,7 @@ func (c *Sampler) slow(w uint32) float64 {
 // test zigWedgeExact, decided first against the chord (zigWedges).
 func zigWedgeAccept(i uint32, x, u float64) bool {
 	wd := &zigWedges[i]
-	chord := (wd.outer - math.Abs(x)) * wd.invWidth // 1 at the inner edge, 0 at the outer
+	chord := float64((wd.outer - math.Abs(x)) * wd.invWidth) // 1 at the inner edge, 0 at the outer
 	if u < chord-wd.below {
 		return true
 	}
@@ -285,7 +287,7 @@ func zigWedgeAccept(i uint32, x, u float64) bool {
 
 // zigWedgeExact is the ziggurat's wedge test.
 func zigWedgeExact(i uint32, x, u float64) bool {
-	return zigF[i]+u*(zigF[i-1]-zigF[i]) < math.Exp(-0.5*x*x)
+	return zigF[i]+float64(u*(zigF[i-1]-zigF[i])) < fmath.Exp(-0.5*x*x)
 }
 
 // zigWedge bounds the density over the wedge of a layer i >= 1, between
@@ -314,9 +316,9 @@ var zigWedges = computeZigWedges()
 // on each side of 1, found by bisection.
 func computeZigWedges() (ws [zigLayers]zigWedge) {
 	const m = 1 << (31 - zigBits)
-	f := func(x float64) float64 { return math.Exp(-0.5 * x * x) }
+	f := func(x float64) float64 { return fmath.Exp(-0.5 * x * x) }
 	for i := 1; i < zigLayers; i++ {
-		a, b := zigW[i-1]*m, zigW[i]*m
+		a, b := float64(zigW[i-1]*m), float64(zigW[i]*m)
 		if i == 1 {
 			a = 0
 		}
@@ -330,23 +332,23 @@ func computeZigWedges() (ws [zigLayers]zigWedge) {
 				continue
 			}
 			// g(x) = x f(x) - slope changes sign at most once on [lo, hi].
-			g := func(x float64) float64 { return x*f(x) - slope }
+			g := func(x float64) float64 { return float64(x*f(x)) - slope }
 			if (g(lo) > 0) == (g(hi) > 0) {
 				continue
 			}
 			for k := 0; k < 100; k++ {
-				mid := (lo + hi) / 2
+				mid := float64((lo + hi) / 2)
 				if (g(mid) > 0) == (g(lo) > 0) {
 					lo = mid
 				} else {
 					hi = mid
 				}
 			}
-			d := gap((lo + hi) / 2)
+			d := gap(float64((lo + hi) / 2))
 			above = max(above, d)
 			below = max(below, -d)
 		}
-		ws[i] = zigWedge{outer: b, invWidth: 1 / (b - a), below: below*(1+1e-6) + 1e-9, above: above*(1+1e-6) + 1e-9}
+		ws[i] = zigWedge{outer: b, invWidth: 1 / (b - a), below: float64(below*(1+1e-6)) + 1e-9, above: float64(above*(1+1e-6)) + 1e-9}
 	}
 	return ws
 }

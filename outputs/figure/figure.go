@@ -187,7 +187,7 @@ func meanSE(v []float64) (mean, se float64) {
 	}
 	var ss float64
 	for _, x := range v {
-		ss += (x - mean) * (x - mean)
+		ss += float64((x - mean) * (x - mean))
 	}
 	return mean, math.Sqrt(ss/(n-1)) / math.Sqrt(n)
 }

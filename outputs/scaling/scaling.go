@@ -89,7 +89,7 @@ func Slopes(pts []Point) []Slope {
 			if n := min(a.Seeds, b.Seeds); n >= 2 {
 				se := math.Hypot(a.SE/a.Mean, b.SE/b.Mean) / math.Abs(lx)
 				q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)
-				s.Lo, s.Hi = s.Exponent-q*se, s.Exponent+q*se
+				s.Lo, s.Hi = s.Exponent-float64(q*se), s.Exponent+float64(q*se)
 			}
 		}
 		out = append(out, s)
@@ -301,13 +301,13 @@ func (f *Fit) fit() {
 	var sxx, sse float64
 	mx := stat.Mean(xs, nil)
 	for i := range xs {
-		sxx += (xs[i] - mx) * (xs[i] - mx)
-		r := ys[i] - alpha - beta*xs[i]
-		sse += r * r
+		sxx += float64((xs[i] - mx) * (xs[i] - mx))
+		r := ys[i] - alpha - float64(beta*xs[i])
+		sse += float64(r * r)
 	}
 	se := math.Sqrt(sse / float64(n-2) / sxx)
 	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 2)}.Quantile(0.975)
-	f.Exponent, f.Lo, f.Hi, f.Prefactor = beta, beta-q*se, beta+q*se, math.Exp(alpha)
+	f.Exponent, f.Lo, f.Hi, f.Prefactor = beta, beta-float64(q*se), beta+float64(q*se), math.Exp(alpha)
 	f.R2 = stat.RSquared(xs, ys, nil, alpha, beta)
 }
 
