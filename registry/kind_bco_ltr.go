@@ -69,13 +69,9 @@ func decodeBCOLTR(table map[string]any, base string) (Instance, error) {
 	if err := probe.Validate(); err != nil {
 		return nil, keyError(err)
 	}
-	dir, err := datasetDir(t.Dataset, base)
+	dir, man, err := preparedDataset(t.Dataset, base)
 	if err != nil {
-		return nil, &KeyError{Key: "dataset", Msg: err.Error()}
-	}
-	man, err := ingest.ReadManifest(dir)
-	if err != nil {
-		return nil, &KeyError{Key: "dataset", Msg: fmt.Sprintf("%s is not a prepared dataset (run `go run ./cmd/prep ingest`): %v", dir, err)}
+		return nil, err
 	}
 	if !set("features") {
 		return nil, &KeyError{Key: "features", Msg: "missing: a feature set (all, title, body or a column list such as \"1-5,7\")"}

@@ -72,15 +72,26 @@ func decodeLTR(table map[string]any, base string) (Instance, error) {
 	if t.PartitionSeed < 0 {
 		return nil, &KeyError{Key: "partition_seed", Msg: fmt.Sprintf("%d, want a seed >= 0", t.PartitionSeed)}
 	}
-	dir, err := datasetDir(t.Dataset, base)
+	dir, man, err := preparedDataset(t.Dataset, base)
 	if err != nil {
-		return nil, &KeyError{Key: "dataset", Msg: err.Error()}
+		return nil, err
+	}
+	return &ltrInstance{t: t, dir: dir, queries: man.Queries}, nil
+}
+
+// preparedDataset resolves the key dataset (datasetDir) and reads its
+// manifest: the one check every data-backed kind makes of the key, its
+// error a *KeyError naming it.
+func preparedDataset(path, base string) (string, *ingest.Manifest, error) {
+	dir, err := datasetDir(path, base)
+	if err != nil {
+		return "", nil, &KeyError{Key: "dataset", Msg: err.Error()}
 	}
 	man, err := ingest.ReadManifest(dir)
 	if err != nil {
-		return nil, &KeyError{Key: "dataset", Msg: fmt.Sprintf("%s is not a prepared dataset (run `go run ./cmd/prep ingest`): %v", dir, err)}
+		return "", nil, &KeyError{Key: "dataset", Msg: fmt.Sprintf("%s is not a prepared dataset (run `go run ./cmd/prep ingest`): %v", dir, err)}
 	}
-	return &ltrInstance{t: t, dir: dir, queries: man.Queries}, nil
+	return dir, man, nil
 }
 
 // datasetDir resolves a dataset path: $VARIABLES expanded, a relative

@@ -48,13 +48,9 @@ func decodeMABLTR(table map[string]any, base string) (Instance, error) {
 	if err != nil {
 		return nil, &KeyError{Msg: err.Error()}
 	}
-	dir, err := datasetDir(t.Dataset, base)
+	dir, man, err := preparedDataset(t.Dataset, base)
 	if err != nil {
-		return nil, &KeyError{Key: "dataset", Msg: err.Error()}
-	}
-	man, err := ingest.ReadManifest(dir)
-	if err != nil {
-		return nil, &KeyError{Key: "dataset", Msg: fmt.Sprintf("%s is not a prepared dataset (run `go run ./cmd/prep ingest`): %v", dir, err)}
+		return nil, err
 	}
 	if !set("query") {
 		return nil, &KeyError{Key: "query", Msg: fmt.Sprintf("missing: the qid of a query of %s", dir)}
