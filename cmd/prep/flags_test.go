@@ -321,3 +321,23 @@ func TestAllConfigReplacesFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyColumnNames: a Parquet column flag given with an empty name is
+// an error naming the flag, never the default column (label, qid, f1..fN)
+// that leaving the flag out means.
+func TestEmptyColumnNames(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "in.parquet")
+	if err := os.WriteFile(in, []byte("PAR1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"--label-column", ""},
+		{"--qid-column", ""},
+		{"--feature-columns", "f1,,f3"},
+	} {
+		err := prep(t, append([]string{"ingest", in, "--out", filepath.Join(t.TempDir(), "ds")}, args...)...)
+		if err == nil || !strings.Contains(err.Error(), args[0]+": an empty column name") {
+			t.Errorf("prep ingest %s %q: %v, want an error naming %s", args[0], args[1], err, args[0])
+		}
+	}
+}

@@ -31,8 +31,8 @@ type IngestCmd struct {
 	AllowRagged bool `help:"Accept MSLR-WEB / LETOR 4.0 lines with fewer features than the format's 136 / 46 (zero-filled); their count and first examples go into manifest.json as ragged_rows. Without it such a line is an error."`
 	Workers     *int `placeholder:"N" help:"Parser goroutines, 1 <= N <= 1024 (default: number of CPUs)."`
 
-	LabelColumn    string   `placeholder:"NAME" help:"Parquet input: the label column (default label)."`
-	QIDColumn      string   `name:"qid-column" placeholder:"NAME" help:"Parquet input: the query id column (default qid)."`
+	LabelColumn    *string  `placeholder:"NAME" help:"Parquet input: the label column (default label)."`
+	QIDColumn      *string  `name:"qid-column" placeholder:"NAME" help:"Parquet input: the query id column (default qid)."`
 	FeatureColumns []string `sep:"," placeholder:"NAME" help:"Parquet input: the feature columns, in order, or one list column (default f1..fN, else the one list column)."`
 }
 
@@ -44,13 +44,19 @@ func (c *IngestCmd) Validate() error {
 			return err
 		}
 	}
-	for _, t := range []struct{ flag, v string }{{"--out", c.Out}, {"--fold", c.Fold}, {"--label-column", c.LabelColumn}, {"--qid-column", c.QIDColumn}} {
+	for _, t := range []struct{ flag, v string }{{"--out", c.Out}, {"--fold", c.Fold}} {
 		if err := checkText(t.flag, t.v); err != nil {
 			return err
 		}
 	}
+	if err := checkColumn("--label-column", c.LabelColumn); err != nil {
+		return err
+	}
+	if err := checkColumn("--qid-column", c.QIDColumn); err != nil {
+		return err
+	}
 	for _, name := range c.FeatureColumns {
-		if err := checkText("--feature-columns", name); err != nil {
+		if err := checkColumn("--feature-columns", &name); err != nil {
 			return err
 		}
 	}
@@ -121,8 +127,8 @@ func (c *IngestCmd) Run() error {
 		Features:    optInt(c.Features),
 		Workers:     optInt(c.Workers),
 
-		LabelColumn:    c.LabelColumn,
-		QIDColumn:      c.QIDColumn,
+		LabelColumn:    optString(c.LabelColumn),
+		QIDColumn:      optString(c.QIDColumn),
 		FeatureColumns: c.FeatureColumns,
 	}
 	// A bar on a terminal; plain log lines (progress every few seconds and

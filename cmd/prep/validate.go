@@ -59,6 +59,27 @@ func optInt(p *int) int {
 	return *p
 }
 
+// checkColumn checks a column-name flag: left out (nil) it means the
+// documented default column; given, it names a column, so "" is an error.
+func checkColumn(flag string, v *string) error {
+	if v == nil {
+		return nil
+	}
+	if *v == "" {
+		return fmt.Errorf("%s: an empty column name; leave the flag out for the default", flag)
+	}
+	return checkText(flag, *v)
+}
+
+// optString is an optional text flag's value, "" (the documented
+// default) when left out; Validate refuses an explicit "".
+func optString(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
 // checkFeatureSet checks the syntax of a feature set name or column list
 // (that its columns exist is checked against the dataset when fitting).
 func checkFeatureSet(flag, spec string) error {
