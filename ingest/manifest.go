@@ -184,7 +184,7 @@ func Verify(dir string) (*Manifest, error) {
 		return nil, err
 	}
 	p := filepath.Join(dir, DocumentsFile)
-	got, err := hashFile(p)
+	_, got, err := hashFile(p)
 	if err != nil {
 		return nil, fmt.Errorf("verify: %w", err)
 	}
@@ -194,18 +194,19 @@ func Verify(dir string) (*Manifest, error) {
 	return m, nil
 }
 
-// hashFile returns the hex SHA-256 of the file at p.
-func hashFile(p string) (string, error) {
+// hashFile returns the size and hex SHA-256 of the file at p, read once.
+func hashFile(p string) (int64, string, error) {
 	f, err := os.Open(p)
 	if err != nil {
-		return "", err
+		return 0, "", err
 	}
 	defer f.Close()
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("%s: %w", p, err)
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return 0, "", fmt.Errorf("%s: %w", p, err)
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return n, hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // verifiedFile is the name, inside a dataset directory, of the record of
@@ -262,7 +263,7 @@ func verifyDocuments(dir string, m *Manifest) error {
 		return nil
 	}
 	documentsHashed.Add(1)
-	got, err := hashFile(p)
+	_, got, err := hashFile(p)
 	if err != nil {
 		return err
 	}

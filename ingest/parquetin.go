@@ -1,8 +1,7 @@
 package ingest
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -153,8 +152,8 @@ func detectLayout(path string, pf *parquet.File, opts Options) (*pqLayout, error
 	}
 	l := &pqLayout{}
 	var err error
-	labelName := cmp(opts.LabelColumn, "label")
-	qidName := cmp(opts.QIDColumn, "qid")
+	labelName := cmp.Or(opts.LabelColumn, "label")
+	qidName := cmp.Or(opts.QIDColumn, "qid")
 	if l.label, err = scalar(labelName, "--label-column", "an integer label"); err != nil {
 		return nil, err
 	}
@@ -248,14 +247,6 @@ func detectLayout(path string, pf *parquet.File, opts Options) (*pqLayout, error
 	return l, nil
 }
 
-// cmp returns a, or def when a is empty.
-func cmp(a, def string) string {
-	if a == "" {
-		return def
-	}
-	return a
-}
-
 // sameLayout reports why two inputs' layouts differ ("" when they agree).
 func (l *pqLayout) same(o *pqLayout) string {
 	switch {
@@ -315,7 +306,7 @@ func (r *parquetReader) next() (*chunk, error) {
 			return &chunk{src: r.cur, firstLine: pc.line[0], res: res}, nil
 		}
 		s := r.sources[r.cur]
-		size, sum, err := hashWholeFile(s.name)
+		size, sum, err := hashFile(s.name)
 		r.f.close()
 		r.f = nil
 		if err != nil {
@@ -334,21 +325,6 @@ func (r *parquetReader) close() {
 		r.f.close()
 		r.f = nil
 	}
-}
-
-// hashWholeFile returns the size and hex sha256 of the file at p.
-func hashWholeFile(p string) (int64, string, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return 0, "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
-	if err != nil {
-		return 0, "", fmt.Errorf("%s: %w", p, err)
-	}
-	return n, hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // decode reads row group rg of the current source into a parsed chunk: the
