@@ -142,8 +142,8 @@ func NewLTR(s LTRSpec) (core.Problem, core.Privacy, error) {
 	return p, p.claim, nil
 }
 
-// RunLTR simulates a bco-ltr spec on core.Drive and records its claim;
-// the claim's note ends with the hindsight's certified precision.
+// RunLTR simulates a bco-ltr spec on core.Drive and records its claim
+// and the hindsight's certified precision (Result.HindsightNote).
 func RunLTR(ctx context.Context, s LTRSpec) (*core.Result, error) {
 	p, err := newLTRProblem(s)
 	if err != nil {
@@ -154,12 +154,7 @@ func RunLTR(ctx context.Context, s LTRSpec) (*core.Result, error) {
 		return nil, fmt.Errorf("bco.RunLTR: %w", err)
 	}
 	res.Privacy = p.claim
-	if note := p.HindsightNote(); note != "" {
-		if res.Privacy.Note != "" {
-			res.Privacy.Note += "; "
-		}
-		res.Privacy.Note += note
-	}
+	res.HindsightNote = p.HindsightNote()
 	return res, nil
 }
 

@@ -13,10 +13,16 @@ import (
 // DP for each user, whose one report is compared under any two losses of
 // the instance's class (one release per user; every user is in one round
 // of one silo).
-const Relation = "local: any two losses of one user (one report per user)"
+// Its token (core.Relations) is replace-one: one user's loss replaced by
+// any other; RelationNote says it in words.
+const Relation = core.RelationReplaceOne
 
-// Mechanism names the release.
-const Mechanism = "gaussian report (one per user)"
+// RelationNote is the family's relation in words.
+const RelationNote = "local: any two losses of one user (one report per user)"
+
+// Mechanism names the release (a token of core.Mechanisms): Gaussian
+// noise on each user's one report.
+const Mechanism = "gaussian-report"
 
 // ClassicSigma is the slides' noise scale sigma = Delta sqrt(2 ln(1.25 /
 // delta)) / eps for a report of sensitivity Delta (Delta = 2B for
@@ -38,7 +44,7 @@ func ClassicSigma(eps, delta, sens float64) float64 {
 // results schema's one rule) and states bound in its note.
 func calibrate(eps, delta, sens float64, exact bool) (sigma, bound float64, claim core.Privacy, err error) {
 	claim = core.Privacy{
-		Trust: core.TrustLocal, Mechanism: Mechanism, Sampler: core.SamplerGaussian, Relation: Relation,
+		Trust: core.TrustLocal, Mechanism: Mechanism, Sampler: core.SamplerGaussian, Relation: Relation, RelationNote: RelationNote,
 		TargetEps: eps, TargetDelta: delta,
 	}
 	if exact {

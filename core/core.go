@@ -50,13 +50,16 @@ type Result struct {
 	Curve []Checkpoint
 	// Metrics holds the curve metrics a Metered problem reported: by
 	// column, one value per checkpoint of Curve (nil when none).
-	Metrics     map[string][]float64
-	Pseudo      float64 // cumulative pseudo-regret at T
-	Realised    float64 // cumulative realised regret at T
-	Syncs       int
-	Scalars     int64
-	Privacy     Privacy
-	WallSeconds float64 // wall time of the simulation (not part of byte-identity)
+	Metrics  map[string][]float64
+	Pseudo   float64 // cumulative pseudo-regret at T
+	Realised float64 // cumulative realised regret at T
+	Syncs    int
+	Scalars  int64
+	Privacy  Privacy
+	// HindsightNote says how exact the regret's comparator is, when the
+	// family computes it only to a certified precision ("" when exact).
+	HindsightNote string
+	WallSeconds   float64 // wall time of the simulation (not part of byte-identity)
 	// Detail is the family's own result, when it has more than this
 	// (the linear family's *federate.Result: calibration, per-silo
 	// totals), read by its registry entry's Result.

@@ -32,17 +32,57 @@ const (
 var Samplers = []string{SamplerGaussian, SamplerDiscreteGaussian, SamplerLaplace, SamplerDiscreteLaplace,
 	SamplerSkellam, SamplerPolya, SamplerBinomial}
 
+// Neighbouring relations (Privacy.Relation): every family records one of
+// these tokens, and says more in Privacy.RelationNote.
+const (
+	RelationAddRemove  = "add-remove"  // one user's data added or removed
+	RelationReplaceOne = "replace-one" // one user's data replaced by any other
+)
+
+// Relations lists the relation tokens (runs.arrow's relation column).
+var Relations = []string{RelationAddRemove, RelationReplaceOne}
+
+// Mechanisms is the vocabulary of Privacy.Mechanism, one token per
+// mechanism a family records, with what it releases: runs.arrow's
+// mechanism column holds one of them in every family
+// (registry.TestEveryPrivateRunRecordsASampler; outputs/README.md,
+// "Mechanisms", lists them).
+var Mechanisms = map[string]string{
+	// linear (package federate): tree-based aggregation of silo statistics
+	"tree-gaussian":                   "Gaussian noise on every node of each silo's binary tree of statistics",
+	"tree-discrete-gaussian":          "the same with exact discrete Gaussian noise",
+	"tree-gaussian-shuffled":          "tree-gaussian behind a shuffler (shuffle amplification)",
+	"tree-discrete-gaussian-shuffled": "tree-discrete-gaussian behind a shuffler",
+	"tree-vecsum-binomial":            "P_TVec: binomial vector summation behind a shuffler",
+	"user-gaussian":                   "Gaussian noise on every user's own report (LDP-GLOC-style local model)",
+	"user-discrete-gaussian":          "the same with exact discrete Gaussian noise",
+	// mab (package mab): batched successive elimination
+	"laplace-central":               "Laplace noise on each arm's batch sum at a trusted server (DP-SE)",
+	"laplace-shared-reference-code": "one floating-point Laplace draw shared by every arm's sum (the authors' script; not certified)",
+	"dlap-central-secagg":           "discrete Laplace on the secure aggregate, added centrally",
+	"dlap-local":                    "discrete Laplace on every user's message (local model)",
+	"polya-secagg":                  "Polya shares summing to a discrete Laplace, under secure aggregation",
+	"polya-secagg-reference-code":   "Polya shares of the authors' script's scale (not certified)",
+	"skellam-secagg":                "Skellam shares under secure aggregation (Renyi DP)",
+	"dgauss-secagg":                 "discrete Gaussian shares under secure aggregation (concentrated DP)",
+	// bco (package bco)
+	"gaussian-report": "Gaussian noise on every user's one report (local model)",
+}
+
 // Privacy is the claim a run records: what its noise guarantees, for
 // which neighbouring relation, and whether the guarantee holds for the run
 // as simulated. A non-private run has Trust TrustNone and zero values
 // elsewhere.
 type Privacy struct {
 	Trust     string // TrustNone, TrustCentral, ...
-	Mechanism string // e.g. "tree-gaussian", "polya-secagg", "skellam-secagg"
+	Mechanism string // a token of Mechanisms, e.g. "tree-gaussian", "polya-secagg"
 	// Sampler names the sampler that draws the noise by short name (one
 	// of Samplers, e.g. SamplerDiscreteLaplace; "" for a non-private run).
 	Sampler  string
-	Relation string // the neighbouring relation the guarantee is stated for
+	Relation string // the neighbouring relation, a token of Relations
+	// RelationNote says the relation in the family's words ("" when the
+	// token says it all).
+	RelationNote string
 	// TargetEps, TargetDelta are what the run asked for.
 	TargetEps, TargetDelta float64
 	// DeliveredEps, DeliveredDelta are what the accountant certifies for

@@ -12,8 +12,12 @@ import (
 	"github.com/fedbandit/fedbandit/internal/mutation"
 )
 
-// Relation is the neighbouring relation of every claim of the family.
-const Relation = "one user's reward replaced by any value in [0, 1]; each user contributes once, to one arm in one batch, " +
+// Relation is the neighbouring relation of every claim of the family (a
+// token of core.Relations); RelationNote says it in words.
+const Relation = core.RelationReplaceOne
+
+// RelationNote is the family's relation in words.
+const RelationNote = "one user's reward replaced by any value in [0, 1]; each user contributes once, to one arm in one batch, " +
 	"so the batches compose in parallel and the run's guarantee is its worst batch's"
 
 // batchClaim is the guarantee of one batch of n users per arm: eps at the
@@ -175,7 +179,7 @@ func calibrate(alg Algorithm, spec Spec, params map[string]float64, sizes []int6
 // sampler is a short name (core.Sampler*); how the sampler draws ends the
 // note ("sampler: ...").
 func account(alg Algorithm, spec Spec, params map[string]float64, l ledger) (p core.Privacy) {
-	p = core.Privacy{Trust: alg.Trust, Relation: Relation, Mechanism: alg.Noise.Mechanism, Sampler: alg.Noise.Sampler}
+	p = core.Privacy{Trust: alg.Trust, Relation: Relation, RelationNote: RelationNote, Mechanism: alg.Noise.Mechanism, Sampler: alg.Noise.Sampler}
 	how := alg.Noise.SamplerNote
 	defer func() {
 		if p.Trust != core.TrustNone && how != "" {

@@ -246,7 +246,7 @@ func decodeRun(data []byte) (*RunRecord, []Point, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if layout < FormatVersion {
+	if layout < 3 {
 		return decodeLegacyRun(r, layout)
 	}
 	fs := r.Schema().Fields()
@@ -279,18 +279,23 @@ func decodeRun(data []byte) (*RunRecord, []Point, error) {
 	}
 	slices.Sort(params)
 	for _, c := range runColumns(params) {
-		known[metaPrefix+c.Name] = true
-		s, ok := md.GetValue(metaPrefix + c.Name)
+		// A layout-3 file names some columns otherwise (upgrade.go).
+		name, has := legacyName(c.Name, layout)
+		if !has {
+			continue
+		}
+		known[metaPrefix+name] = true
+		s, ok := md.GetValue(metaPrefix + name)
 		// A copy: the metadata's strings may share the file's buffer,
 		// which a kept record must not pin (Collect keeps every record).
 		s = strings.Clone(s)
 		if ok {
 			p, err := c.codec().parse(s)
 			if err != nil {
-				return nil, nil, fmt.Errorf("summary column %s: %q: %w", c.Name, s, err)
+				return nil, nil, fmt.Errorf("summary column %s: %q: %w", name, s, err)
 			}
 			c.set(rec, p)
-			hashCell(h, c.Name, false, s)
+			hashCell(h, name, false, s)
 		}
 	}
 	for _, k := range md.Keys() {
@@ -308,6 +313,9 @@ func decodeRun(data []byte) (*RunRecord, []Point, error) {
 	}
 	if rec.FormatVersion != layout {
 		return nil, nil, fmt.Errorf("summary column format_version: %d in a file of layout %d", rec.FormatVersion, layout)
+	}
+	if layout < FormatVersion {
+		rec.upgradeMeanings(layout)
 	}
 	if err := rec.validate(pts); err != nil {
 		return nil, nil, err
@@ -380,6 +388,20 @@ func (r *RunRecord) checkClaim() error {
 		return fmt.Errorf("column calibration_note: %q: a private run that is not certified must say why, after %q", r.CalibrationNote, notCertified)
 	case r.DeliveredEps != nil && (math.IsNaN(*r.DeliveredEps) || math.IsInf(*r.DeliveredEps, 0) || *r.DeliveredEps < 0):
 		return fmt.Errorf("column delivered_eps: %v", *r.DeliveredEps)
+	case !private && (r.TargetEps != nil || r.TargetDelta != nil):
+		return errors.New("column target_eps: a privacy target for a non-private run")
+	case private && (r.TargetEps == nil || r.TargetDelta == nil):
+		return errors.New("column target_eps: a private run without its (eps, delta) target")
+	case !private && r.CalibrationNote != "":
+		return fmt.Errorf("column calibration_note: %q: a privacy note for a non-private run", r.CalibrationNote)
+	case r.Relation != "" && !slices.Contains(core.Relations, r.Relation):
+		return fmt.Errorf("column relation: %q is not one of %v (the words go in relation_note)", r.Relation, core.Relations)
+	case r.Mechanism != "" && core.Mechanisms[r.Mechanism] == "":
+		return fmt.Errorf("column mechanism: %q is not a token of core.Mechanisms", r.Mechanism)
+	case r.Certified:
+		if err := r.claim().Check(); err != nil {
+			return fmt.Errorf("column certified: %w", err)
+		}
 	}
 	return nil
 }
@@ -474,7 +496,9 @@ func ReadRuns(path string) ([]RunRecord, error) {
 }
 
 // ReadCurves reads curves.arrow of this layout (a file written before a
-// curve metric existed lacks its column: the metric is then null).
+// curve metric existed lacks its column: the metric is then null). Its
+// rows' GroupID is empty: the table has no group_id column (ReadTables
+// fills it in from runs.arrow).
 func ReadCurves(path string) ([]CurvePoint, error) {
 	return readTable(path, "curves table", curveColumnsOf)
 }

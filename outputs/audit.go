@@ -5,6 +5,9 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
 )
 
 // AuditFile is the name of `run audit --out DIR`'s table.
@@ -53,7 +56,7 @@ var AuditColumns = []Column[AuditRow]{
 	value("delta", "", "all", "Target delta.", func(r *AuditRow) *float64 { return &r.Delta }),
 	value("B", "rounds", "all", "Batch size.", func(r *AuditRow) *int { return &r.B }),
 	value("M", "silos", "all", "Silos of the configuration: they choose the calibration (the audit simulates one silo).", func(r *AuditRow) *int { return &r.M }),
-	value("T", "rounds", "all", "Horizon of the configuration (chooses the calibration).", func(r *AuditRow) *int { return &r.T }),
+	value("horizon", "rounds", "all", "Horizon T of the configuration (chooses the calibration). (Layouts 1-3: T, which DataFrame.T shadows.)", func(r *AuditRow) *int { return &r.T }),
 	value("pair", "", "all", `Neighbouring datasets: "reward" (the first user's rewards 1 vs 0; release: the first tree node) or "schedule" (her norm 1 vs 1/2; release: the round of the first synchronisation).`, func(r *AuditRow) *string { return &r.Pair }),
 	value("pair_doc", "", "all", "The neighbouring datasets in words.", func(r *AuditRow) *string { return &r.PairDoc }),
 	value("trials", "releases", "all", "Releases drawn under each dataset.", func(r *AuditRow) *int { return &r.Trials }),
@@ -87,13 +90,21 @@ func WriteAudit(path string, rows []AuditRow) error {
 }
 
 // ReadAudit reads audit.arrow (the same columns in every layout; the
-// seed was a uint64 column before layout 3).
+// seed was a uint64 column before layout 3, horizon was T before layout 4).
 func ReadAudit(path string) ([]AuditRow, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read audit table: %w", err)
 	}
-	rows, err := decodeAnyLayout(data, AuditColumns)
+	rows, err := decodeTable(data, func(fs []arrow.Field) ([]Column[AuditRow], error) {
+		cols := slices.Clone(AuditColumns)
+		for i, c := range cols {
+			if c.Name == "horizon" && i < len(fs) && fs[i].Name == "T" {
+				cols[i].Name = "T" // layouts 1-3
+			}
+		}
+		return cols, nil
+	}, 1)
 	if err != nil {
 		return nil, fmt.Errorf("audit table %s: %w", path, err)
 	}

@@ -3,9 +3,11 @@ package outputs
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -66,7 +68,7 @@ func TestLayout1Upgraded(t *testing.T) {
 			t.Errorf("layout-1 feducb params %v, want unrecorded (nil)", f.Record.Params)
 		}
 	}
-	if v := layoutOf(t, sum.RunsPath); v != "3" {
+	if v := layoutOf(t, sum.RunsPath); v != strconv.Itoa(FormatVersion) {
 		t.Errorf("collected runs.arrow has layout %s", v)
 	}
 }
@@ -76,12 +78,12 @@ func TestLayout1Upgraded(t *testing.T) {
 // holding one is neither scanned nor collected; its files stay in place.
 func TestNewerLayoutRefused(t *testing.T) {
 	future := FormatVersion + 1
-	md := arrow.NewMetadata([]string{metaFormat, metaPrefix + "run_id"}, []string{"4", strings.Repeat("a", 64)})
+	md := arrow.NewMetadata([]string{metaFormat, metaPrefix + "run_id"}, []string{strconv.Itoa(future), strings.Repeat("a", 64)})
 	data, err := encodeRows(pointBase, samplePoints, md, math.MaxInt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	const msg = "written by a newer fedbandit (layout 4); this build reads up to 3: upgrade"
+	msg := fmt.Sprintf("written by a newer fedbandit (layout %d); this build reads up to %d: upgrade", future, FormatVersion)
 	_, _, err = DecodeRun(data)
 	if _, ok := errors.AsType[*NewerLayoutError](err); !ok || !strings.Contains(err.Error(), msg) {
 		t.Errorf("decode of a layout-%d file: %v", future, err)

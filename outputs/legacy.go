@@ -182,6 +182,7 @@ func decodeLegacyRun(r *ipc.FileReader, layout int) (*RunRecord, []Point, error)
 	if err != nil {
 		return nil, nil, err
 	}
+	rec.upgradeMeanings(layout)
 	if rec.FormatVersion != layout {
 		return nil, nil, fmt.Errorf("summary column format_version: %d in a file of layout %d", rec.FormatVersion, layout)
 	}
@@ -378,24 +379,47 @@ func (r *RunRecord) setClaim(private, certified bool, eps, delta float64, note s
 }
 
 // SetPrivacy records a run's privacy claim (core.Privacy) in its columns:
-// certified, delivered_eps and delivered_delta (null for a non-private
-// run, and for one that is not certified unless a finite bound is known),
-// relation, mechanism, sampler and calibration_note (prefixed "not
-// certified: " once when the claim is not certified). Whether the run is
-// private is the record's trust (set first; the claim's when unset); a
-// private run whose simulator made no claim is not certified.
+// certified, target_eps and target_delta, delivered_eps and
+// delivered_delta (null for a non-private run, and for one that is not
+// certified unless a finite bound is known), relation and relation_note,
+// mechanism, sampler and calibration_note (prefixed "not certified: " once
+// when the claim is not certified; null for a non-private run: the note is
+// about privacy only). Whether the run is private is the record's trust
+// (set first; the claim's when unset); a private run whose simulator made
+// no claim is not certified.
 func (r *RunRecord) SetPrivacy(p core.Privacy) {
 	if r.Trust == "" {
 		r.Trust = p.Trust
 	}
 	private := r.Trust != "" && r.Trust != core.TrustNone
-	r.Relation, r.Mechanism, r.Sampler = "", "", ""
-	if private && !p.Private() {
+	r.Relation, r.RelationNote, r.Mechanism, r.Sampler = "", "", "", ""
+	r.TargetEps, r.TargetDelta = nil, nil
+	if !private {
+		r.setClaim(false, false, math.Inf(1), 0, "")
+		return
+	}
+	if !p.Private() {
 		r.setClaim(true, false, math.Inf(1), 0, "the simulator recorded no privacy claim")
 		return
 	}
-	if private {
-		r.Relation, r.Mechanism, r.Sampler = p.Relation, p.Mechanism, p.Sampler
+	r.Relation, r.RelationNote, r.Mechanism, r.Sampler = p.Relation, p.RelationNote, p.Mechanism, p.Sampler
+	r.TargetEps, r.TargetDelta = Some(p.TargetEps), Some(p.TargetDelta)
+	r.setClaim(true, p.Certified, p.DeliveredEps, p.DeliveredDelta, p.Note)
+}
+
+// claim is the record's privacy claim in core's terms: what
+// core.Privacy.Check, the one certification rule, judges.
+func (r *RunRecord) claim() core.Privacy {
+	p := core.Privacy{Trust: r.Trust, Relation: r.Relation, Mechanism: r.Mechanism, Sampler: r.Sampler,
+		Certified: r.Certified, Note: r.CalibrationNote, DeliveredEps: math.Inf(1)}
+	if r.TargetEps != nil {
+		p.TargetEps = *r.TargetEps
 	}
-	r.setClaim(private, p.Certified, p.DeliveredEps, p.DeliveredDelta, p.Note)
+	if r.TargetDelta != nil {
+		p.TargetDelta = *r.TargetDelta
+	}
+	if r.DeliveredEps != nil {
+		p.DeliveredEps, p.DeliveredDelta = *r.DeliveredEps, *r.DeliveredDelta
+	}
+	return p
 }

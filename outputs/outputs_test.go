@@ -24,7 +24,8 @@ func sampleRecord(id string, seed uint64) RunRecord {
 			Lambda: 1120.5, BetaT: 109.376, Kappa: 2, NonPD: 1,
 			Noise:      &LinearNoise{Sigma: 5.4519, MuGDP: 0.3},
 			SiloPseudo: []float64{1.25, 2.25}, SiloRealised: []float64{1, 1.25}},
-		Certified: true, DeliveredEps: Some(0.999999), DeliveredDelta: Some(0.1), Relation: "add-remove", Mechanism: "tree-gaussian", Sampler: "gaussian",
+		Certified: true, TargetEps: Some(1.0), TargetDelta: Some(0.1), DeliveredEps: Some(0.999999), DeliveredDelta: Some(0.1),
+		Relation: "add-remove", Mechanism: "tree-gaussian", Sampler: "gaussian",
 		CalibrationNote: "note, with comma", Syncs: 2, Scalars: 40, Rounds: 20,
 		PseudoRegret: 3.5, RealisedRegret: 2.25, WallSeconds: 0.125,
 	}
@@ -37,7 +38,8 @@ func mabRecord(id string, seed uint64) RunRecord {
 		Instance: "easy", InstanceKind: "mab", InstanceHash: "def", InstanceName: "mab K=4", Arms: Some(4), InstanceSeed: Some[uint64](3),
 		Family: "mab", Algorithm: "dist-dp-se", Trust: "distributed", Params: map[string]float64{"crs": 1, "per_user": 1},
 		Eps: Some(1.0), T: 20, Every: 10, Seed: seed,
-		Mechanism: "polya-secagg", Sampler: "polya", Relation: "one user",
+		TargetEps: Some(1.0), TargetDelta: Some(0.0),
+		Mechanism: "polya-secagg", Sampler: "polya", Relation: "replace-one", RelationNote: "one user",
 		CalibrationNote: "not certified: per_user = 1", Syncs: 3, Scalars: 12, Rounds: 20, PseudoRegret: 1, RealisedRegret: 2,
 	}
 }
@@ -148,7 +150,7 @@ func TestCollect(t *testing.T) {
 	if !reflect.DeepEqual(runs, wantOrder) {
 		t.Errorf("runs.arrow rows:\n%+v\nwant\n%+v", runs, wantOrder)
 	}
-	curves, err := ReadCurves(sum.CurvesPath)
+	_, curves, err := ReadTables(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

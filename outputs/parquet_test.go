@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,7 +33,7 @@ func mixedRecords() []RunRecord {
 	c.GroupID = "cccccccccccccccc"
 	c.Family, c.Algorithm, c.Params, c.InstanceKind = "bco", "ldp-bco", map[string]float64{"c": 2, "eta": 0.125}, "bco"
 	c.Linear, c.NoiseVar, c.Arms, c.FixedBasis, c.SharedContexts, c.ContextGen = nil, nil, nil, nil, nil, ""
-	c.Mechanism, c.Relation = "ldp-two-point", "one user"
+	c.Mechanism, c.Relation, c.RelationNote = "gaussian-report", "replace-one", "one user"
 	return []RunRecord{a, b, c}
 }
 
@@ -239,6 +240,13 @@ type readerOutput struct {
 		Pseudo float64 `json:"pseudo"`
 		Rounds int64   `json:"rounds"`
 	} `json:"curves"`
+	// DuckDB: curves JOIN runs USING (run_id), naming group_id and
+	// pseudo_regret without a table prefix.
+	Joined *struct {
+		Rows   int64   `json:"rows"`
+		Groups int64   `json:"groups"`
+		Pseudo float64 `json:"pseudo"`
+	} `json:"joined"`
 }
 
 // TestParquetIndependentReaders: DuckDB (tools/duckdb-check, no extension)
@@ -311,6 +319,15 @@ func TestParquetIndependentReaders(t *testing.T) {
 			}
 			if got.Curves.Rows != int64(len(curves)) || got.Curves.Pseudo != pseudo || got.Curves.Rounds != rounds {
 				t.Errorf("curves: %+v, want %d rows, sums %v, %d", got.Curves, len(curves), pseudo, rounds)
+			}
+			if r.tool == "duckdb-check" {
+				groups := map[string]bool{}
+				for _, c := range curves {
+					groups[c.GroupID] = true
+				}
+				if j := got.Joined; j == nil || j.Rows != int64(len(curves)) || j.Groups != int64(len(groups)) || math.Abs(j.Pseudo-pseudo) > 1e-9*math.Max(1, math.Abs(pseudo)) {
+					t.Errorf("curves JOIN runs USING (run_id): %+v, want %d rows, %d groups, sum %v", j, len(curves), len(groups), pseudo)
+				}
 			}
 		})
 	}

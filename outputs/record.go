@@ -37,8 +37,11 @@ import (
 // every family first-class: nulls where a column does not apply, no
 // unsigned integers, renamed columns (README.md "Upgrade from layout 2"),
 // the privacy columns certified, mechanism and sampler, and curve metrics
-// that families add without a new layout (Metrics).
-const FormatVersion = 3
+// that families add without a new layout (Metrics); 4 gave every column
+// one meaning: target_eps and target_delta, relation and mechanism tokens,
+// the runs totals final_*, qid, hindsight_note, no group_id in
+// curves.arrow (README.md "Upgrade from layout 3").
+const FormatVersion = 4
 
 // NewerLayoutError is returned when a file or directory was written by a
 // newer fedbandit than this build, in a layout it does not know: it is
@@ -108,7 +111,7 @@ type RunRecord struct {
 	InstanceName      string
 	InstanceSeed      *uint64
 	Arms              *int
-	Query             *int64 // the qid whose documents are the arms (mab-ltr)
+	Query             *int64 // column qid: the query whose documents are the arms (mab-ltr)
 	Dim               *int
 	NoiseVar          *float64
 	Features          string
@@ -137,13 +140,17 @@ type RunRecord struct {
 	// Linear holds the linear family's settings (nil for other families).
 	Linear *LinearSettings
 
-	Certified       bool
-	DeliveredEps    *float64
-	DeliveredDelta  *float64
-	Relation        string
-	Mechanism       string
-	Sampler         string
-	CalibrationNote string
+	Certified bool
+	// TargetEps, TargetDelta are the (eps, delta)-DP target the run was
+	// calibrated to (nil for a non-private run).
+	TargetEps, TargetDelta *float64
+	DeliveredEps           *float64
+	DeliveredDelta         *float64
+	Relation               string // a token: add-remove or replace-one
+	RelationNote           string // the relation in words
+	Mechanism              string // a token of core.Mechanisms
+	Sampler                string
+	CalibrationNote        string
 
 	// Results: null in the file for a failed run.
 	Syncs          int64
@@ -151,7 +158,10 @@ type RunRecord struct {
 	Rounds         int
 	PseudoRegret   float64
 	RealisedRegret float64
-	WallSeconds    float64
+	// HindsightNote says how exact the regret's comparator is (bco-ltr's
+	// hindsight certificate; an ltr instance's reference-model note).
+	HindsightNote string
+	WallSeconds   float64
 }
 
 // LinearSettings are the columns of the linear contextual family (package

@@ -301,7 +301,8 @@ func stage(dir, name string, write func(io.Writer) error) (path string, err erro
 var ErrTablesMismatch = errors.New("runs.arrow and curves.arrow are not one collect's pair")
 
 // ReadTables reads DIR/runs.arrow and DIR/curves.arrow after checking that
-// both match DIR/tables.json, i.e. that one collect wrote them together.
+// both match DIR/tables.json, i.e. that one collect wrote them together;
+// each curve row's GroupID is its run's (curves.arrow has no group_id).
 // A missing tables.json or a mismatch is an error wrapping
 // ErrTablesMismatch that names the file and says to run `run collect`.
 func ReadTables(dir string) ([]RunRecord, []CurvePoint, error) {
@@ -315,6 +316,17 @@ func ReadTables(dir string) ([]RunRecord, []CurvePoint, error) {
 	curves, err := ReadCurves(filepath.Join(dir, CurvesFile))
 	if err != nil {
 		return nil, nil, err
+	}
+	group := make(map[string]string, len(runs))
+	for i := range runs {
+		group[runs[i].RunID] = runs[i].GroupID
+	}
+	for i := range curves {
+		g, ok := group[curves[i].RunID]
+		if !ok {
+			return nil, nil, fmt.Errorf("%s: run %s is not in %s (%w)", filepath.Join(dir, CurvesFile), curves[i].RunID, RunsFile, ErrTablesMismatch)
+		}
+		curves[i].GroupID = g
 	}
 	return runs, curves, nil
 }

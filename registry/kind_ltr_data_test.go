@@ -212,8 +212,8 @@ func TestBCOLTRData(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("NewRun differs from bco.RunLTR")
 	}
-	if !strings.Contains(got.Privacy.Note, "certified within") {
-		t.Errorf("note %q", got.Privacy.Note)
+	if !strings.Contains(got.HindsightNote, "certified within") {
+		t.Errorf("note %q", got.HindsightNote)
 	}
 	if err := a.Check(rs); err != nil {
 		t.Error(err)

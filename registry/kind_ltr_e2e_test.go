@@ -99,8 +99,8 @@ func TestShippedLTRSweepsEndToEnd(t *testing.T) {
 				if r.Features != "all" || outputs.Deref(r.Dim) != 47 || !strings.Contains(r.InstanceName, "docs=2933") || r.InstanceSeed == nil || r.Query != nil || r.Arms != nil {
 					t.Errorf("run %s: features %q dim %d name %q instance_seed %v query %v arms %v", r.RunID, r.Features, outputs.Deref(r.Dim), r.InstanceName, r.InstanceSeed, r.Query, r.Arms)
 				}
-				if r.Instance == "absolute" && r.Trust != "none" && !strings.Contains(r.CalibrationNote, "certified within") {
-					t.Errorf("run %s: note %q", r.RunID, r.CalibrationNote)
+				if r.Instance == "absolute" && (!strings.Contains(r.HindsightNote, "certified within") || strings.Contains(r.CalibrationNote, "hindsight")) {
+					t.Errorf("run %s: hindsight_note %q calibration_note %q", r.RunID, r.HindsightNote, r.CalibrationNote)
 				}
 			}
 		}

@@ -247,7 +247,7 @@ func linearRecord(rs RunSpec, rec *outputs.RunRecord) {
 
 // linearResult records a linear run's claim (outputs.RunRecord.SetPrivacy),
 // calibration, its per-silo totals (which must be finite) and its
-// instance's note.
+// instance's note on its reference model (hindsight_note).
 func linearResult(rs RunSpec, res *core.Result, rec *outputs.RunRecord) error {
 	fr, ok := res.Detail.(*federate.Result)
 	if !ok {
@@ -272,7 +272,7 @@ func linearResult(rs RunSpec, res *core.Result, rec *outputs.RunRecord) error {
 		lin.Noise = &outputs.LinearNoise{Sigma: c.Sigma, MuGDP: c.Mu, Amplified: c.Amplified}
 	}
 	if s, ok := NativeLinear(rs); ok && s.LTR != nil && s.LTR.Note != "" {
-		rec.CalibrationNote = strings.TrimPrefix(rec.CalibrationNote+"; "+s.LTR.Note, "; ")
+		rec.HindsightNote = s.LTR.Note
 	}
 	lin.NonPD = int64(fr.NonPD)
 	lin.SiloPseudo = append([]float64{}, fr.SiloPseudo...)

@@ -177,14 +177,15 @@ func hashJSON(v any) (string, error) {
 }
 
 // neutralResult records a run's claim (outputs.RunRecord.SetPrivacy):
-// certified, the delivered eps and delta, mechanism, sampler and the
-// claim's note, prefixed "not certified: " when it does not hold for the
-// run as simulated.
+// certified, the target and delivered eps and delta, relation, mechanism,
+// sampler and the claim's note, prefixed "not certified: " when it does
+// not hold for the run as simulated; and its hindsight note.
 func neutralResult(_ RunSpec, res *core.Result, rec *outputs.RunRecord) error {
 	if err := res.Privacy.Check(); err != nil {
 		return err
 	}
 	rec.SetPrivacy(res.Privacy)
+	rec.HindsightNote = res.HindsightNote
 	return nil
 }
 

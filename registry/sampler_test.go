@@ -14,7 +14,9 @@ import (
 // family, in each of its noise variants (the linear family's Gaussian and
 // discrete noise; mab's per_user and reference_code), records in
 // runs.arrow's sampler column (through its family's Result) one short
-// name of core.Samplers, the same vocabulary in every family. Mutation
+// name of core.Samplers, the same vocabulary in every family, and (layout
+// 4) a mechanism token of core.Mechanisms, a relation token of
+// core.Relations and its (eps, delta) target. Mutation
 // control: dist-dp-se's entry declaring its sampler as the prose of
 // before ("exact discrete Laplace (CKS20) for the batch's total") fails.
 func TestEveryPrivateRunRecordsASampler(t *testing.T) {
@@ -59,6 +61,17 @@ func TestEveryPrivateRunRecordsASampler(t *testing.T) {
 			}
 			if !slices.Contains(core.Samplers, rec.Sampler) {
 				t.Errorf("%s (%s) %v %v: sampler %q, want one of %q", a.Name, a.Family, rs.Noise, rs.Params, rec.Sampler, core.Samplers)
+			}
+			// Layout 4's vocabularies: a mechanism token of core.Mechanisms,
+			// a relation token of core.Relations, and the target.
+			if core.Mechanisms[rec.Mechanism] == "" {
+				t.Errorf("%s (%s) %v %v: mechanism %q is not a token of core.Mechanisms", a.Name, a.Family, rs.Noise, rs.Params, rec.Mechanism)
+			}
+			if !slices.Contains(core.Relations, rec.Relation) {
+				t.Errorf("%s (%s) %v %v: relation %q, want one of %q", a.Name, a.Family, rs.Noise, rs.Params, rec.Relation, core.Relations)
+			}
+			if rec.TargetEps == nil || rec.TargetDelta == nil {
+				t.Errorf("%s (%s) %v %v: no target", a.Name, a.Family, rs.Noise, rs.Params)
 			}
 			seen[a.Family] = true
 		}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -118,7 +119,7 @@ func TestResumeMixedLayout2(t *testing.T) {
 		if o.Family == outputs.FamilyLinear {
 			o.Mechanism = n.Mechanism
 		} else {
-			o.Relation = n.Relation
+			o.Relation, o.RelationNote = n.Relation, n.RelationNote
 		}
 		o.Sampler = n.Sampler
 		// Recorded otherwise since 98ad0ae, not by the layout: the
@@ -195,5 +196,99 @@ func TestPaperPresetKeepsLayout2IDs(t *testing.T) {
 	}
 	if kept != 8 {
 		t.Errorf("%d runs kept their layout-2 ids, want 8 (se, dist-dp-se x 2, dist-rdp-se on two instances)", kept)
+	}
+}
+
+// TestResumeMixedLayout3: the layout-3 release's directory (a26df98:
+// outputs/testdata/mixed-layout3), swept again by this build from its
+// linear, mab and bco sweep files, has none of their runs redone and no
+// run file changed, and its collected layout-4 rows are what a fresh
+// sweep by this build records, row for row, but for the format version,
+// the wall time and a paper preset's target (the layout-3 note printed
+// the nominal curve to 6 digits: the upgrade takes the delivered eps that
+// prints as it). The curves are the same. (Mutation control, run: the
+// upgrade leaving bco's mechanism in words fails it for its 5 private
+// runs.)
+func TestResumeMixedLayout3(t *testing.T) {
+	src := filepath.Join("..", "outputs", "testdata", "mixed-layout3")
+	files := []string{filepath.Join(mixedSweeps, "linear.toml"), filepath.Join(mixedSweeps, "..", "mixed-sweeps3", "mab3.toml"), filepath.Join(mixedSweeps, "bco.toml")}
+	sweep := func(dir string) int {
+		executed := 0
+		for _, f := range files {
+			cfg, err := LoadConfig(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			plan, err := NewPlan(cfg, registry.Env{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := (&Sweep{Plan: plan, Out: dir, Workers: 2, Log: quietLog(), LogEvery: time.Hour}).Execute(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			executed += rep.Executed
+		}
+		return executed
+	}
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	before := dirHashes(t, filepath.Join(dir, outputs.RunsDir))
+	if n := sweep(dir); n != 0 {
+		t.Errorf("resume of the layout-3 directory executed %d runs, want 0", n)
+	}
+	after := dirHashes(t, filepath.Join(dir, outputs.RunsDir))
+	for k, h := range before {
+		if after[k] != h {
+			t.Errorf("run file %s changed by the resume", k)
+		}
+	}
+	fresh := t.TempDir()
+	sweep(fresh)
+	old, oldCurves, err := outputs.ReadTables(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now, nowCurves, err := outputs.ReadTables(fresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]outputs.RunRecord{}
+	for _, o := range old {
+		byID[o.RunID] = o
+	}
+	freshIDs := map[string]bool{}
+	for _, n := range now {
+		freshIDs[n.RunID] = true
+		o, ok := byID[n.RunID]
+		if !ok {
+			t.Errorf("run %.8s (%s on %s) of the fresh sweep is not in the resumed directory", n.RunID, n.Algorithm, n.Instance)
+			continue
+		}
+		if o.FormatVersion != 3 || n.FormatVersion != outputs.FormatVersion {
+			t.Errorf("%s: format versions %d, %d", o.Algorithm, o.FormatVersion, n.FormatVersion)
+		}
+		o.FormatVersion, o.WallSeconds, n.WallSeconds = n.FormatVersion, 0, 0
+		if o.Params["paper_eps"] == 1 && o.TargetEps != nil && n.TargetEps != nil && *o.TargetEps != *n.TargetEps &&
+			strconv.FormatFloat(*o.TargetEps, 'g', 6, 64) == strconv.FormatFloat(*n.TargetEps, 'g', 6, 64) {
+			o.TargetEps = n.TargetEps
+		}
+		if !reflect.DeepEqual(o, n) {
+			t.Errorf("run %.8s (%s on %s): upgraded\n%+v\nfresh\n%+v", o.RunID, o.Algorithm, o.Instance, o, n)
+		}
+	}
+	if len(now) != 17 || len(old) != 21 {
+		t.Errorf("%d fresh runs (want 17), %d in the resumed directory (want 21: 4 of mab-ltr and bco-ltr)", len(now), len(old))
+	}
+	var kept []outputs.CurvePoint
+	for _, c := range oldCurves {
+		if freshIDs[c.RunID] {
+			kept = append(kept, c)
+		}
+	}
+	if !reflect.DeepEqual(kept, nowCurves) {
+		t.Error("curves of the upgraded directory differ from a fresh sweep's")
 	}
 }

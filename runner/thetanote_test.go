@@ -75,8 +75,8 @@ T = [20]
 		t.Fatalf("%d runs, %v", len(runs), err)
 	}
 	for _, r := range runs {
-		if !strings.Contains(r.CalibrationNote, note) {
-			t.Errorf("run %s (%s): calibration_note %q lacks the instance note", r.RunID, r.Algorithm, r.CalibrationNote)
+		if !strings.Contains(r.HindsightNote, note) || strings.Contains(r.CalibrationNote, note) {
+			t.Errorf("run %s (%s): hindsight_note %q lacks the instance note (calibration_note %q)", r.RunID, r.Algorithm, r.HindsightNote, r.CalibrationNote)
 		}
 	}
 }

@@ -83,7 +83,7 @@ func printSummary(w io.Writer, dir string) error {
 			restated = restated || (r.Certified && de > outputs.Deref(r.Eps)*(1+1e-9))
 		}
 		alg, _ := federate.LookupAlgorithm(r.Algorithm)
-		unconverged = unconverged || strings.Contains(r.CalibrationNote, ltr.UnconvergedNote)
+		unconverged = unconverged || strings.Contains(r.HindsightNote, ltr.UnconvergedNote)
 		amp := "-"
 		if alg != nil && alg.Model == accountant.ModelSDPAmp && r.Linear != nil && r.Linear.Noise != nil {
 			amp = fmt.Sprint(r.Linear.Noise.Amplified)

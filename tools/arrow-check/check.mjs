@@ -17,7 +17,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { tableFromIPC } from "apache-arrow";
 
-const FORMAT_VERSION = "3";
+const FORMAT_VERSION = "4";
 const TRUST = new Set(["none", "central", "local", "shuffle", "distributed"]);
 const FAMILIES = new Set(["linear", "mab", "bco"]);
 
@@ -25,25 +25,26 @@ const RUN_COLUMNS = [
   ["run_id", "Utf8"], ["status", "Utf8"], ["error", "Utf8"], ["format_version", "Int64"],
   ["sweep", "Utf8"], ["group_label", "Utf8"], ["group_id", "Utf8"],
   ["instance", "Utf8"], ["instance_kind", "Utf8"], ["instance_hash", "Utf8"], ["instance_name", "Utf8"],
-  ["instance_seed", "Int64"], ["arms", "Int64"], ["query", "Int64"], ["d", "Int64"], ["noise_var", "Float64"],
+  ["instance_seed", "Int64"], ["arms", "Int64"], ["qid", "Int64"], ["d", "Int64"], ["noise_var", "Float64"],
   ["features", "Utf8"], ["reward_model", "Utf8"], ["partition_strategy", "Utf8"], ["partition_seed", "Int64"],
   ["fixed_basis", "Bool"], ["shared_contexts", "Bool"], ["context_gen", "Utf8"],
   ["family", "Utf8"], ["algorithm", "Utf8"], ["trust", "Utf8"],
-  ["eps", "Float64"], ["delta", "Float64"], ["M", "Int64"], ["B", "Int64"], ["horizon", "Int64"], ["every", "Int64"], ["seed", "Int64"],
+  ["eps", "Float64"], ["delta", "Float64"], ["M", "Int64"], ["B", "Int64"], ["horizon", "Int64"], ["checkpoint_every", "Int64"], ["seed", "Int64"],
   ["protocol", "Utf8"], ["lazy_learner", "Bool"], ["preset", "Utf8"], ["alpha", "Float64"], ["R", "Float64"], ["beta_crs", "Float64"],
   ["gram_noise", "Utf8"], ["reward_lo", "Float64"], ["reward_hi", "Float64"], ["no_clip", "Bool"],
   ["ridge_lambda", "Float64"], ["beta_T", "Float64"], ["kappa", "Int64"],
   ["sigma", "Float64"], ["mu_gdp", "Float64"], ["amplified", "Bool"],
   ["non_pd", "Int64"], ["silo_pseudo_regret", "List<Float64>"], ["silo_realised_regret", "List<Float64>"],
-  ["certified", "Bool"], ["delivered_eps", "Float64"], ["delivered_delta", "Float64"],
-  ["relation", "Utf8"], ["mechanism", "Utf8"], ["sampler", "Utf8"], ["calibration_note", "Utf8"],
-  ["syncs", "Int64"], ["scalars", "Int64"], ["rounds", "Int64"],
-  ["pseudo_regret", "Float64"], ["realised_regret", "Float64"], ["wall_seconds", "Float64"],
+  ["certified", "Bool"], ["target_eps", "Float64"], ["target_delta", "Float64"],
+  ["delivered_eps", "Float64"], ["delivered_delta", "Float64"],
+  ["relation", "Utf8"], ["relation_note", "Utf8"], ["mechanism", "Utf8"], ["sampler", "Utf8"], ["calibration_note", "Utf8"],
+  ["final_syncs", "Int64"], ["scalars", "Int64"], ["rounds", "Int64"],
+  ["final_pseudo_regret", "Float64"], ["final_realised_regret", "Float64"], ["hindsight_note", "Utf8"], ["wall_seconds", "Float64"],
 ];
 // After RUN_COLUMNS: param_<key> Float64 columns, in key order.
 
 const CURVE_COLUMNS = [
-  ["run_id", "Utf8"], ["group_id", "Utf8"], ["t", "Int64"], ["pseudo_regret", "Float64"], ["realised_regret", "Float64"],
+  ["run_id", "Utf8"], ["t", "Int64"], ["pseudo_regret", "Float64"], ["realised_regret", "Float64"],
   ["syncs", "Int64"], ["time_avg_pseudo_regret", "Float64"], ["time_avg_realised_regret", "Float64"],
   ["per_silo_pseudo_regret", "Float64"], ["per_silo_realised_regret", "Float64"],
 ];
@@ -51,8 +52,12 @@ const CURVE_COLUMNS = [
 // Float64 each, null where a run does not produce it.
 
 // Names a notebook cannot use as columns: SQL reserved words and
-// DataFrame attributes (pandas, polars, nodejs-polars).
-const FORBIDDEN = new Set(["group", "lambda", "T", "round", "lazy", "params"]);
+// DataFrame attributes (pandas, polars, nodejs-polars); outputs'
+// TestColumnNamesSafe holds every name against the full lists.
+const FORBIDDEN = new Set(["group", "lambda", "T", "round", "lazy", "params", "query", "every"]);
+// Relation and mechanism are tokens (core.Relations, core.Mechanisms).
+const RELATIONS = new Set(["add-remove", "replace-one"]);
+const MECHANISM = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 
 // APPLIES says, per column, when a row must hold a value (true), must be
 // null (false), or may be either (undefined): outputs/README.md's
@@ -61,7 +66,7 @@ const linear = (r) => r.family === "linear";
 const APPLIES = {
   error: (r) => !r.done,
   instance_seed: (r) => (r.kind === "synthetic" || r.kind === "bco" ? true : r.kind === "mab" || r.kind === "bco-ltr" ? undefined : false),
-  query: (r) => r.kind === "mab-ltr",
+  qid: (r) => r.kind === "mab-ltr",
   arms: (r) => r.kind === "synthetic" || r.kind === "mab" || r.kind === "mab-ltr",
   d: (r) => r.family === "linear" || r.family === "bco",
   noise_var: linear,
@@ -83,17 +88,20 @@ const APPLIES = {
   non_pd: (r) => linear(r) && r.done,
   silo_pseudo_regret: (r) => linear(r) && r.done, silo_realised_regret: (r) => linear(r) && r.done,
   certified: () => true,
+  target_eps: (r) => r.private, target_delta: (r) => r.private,
   delivered_eps: (r) => (r.private ? (r.certified ? true : undefined) : false),
   delivered_delta: (r) => (r.private ? (r.certified ? true : undefined) : false),
   relation: (r) => (r.private ? undefined : false),
+  relation_note: (r) => (r.private && r.family !== "linear" ? undefined : false),
   mechanism: (r) => (r.private ? undefined : false),
   sampler: (r) => (r.private ? undefined : false),
-  calibration_note: () => undefined,
-  syncs: (r) => r.done, scalars: (r) => r.done, rounds: (r) => r.done,
-  pseudo_regret: (r) => r.done, realised_regret: (r) => r.done, wall_seconds: (r) => r.done,
+  calibration_note: (r) => (r.private ? undefined : false),
+  final_syncs: (r) => r.done, scalars: (r) => r.done, rounds: (r) => r.done,
+  final_pseudo_regret: (r) => r.done, final_realised_regret: (r) => r.done, wall_seconds: (r) => r.done,
+  hindsight_note: (r) => (r.kind === "bco-ltr" || r.kind === "ltr" ? undefined : false),
 };
 for (const c of ["run_id", "status", "format_version", "sweep", "group_label", "group_id", "instance", "instance_kind",
-  "instance_hash", "instance_name", "family", "algorithm", "trust", "horizon", "every", "seed"]) APPLIES[c] = () => true;
+  "instance_hash", "instance_name", "family", "algorithm", "trust", "horizon", "checkpoint_every", "seed"]) APPLIES[c] = () => true;
 
 const errors = [];
 const fail = (msg) => errors.push(msg);
@@ -173,7 +181,11 @@ function main() {
   const T = col(runs, "horizon").map(num);
   const rounds = col(runs, "rounds").map(num);
   const siloP = col(runs, "silo_pseudo_regret");
-  const pseudo = col(runs, "pseudo_regret");
+  const pseudo = col(runs, "final_pseudo_regret");
+  const relation = col(runs, "relation");
+  const mechanism = col(runs, "mechanism");
+  const targetEps = col(runs, "target_eps"), targetDelta = col(runs, "target_delta");
+  const delivEps = col(runs, "delivered_eps"), delivDelta = col(runs, "delivered_delta");
   const groups = col(runs, "group_id");
   const values = Object.fromEntries(RUN_COLUMNS.map(([n]) => [n, col(runs, n)]));
   const byId = new Map();
@@ -194,6 +206,12 @@ function main() {
       if (want === false && !isNull) fail(`${runsPath}: run ${id} (${r.family}, ${r.kind}, trust ${trust[i]}, ${status[i]}): ${name} = ${values[name][i]} where it does not apply`);
     }
     if (!r.private && certified[i]) fail(`${runsPath}: run ${id}: certified without privacy`);
+    if (relation[i] !== null && !RELATIONS.has(relation[i])) fail(`${runsPath}: run ${id}: relation ${JSON.stringify(relation[i])} is not a token`);
+    if (mechanism[i] !== null && !MECHANISM.test(mechanism[i])) fail(`${runsPath}: run ${id}: mechanism ${JSON.stringify(mechanism[i])} is not a token`);
+    // certified means delivered <= target in both (core.Privacy.Check's 1e-9 relative slack on eps).
+    if (certified[i] && !(delivEps[i] <= targetEps[i] * (1 + 1e-9) && delivDelta[i] <= targetDelta[i] * (1 + 1e-9))) {
+      fail(`${runsPath}: run ${id}: certified with delivered (${delivEps[i]}, ${delivDelta[i]}) above target (${targetEps[i]}, ${targetDelta[i]})`);
+    }
     if (r.private && r.done && !certified[i] && !(note[i] ?? "").startsWith("not certified: ")) fail(`${runsPath}: run ${id}: not certified, note ${JSON.stringify(note[i])}`);
     if (r.done) {
       if (rounds[i] !== T[i]) fail(`${runsPath}: run ${id}: rounds ${rounds[i]} != horizon ${T[i]}`);
@@ -201,7 +219,7 @@ function main() {
         const s = [...siloP[i]];
         if (s.length !== M[i]) fail(`${runsPath}: run ${id}: ${s.length} silo totals, M = ${M[i]}`);
         const sum = s.reduce((a, b) => a + b, 0);
-        if (Math.abs(sum - pseudo[i]) > 1e-9 * Math.max(1, Math.abs(sum))) fail(`${runsPath}: run ${id}: silo totals ${sum} != pseudo_regret ${pseudo[i]}`);
+        if (Math.abs(sum - pseudo[i]) > 1e-9 * Math.max(1, Math.abs(sum))) fail(`${runsPath}: run ${id}: silo totals ${sum} != final_pseudo_regret ${pseudo[i]}`);
       }
     }
     if (errors.length > 40) throw new Error("too many errors");
@@ -212,10 +230,11 @@ function main() {
   if (opts.done !== undefined && done !== opts.done) fail(`${runsPath}: ${done} done runs, want ${opts.done}`);
   if (opts.failed !== undefined && failed !== opts.failed) fail(`${runsPath}: ${failed} failed runs, want ${opts.failed}`);
 
-  // curves.arrow: sorted by (group_id, run_id, t), derived columns, last
+  // curves.arrow: sorted by (the run's group_id in runs.arrow, run_id, t),
+  // run_id the only column shared with runs.arrow, derived columns, last
   // round = horizon, per-silo null without silos, every value finite.
   const cid = col(curves, "run_id");
-  const cg = col(curves, "group_id");
+  const cg = cid.map((id) => groups[byId.get(id)] ?? null);
   const cr = col(curves, "t").map(num);
   const cp = col(curves, "pseudo_regret");
   const cq = col(curves, "realised_regret");
@@ -223,13 +242,14 @@ function main() {
   const taq = col(curves, "time_avg_realised_regret");
   const psp = col(curves, "per_silo_pseudo_regret");
   const psq = col(curves, "per_silo_realised_regret");
+  const runNames = new Set(runs.schema.fields.map((f) => f.name));
+  for (const f of curves.schema.fields) if (f.name !== "run_id" && runNames.has(f.name)) fail(`${curvesPath}: column ${f.name} is in runs.arrow too (a join on run_id would be ambiguous)`);
   const floats = curves.schema.fields.filter((f) => String(f.type) === "Float64").map((f) => [f.name, col(curves, f.name)]);
   const lastRound = new Map();
   for (let k = 0; k < curves.numRows; k++) {
     const i = byId.get(cid[k]);
     if (i === undefined) { fail(`${curvesPath}: row ${k}: run ${cid[k]} not in runs.arrow`); continue; }
     if (status[i] !== "done") fail(`${curvesPath}: row ${k}: curve of a ${status[i]} run`);
-    if (cg[k] !== groups[i]) fail(`${curvesPath}: row ${k}: group_id ${cg[k]}, runs.arrow ${groups[i]}`);
     const key = (j) => [cg[j], cid[j]];
     if (k > 0) {
       const [g0, r0] = key(k - 1), [g1, r1] = key(k);

@@ -7,11 +7,12 @@
 //
 // prints one JSON object: the column names and DuckDB types of
 // DIR/runs.parquet and DIR/curves.parquet, every run's run_id, family,
-// algorithm, params (results layout 3: the param_<key> DOUBLE columns,
+// algorithm, params (results layout 4: the param_<key> DOUBLE columns,
 // gathered into an object keyed by <key>, NULL where a run's algorithm has
 // no such parameter) and silo_pseudo_regret (a DOUBLE[], NULL for the
 // families without silos), each parameter also read on its own, and the
-// curves' row count and sums. outputs' TestParquetIndependentReaders
+// curves' row count and sums, and the same over `curves JOIN runs USING
+// (run_id)` with the number of distinct group_id. outputs' TestParquetIndependentReaders
 // compares it with the tables the Go code wrote. Exits 1 when DuckDB
 // cannot read a file.
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -48,4 +49,9 @@ for (const n of paramCols) {
   out.params[n.slice('param_'.length)] = (await all(`SELECT ${id(n)} AS v FROM read_parquet(${runs}) ORDER BY run_id`)).map((r) => r.v);
 }
 out.curves = (await all(`SELECT count(*)::DOUBLE AS rows, sum(pseudo_regret) AS pseudo, sum(t)::DOUBLE AS rounds FROM read_parquet(${curves})`))[0];
+// The join a notebook writes: run_id is the only column the two tables
+// share, so every other name resolves without a table prefix (DuckDB says
+// "Ambiguous reference" otherwise).
+out.joined = (await all(`SELECT count(*)::DOUBLE AS rows, count(DISTINCT group_id)::DOUBLE AS groups, sum(pseudo_regret) AS pseudo
+  FROM read_parquet(${curves}) JOIN read_parquet(${runs}) USING (run_id)`))[0];
 console.log(JSON.stringify(out));

@@ -5,7 +5,7 @@
 //   node tables.mjs DIR
 //
 // prints one JSON object: the column names of both files, every run's
-// run_id, family, algorithm, params (results layout 3: the param_<key>
+// run_id, family, algorithm, params (results layout 4: the param_<key>
 // columns gathered into an object keyed by <key>, null where a run's
 // algorithm has no such parameter) and silo_pseudo_regret (an array, null
 // for the families without silos), and the curves' row count and sums.

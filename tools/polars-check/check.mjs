@@ -33,25 +33,26 @@ const RUN_COLUMNS = [
   ["run_id", "String"], ["status", "String"], ["error", "String"], ["format_version", "Int64"],
   ["sweep", "String"], ["group_label", "String"], ["group_id", "String"],
   ["instance", "String"], ["instance_kind", "String"], ["instance_hash", "String"], ["instance_name", "String"],
-  ["instance_seed", "Int64"], ["arms", "Int64"], ["query", "Int64"], ["d", "Int64"], ["noise_var", "Float64"],
+  ["instance_seed", "Int64"], ["arms", "Int64"], ["qid", "Int64"], ["d", "Int64"], ["noise_var", "Float64"],
   ["features", "String"], ["reward_model", "String"], ["partition_strategy", "String"], ["partition_seed", "Int64"],
   ["fixed_basis", "Bool"], ["shared_contexts", "Bool"], ["context_gen", "String"],
   ["family", "String"], ["algorithm", "String"], ["trust", "String"],
-  ["eps", "Float64"], ["delta", "Float64"], ["M", "Int64"], ["B", "Int64"], ["horizon", "Int64"], ["every", "Int64"], ["seed", "Int64"],
+  ["eps", "Float64"], ["delta", "Float64"], ["M", "Int64"], ["B", "Int64"], ["horizon", "Int64"], ["checkpoint_every", "Int64"], ["seed", "Int64"],
   ["protocol", "String"], ["lazy_learner", "Bool"], ["preset", "String"], ["alpha", "Float64"], ["R", "Float64"], ["beta_crs", "Float64"],
   ["gram_noise", "String"], ["reward_lo", "Float64"], ["reward_hi", "Float64"], ["no_clip", "Bool"],
   ["ridge_lambda", "Float64"], ["beta_T", "Float64"], ["kappa", "Int64"],
   ["sigma", "Float64"], ["mu_gdp", "Float64"], ["amplified", "Bool"],
   ["non_pd", "Int64"], ["silo_pseudo_regret", "List<Float64>"], ["silo_realised_regret", "List<Float64>"],
-  ["certified", "Bool"], ["delivered_eps", "Float64"], ["delivered_delta", "Float64"],
-  ["relation", "String"], ["mechanism", "String"], ["sampler", "String"], ["calibration_note", "String"],
-  ["syncs", "Int64"], ["scalars", "Int64"], ["rounds", "Int64"],
-  ["pseudo_regret", "Float64"], ["realised_regret", "Float64"], ["wall_seconds", "Float64"],
+  ["certified", "Bool"], ["target_eps", "Float64"], ["target_delta", "Float64"],
+  ["delivered_eps", "Float64"], ["delivered_delta", "Float64"],
+  ["relation", "String"], ["relation_note", "String"], ["mechanism", "String"], ["sampler", "String"], ["calibration_note", "String"],
+  ["final_syncs", "Int64"], ["scalars", "Int64"], ["rounds", "Int64"],
+  ["final_pseudo_regret", "Float64"], ["final_realised_regret", "Float64"], ["hindsight_note", "String"], ["wall_seconds", "Float64"],
 ];
 
 // curves.arrow; the curve metrics families produce (Float64) follow.
 const CURVE_COLUMNS = [
-  ["run_id", "String"], ["group_id", "String"], ["t", "Int64"], ["pseudo_regret", "Float64"], ["realised_regret", "Float64"],
+  ["run_id", "String"], ["t", "Int64"], ["pseudo_regret", "Float64"], ["realised_regret", "Float64"],
   ["syncs", "Int64"], ["time_avg_pseudo_regret", "Float64"], ["time_avg_realised_regret", "Float64"],
   ["per_silo_pseudo_regret", "Float64"], ["per_silo_realised_regret", "Float64"],
 ];
@@ -65,11 +66,12 @@ const LINEAR_ONLY = ["noise_var", "protocol", "lazy_learner", "preset", "alpha",
   "silo_pseudo_regret", "silo_realised_regret", "reward_model", "partition_strategy", "partition_seed",
   "fixed_basis", "shared_contexts", "context_gen"];
 const NULL_IN = {
-  mab: [...LINEAR_ONLY, "features", "M", "B", "d"], // query: mab-ltr's
-  bco: [...LINEAR_ONLY, "arms", "query"],
+  mab: [...LINEAR_ONLY, "features", "M", "B", "d", "hindsight_note"], // qid: mab-ltr's
+  bco: [...LINEAR_ONLY, "arms", "qid"],
 };
 // Columns null in every non-private run, whatever its family.
-const NULL_IF_NOT_PRIVATE = ["eps", "delta", "delivered_eps", "delivered_delta", "relation", "mechanism", "sampler"];
+const NULL_IF_NOT_PRIVATE = ["eps", "delta", "target_eps", "target_delta", "delivered_eps", "delivered_delta", "relation", "relation_note",
+  "mechanism", "sampler", "calibration_note"];
 
 const errors = [];
 const fail = (msg) => errors.push(msg);
@@ -122,7 +124,7 @@ function sweep(dir, opts) {
   if (opts.runs !== undefined && runs.height !== opts.runs) fail(`${runsPath}: ${runs.height} rows, want ${opts.runs}`);
   if (opts.curveRows !== undefined && curves.height !== opts.curveRows) fail(`${curvesPath}: ${curves.height} rows, want ${opts.curveRows}`);
 
-  // Every struct column unnests (there are none in layout 3: the check
+  // Every struct column unnests (there are none in layout 4: the check
   // stands for any a later layout adds), and the frame's own methods
   // are not shadowed by a column (nodejs-polars exposes columns as
   // properties: a column "lazy" broke filter and groupBy).
@@ -164,8 +166,18 @@ function sweep(dir, opts) {
   if (joined.height !== curves.height) fail(`${curvesPath}: ${curves.height - joined.height} rows whose run is not in runs.arrow`);
   const silos = joined.filter(pl.col("M").isNull().neq(pl.col("per_silo_pseudo_regret").isNull())).height;
   if (silos) fail(`${curvesPath}: ${silos} rows whose per-silo average is null where M is not, or the reverse`);
-  const mean = curves.groupBy(["group_id", "t"]).agg(pl.col("time_avg_pseudo_regret").mean());
+  // run_id is the only column the two tables share, so a join of the
+  // whole frames adds no "_right" column.
+  const whole = curves.join(runs, { on: "run_id", how: "inner" });
+  const suffixed = whole.columns.filter((n) => n.endsWith("_right"));
+  if (suffixed.length) fail(`${curvesPath}: joined with runs.arrow on run_id gives ${suffixed.join(", ")}`);
+  if (whole.width !== curves.width + runs.width - 1) fail(`${curvesPath}: join on run_id has ${whole.width} columns, want ${curves.width + runs.width - 1}`);
+  const mean = whole.groupBy(["group_id", "t"]).agg(pl.col("time_avg_pseudo_regret").mean());
   if (mean.height === 0 && curves.height > 0) fail(`${curvesPath}: group_by(group_id, t) is empty`);
+  // certified means delivered <= target in both (core.Privacy.Check).
+  const over = runs.filter(pl.col("certified").and(pl.col("delivered_eps").gt(pl.col("target_eps").mul(1 + 1e-9))
+    .or(pl.col("delivered_delta").gt(pl.col("target_delta").mul(1 + 1e-9))))).height;
+  if (over) fail(`${runsPath}: ${over} certified runs deliver more than their target`);
   // The Parquet copies (runs.parquet, curves.parquet): one pl.readParquet
   // call each, the same columns, types and values as the Arrow tables.
   for (const [name, want] of [["runs.parquet", runs], ["curves.parquet", curves]]) {
