@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/fedbandit/fedbandit/internal/suggest"
 )
 
 // Metric is one curve metric: what `run plot --metric` and `run table
@@ -67,7 +69,7 @@ func LookupMetric(name string) (Metric, error) {
 			return m, nil
 		}
 	}
-	return Metric{}, fmt.Errorf("unknown metric %q, want one of %s", name, strings.Join(MetricNames(), ", "))
+	return Metric{}, fmt.Errorf("unknown metric %q%s (the metrics: %s)", name, suggest.DidYouMean(name, MetricNames()), strings.Join(MetricNames(), ", "))
 }
 
 // Value returns the metric of a curve row, false when it is null (the

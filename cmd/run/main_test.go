@@ -58,6 +58,11 @@ func TestQuickstart(t *testing.T) {
 		"two-point": quickSeeds, "ldp-two-point": quickSeeds}; !reflect.DeepEqual(perAlg, want) {
 		t.Errorf("runs per algorithm: %v, want %v", perAlg, want)
 	}
+	// quickstart --help counts the runs the sweeps make (it said 25 runs
+	// of one family after the job had grown to three: notebook review 2).
+	if len(runs) != quickstartConfigs*quickSeeds {
+		t.Errorf("%d runs, quickstart --help says %d configurations x %d seeds", len(runs), quickstartConfigs, quickSeeds)
+	}
 	// run table: one row per configuration, cells at the last round;
 	// a round that is no configuration's checkpoint is an error naming
 	// --at (attack round 2, case 37).

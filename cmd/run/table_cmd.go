@@ -21,12 +21,15 @@ type TableCmd struct {
 	Markdown bool   `help:"Print a Markdown table (for docs) instead of aligned text."`
 }
 
-// Validate checks the rounds.
+// Validate checks the rounds and the metric.
 func (c *TableCmd) Validate() error {
 	for _, t := range c.At {
 		if t < 1 {
 			return fmt.Errorf("--at %d: want a round >= 1", t)
 		}
+	}
+	if _, err := outputs.LookupMetric(c.Metric); err != nil {
+		return fmt.Errorf("--metric: %w", err)
 	}
 	return nil
 }
