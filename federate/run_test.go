@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/fedbandit/fedbandit/core"
 	"github.com/fedbandit/fedbandit/federate/accountant"
 )
 
@@ -278,7 +280,7 @@ func TestNonPDRule(t *testing.T) {
 			}
 		}
 	}
-	r := sm.result()
+	r := sm.result(core.Result{})
 	if r.NonPD == 0 || shifted != r.NonPD {
 		t.Fatal("no non-PD event with sigma = 50, Lambda = 1")
 	}
@@ -482,5 +484,39 @@ func TestClaimWithinTarget(t *testing.T) {
 	mech, _ := calibration(s.WithDefaults())
 	if p := r.Privacy; !p.Certified || p.DeliveredEps != mech.DeliveredEps || p.DeliveredDelta != s.Delta || p.Check() != nil {
 		t.Errorf("exact preset: claim %+v, accountant %v", p, mech.DeliveredEps)
+	}
+}
+
+// TestRunKeepsMetrics: Run's result is core.Drive's, whole: the curve
+// metrics a metered problem reports reach the result, one value per
+// checkpoint, and the curve and totals are those of the same run
+// without metrics. Mutation control: Run keeping only Drive's curve (the
+// bug the second extension trial found, res.Curve = cr.Curve) fails it
+// (tried 2026-12-02).
+func TestRunKeepsMetrics(t *testing.T) {
+	s := smallSpec(AlgFedLinUCB)
+	s.Every = 10
+	plain, err := Run(t.Context(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := run(t.Context(), s, hooks{metrics: func(t int) map[string]float64 {
+		return map[string]float64{"round_squared": float64(t * t)}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := res.Metrics["round_squared"]
+	if len(res.Metrics) != 1 || len(got) != len(res.Curve) {
+		t.Fatalf("metrics %v for %d checkpoints", res.Metrics, len(res.Curve))
+	}
+	for i, c := range res.Curve {
+		if got[i] != float64(c.Round*c.Round) {
+			t.Errorf("checkpoint %d (round %d): metric %v", i, c.Round, got[i])
+		}
+	}
+	if !reflect.DeepEqual(res.Curve, plain.Curve) || res.Pseudo != plain.Pseudo || res.Realised != plain.Realised ||
+		res.Syncs != plain.Syncs || res.Scalars != plain.Scalars || plain.Metrics != nil {
+		t.Errorf("with metrics %+v, without %+v", res.Result, plain.Result)
 	}
 }
