@@ -98,6 +98,7 @@ var flagRules = map[string]map[string]string{
 	"table --metric":   none,
 	"table --over":     none, // enum
 	"table --markdown": asBool,
+	"table --format":   none, // enum
 
 	"scaling --title":    asText,
 	"scaling --over":     none, // enum

@@ -29,8 +29,8 @@ type TableCmd struct {
 func (c *TableCmd) Help() string {
 	return `Each row is a configuration (the runs that differ only in their seed): how many
 runs it averages, its trust model, whether every run of it is certified, the
-(eps, delta) its noise delivers (the largest over its runs; "-" for a
-non-private configuration), and the metric's mean ± standard error over seeds
+(eps, delta) its noise delivers (the largest over its runs; "not stated" when
+the accountant states none, calibration_note says why), and the metric's mean ± standard error over seeds
 at the rounds asked for. With --over instance the rows pool the instances that
 differ only in their seed (the privacy columns are then left out).
 
@@ -224,7 +224,7 @@ func writeTableText(w io.Writer, configs []tableConfig, at []int, m outputs.Metr
 			row[1] = fmt.Sprintf("%d (%d)", s.Instances, s.N)
 			n = s.Instances
 		} else {
-			row = append(row, c.trust, yesNo(c.certified), epsDelta(c.deliveredEps, c.deliveredDelta))
+			row = append(row, c.trust, yesNo(c.certified), c.deliveredText())
 		}
 		for _, t := range at {
 			cell := "-"
@@ -281,18 +281,23 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-// epsDelta renders a delivered (eps, delta), "-" when there is none.
-func epsDelta(eps, delta *float64) string {
-	if eps == nil && delta == nil {
-		return "-"
+// deliveredText renders the delivered (eps, delta): "no noise" for a
+// non-private configuration, "not stated" for a private one whose
+// accountant states none (its calibration_note says why).
+func (c tableConfig) deliveredText() string {
+	switch {
+	case c.trust == "none":
+		return "no noise"
+	case c.deliveredEps == nil && c.deliveredDelta == nil:
+		return "not stated"
 	}
 	f := func(v *float64) string {
 		if v == nil {
-			return "-"
+			return "null"
 		}
 		return strconv.FormatFloat(*v, 'g', 4, 64)
 	}
-	return f(eps) + ", " + f(delta)
+	return f(c.deliveredEps) + ", " + f(c.deliveredDelta)
 }
 
 // tableRecord is one row of run table's csv and json output: one
