@@ -497,11 +497,11 @@ func legend(s Series) string {
 const MaxSide = 100 * vg.Centimeter
 
 // SaveDir reads DIR/runs.arrow and DIR/curves.arrow and writes the
-// figure as DIR/regret.png and DIR/regret.svg (DIR/regret-realised.* for
-// the realised metric; over instances DIR/regret-instances.* and
-// DIR/regret-realised-instances.*) atomically, and returns the paths
-// written. The runs are faceted (FacetPanels): a row of panels per
-// family, instance class and horizon, at most MaxLegend curves a panel,
+// figure as DIR/regret.png and DIR/regret.svg (DIR/<File>.* of the
+// metric: regret-realised.* for the realised metric; over instances
+// DIR/<File>-instances.*) atomically, and returns the paths written. The
+// runs are faceted (FacetPanels): a row of panels per family and
+// instance class, a panel per horizon, at most MaxLegend curves a panel,
 // panels of Width x Height. A grid taller than MaxSide goes on in
 // DIR/BASE-2.*, DIR/BASE-3.* and so on. The round axis is logarithmic
 // with o.LogX, or when the horizons span LogXDecades decades unless
@@ -514,12 +514,11 @@ func SaveDir(dir string, o Options) ([]string, error) {
 	if o.Title == "" {
 		o.Title = SweepTitle(runs)
 	}
-	base := "regret"
-	if m, err := outputs.LookupMetric(o.Metric); err != nil {
+	m, err := outputs.LookupMetric(o.Metric)
+	if err != nil {
 		return nil, fmt.Errorf("figure: %w", err)
-	} else if m.Name != outputs.Metrics[0].Name {
-		base += "-" + m.Name
 	}
+	base := m.File
 	over := o.Over
 	if over == "" {
 		over = AutoOver(runs)

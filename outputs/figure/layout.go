@@ -267,10 +267,13 @@ func facetTitles(fs []*facet, byName bool) []string {
 // maxCols panels) and the title of their facet; Variant is set
 // (AssignVariants).
 func FacetPanels(runs []outputs.RunRecord, curves []outputs.CurvePoint, metric, over string, maxCols int) ([]Panel, error) {
-	if err := checkMetric(metric); err != nil {
+	// The done runs that have the metric (an error if none has): a
+	// family that does not produce it leaves no empty panel.
+	done, _, err := doneRuns(runs, curves, metric)
+	if err != nil {
 		return nil, err
 	}
-	fs := facets(runs)
+	fs := facets(done)
 	titles := facetTitles(fs, over != OverInstance)
 	var out []Panel
 	row, col := 0, 0
