@@ -61,6 +61,15 @@ func drawPlots(dir string, o figure.Options) error {
 	for _, p := range paths {
 		fmt.Printf("plot:   %s\n", p)
 	}
+	if m, _ := outputs.LookupMetric(o.Metric); !m.Regret() { // a regret metric: every run has it
+		runs, curves, err := outputs.ReadTables(dir)
+		if err != nil {
+			return err
+		}
+		if lack := m.LackingText(runs, curves); lack != "" {
+			fmt.Printf("note:   %s.\n", lack)
+		}
+	}
 	return nil
 }
 

@@ -426,10 +426,10 @@ func legend(s Series) string {
 const MaxSide = 100 * vg.Centimeter
 
 // SaveDir reads DIR/runs.arrow and DIR/curves.arrow and writes
-// DIR/regret.png and DIR/regret.svg (DIR/regret-realised.* for the
-// realised metric; with OverInstance DIR/regret-instances.* and
-// DIR/regret-realised-instances.*, a grid of panels of Width x Height
-// each) atomically. It returns the paths written.
+// DIR/regret.png and DIR/regret.svg (DIR/<File>.* of the metric:
+// regret-realised.* for the realised metric; with OverInstance
+// DIR/<File>-instances.*, a grid of panels of Width x Height each)
+// atomically. It returns the paths written.
 func SaveDir(dir string, o Options) ([]string, error) {
 	runs, curves, err := outputs.ReadTables(dir)
 	if err != nil {
@@ -445,12 +445,11 @@ func SaveDir(dir string, o Options) ([]string, error) {
 	if h == 0 {
 		h = 10 * vg.Centimeter
 	}
-	base := "regret"
-	if m, err := outputs.LookupMetric(o.Metric); err != nil {
+	m, err := outputs.LookupMetric(o.Metric)
+	if err != nil {
 		return nil, fmt.Errorf("figure: %w", err)
-	} else if m.Name != outputs.Metrics[0].Name {
-		base += "-" + m.Name
 	}
+	base := m.File
 	switch o.Over {
 	case "", OverSeed:
 	case OverInstance:

@@ -275,18 +275,18 @@ func doneRuns(runs []outputs.RunRecord, curves []outputs.CurvePoint, metric stri
 		byRun[c.RunID] = append(byRun[c.RunID], c)
 	}
 	var done []outputs.RunRecord
-	lacking := 0
+	lacking := false
 	for _, r := range runs {
 		if c := byRun[r.RunID]; r.Status == outputs.StatusDone && len(c) > 0 {
 			if _, ok := m.Value(&c[0]); !ok {
-				lacking++
+				lacking = true
 				continue
 			}
 			done = append(done, r)
 		}
 	}
-	if len(done) == 0 && lacking > 0 {
-		return nil, nil, fmt.Errorf("figure: metric %s (%s) is produced by %s runs; none of the %d done runs here has it", m.Name, m.Column, m.FamiliesText(), lacking)
+	if len(done) == 0 && lacking {
+		return nil, nil, fmt.Errorf("figure: no done run here has metric %s: %s", m.Name, m.LackingText(runs, curves))
 	}
 	return done, byRun, nil
 }
