@@ -92,7 +92,9 @@ func (s Spec) Uncertified() string {
 
 // claim is the run's privacy claim in the core's terms: the algorithm's
 // trust model and mechanism, the spec's targets and relation, and what the
-// calibration delivers (certified unless certify marked it otherwise).
+// calibration delivers, certified by core's rule (Privacy.Certify: not
+// when certify marked it otherwise or the delivered eps is above the
+// target, as with the paper preset of ldp-linucb at (8, 0.1)).
 func (s Spec) claim(cal *accountant.Calibration) core.Privacy {
 	alg, err := LookupAlgorithm(s.Algorithm)
 	if err != nil || !alg.Private() {
@@ -109,13 +111,17 @@ func (s Spec) claim(cal *accountant.Calibration) core.Privacy {
 	if strings.Contains(mech, "binomial") {
 		sampler = core.SamplerBinomial
 	}
+	delivered := cal.DeliveredEps
+	if mutation.On("P5-24") { // the record capped at the target
+		delivered = math.Min(delivered, s.Eps)
+	}
 	return core.Privacy{
 		Trust: alg.Trust, Mechanism: mech, Sampler: sampler, Relation: s.Relation,
 		TargetEps: s.Eps, TargetDelta: s.Delta,
-		DeliveredEps: cal.DeliveredEps, DeliveredDelta: cal.DeliveredDelta,
-		Certified: !math.IsInf(cal.DeliveredEps, 0) && !math.IsNaN(cal.DeliveredEps),
+		DeliveredEps: delivered, DeliveredDelta: cal.DeliveredDelta,
+		Certified: !math.IsInf(delivered, 0) && !math.IsNaN(delivered),
 		Note:      cal.Note,
-	}
+	}.Certify()
 }
 
 // certify records a run that the accountant's guarantee does not cover

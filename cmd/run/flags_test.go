@@ -65,6 +65,7 @@ var flagRules = map[string]map[string]string{
 	"plot --metric":    none, // enum
 	"plot --over":      none, // enum
 	"plot --log-x":     asBool,
+	"plot --linear-x":  asBool,
 	"plot --log-y":     asBool,
 	"plot --title":     asText,
 	"plot --width-cm":  none, // 2..100
