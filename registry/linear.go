@@ -245,9 +245,9 @@ func linearRecord(rs RunSpec, rec *outputs.RunRecord) {
 		R: rs.R, Crs: rs.Crs, GramNoise: rs.GramNoise, RewardLo: rs.RewardLo, RewardHi: rs.RewardHi, NoClip: rs.NoClip}
 }
 
-// linearResult records a linear run's claim (outputs.RunRecord.SetPrivacy),
-// calibration, its per-silo totals (which must be finite) and its
-// instance's note.
+// linearResult records a linear run's claim (refused unless core's
+// Privacy.Check holds; outputs.RunRecord.SetPrivacy), calibration, its
+// per-silo totals (which must be finite) and its instance's note.
 func linearResult(rs RunSpec, res *core.Result, rec *outputs.RunRecord) error {
 	fr, ok := res.Detail.(*federate.Result)
 	if !ok {
@@ -267,6 +267,9 @@ func linearResult(rs RunSpec, res *core.Result, rec *outputs.RunRecord) error {
 		rec.Linear = lin
 	}
 	lin.Lambda, lin.BetaT, lin.Kappa = c.Lambda, fr.BetaT, c.Kappa
+	if err := res.Privacy.Check(); err != nil {
+		return err
+	}
 	rec.SetPrivacy(res.Privacy)
 	if rec.Trust != core.TrustNone {
 		lin.Noise = &outputs.LinearNoise{Sigma: c.Sigma, MuGDP: c.Mu, Amplified: c.Amplified}

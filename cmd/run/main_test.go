@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"image/png"
 	"io"
 	"log/slog"
@@ -320,7 +321,8 @@ func TestTaskIndexAndArrayList(t *testing.T) {
 // a sweep file with the learner the file gives it (lazy LDP under exact
 // by default: the action pair over 3 levels, pass; FedUCB: its schedule
 // pair, a violation), skips the
-// non-private ones, and writes audit.arrow and the plot.
+// non-private ones, writes audit.arrow and the plot, and exits 1 for
+// FedUCB's violation.
 func TestAuditSweep(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "s.toml")
@@ -349,8 +351,11 @@ T = [100]
 		t.Fatal(err)
 	}
 	kctx.BindTo(context.Background(), (*context.Context)(nil))
-	if err := kctx.Run(); err != nil {
-		t.Fatal(err)
+	// FedUCB's violation makes the whole audit fail (exit 1), after the
+	// table and the plot are written (issue 42: the linear audit fails
+	// closed, --sweep included).
+	if err := kctx.Run(); !errors.Is(err, errAuditFailed) || !strings.Contains(err.Error(), "1 of 2 configurations") {
+		t.Fatalf("a sweep with a violation: err = %v, want errAuditFailed naming 1 of 2 configurations", err)
 	}
 	rows, err := outputs.ReadAudit(filepath.Join(out, outputs.AuditFile))
 	if err != nil {

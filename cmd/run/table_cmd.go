@@ -91,7 +91,7 @@ func writeTable(w io.Writer, dir string, at []int, metric, over string, markdown
 		head = append(head, "t = "+strconv.Itoa(t))
 	}
 	if own {
-		head = append(head, "t (last round)", "R(t)/t")
+		head = append(head, "t (last round)", m.Head)
 	}
 	rows := [][]string{head}
 	for _, s := range series {
@@ -140,6 +140,9 @@ func writeTable(w io.Writer, dir string, at []int, metric, over string, markdown
 	footnote := m.Footnote
 	if m.Regret() {
 		footnote += " " + regretWords(runs)
+	}
+	if lack := m.LackingText(runs, curves); lack != "" {
+		fmt.Fprintf(w, "\n%s.", lack)
 	}
 	if over == figure.OverInstance {
 		fmt.Fprintf(w, "\n%s, mean over instances of each instance's mean over seeds ± standard error over instances (\"-\": t is not a checkpoint of that configuration; n=1: one instance, no standard error).\n", footnote)
