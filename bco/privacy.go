@@ -68,10 +68,10 @@ func calibrate(eps, delta, sens float64, exact bool) (sigma, bound float64, clai
 	if err != nil {
 		return 0, 0, claim, fmt.Errorf("eps = %v, delta = %v: %w", eps, delta, err)
 	}
-	if got > eps*(1+1e-9) && atTarget <= delta {
+	if !core.WithinTarget(got, delta, eps, delta) && atTarget <= delta {
 		claim.DeliveredEps = eps
 	}
-	if atTarget <= delta || got <= eps*(1+1e-9) {
+	if atTarget <= delta || core.WithinTarget(got, delta, eps, delta) {
 		claim.Certified = true
 		claim.Note = fmt.Sprintf("sigma %.6g per unit sensitivity %.6g; %s", sigma, sens, floatNote)
 		return sigma, got, claim, nil

@@ -67,3 +67,21 @@ func TestRecordedSigma(t *testing.T) {
 		t.Errorf("analytic sigma at eps 20: claim %+v", p.claim)
 	}
 }
+
+// TestCertifiedEdge: the classic sigma at a target just above where it
+// stops certifying (eps 6.772 at delta 0.01) delivers eps within 0.1% of
+// the target but above it, so the claim is not certified: core's
+// certification rule has a relative slack of 1e-9, not more.
+// Mutation-checked: P5-21 (the slack widened to 1e-3) certifies it.
+func TestCertifiedEdge(t *testing.T) {
+	_, bound, claim, err := calibrate(6.78, 0.01, 2, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(bound > 6.78 && bound < 6.78*(1+1e-3)) {
+		t.Fatalf("the classic sigma at (6.78, 0.01) delivers %v: not inside the 0.1%% band this test needs", bound)
+	}
+	if claim.Certified || !math.IsInf(claim.DeliveredEps, 1) || !strings.Contains(claim.Note, "NOT CERTIFIED") {
+		t.Errorf("classic sigma at (6.78, 0.01): delivers %v, claim %+v", bound, claim)
+	}
+}

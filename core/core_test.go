@@ -95,3 +95,45 @@ func TestPrivacyCheck(t *testing.T) {
 		t.Error("non-private claim reported private")
 	}
 }
+
+// TestCertificationRule: the one rule every family's claim passes
+// through. A delivered eps at the target plus the 1e-9 relative slack is
+// within it; 1e-6 relative above (and a delta above) is not, and Certify
+// then records the claim not certified, +Inf, with the bound in its note;
+// a claim within its target, or already not certified, is unchanged.
+func TestCertificationRule(t *testing.T) {
+	for _, c := range []struct {
+		eps, delta, te, td float64
+		want               bool
+	}{
+		{1, 1e-6, 1, 1e-6, true},
+		{1 + 0.9e-9, 0, 1, 0, true},
+		{1 + 1e-6, 0, 1, 0, false},       // P5-21: a 1e-3 slack would pass it
+		{6.78, 0.01, 6.775, 0.01, false}, // 0.07% above
+		{1, 2e-6, 1, 1e-6, false},
+		{math.Inf(1), 0, 1, 0, false},
+		{math.NaN(), 0, 1, 0, false},
+		{-1, 0, 1, 0, false},
+	} {
+		if got := WithinTarget(c.eps, c.delta, c.te, c.td); got != c.want {
+			t.Errorf("WithinTarget(%v, %v, %v, %v) = %v, want %v", c.eps, c.delta, c.te, c.td, got, c.want)
+		}
+	}
+	over := Privacy{Trust: TrustLocal, TargetEps: 8, TargetDelta: 0.1, DeliveredEps: 10.0527, DeliveredDelta: 0.1, Certified: true, Note: "the paper sigma"}
+	got := over.Certify()
+	if got.Certified || !math.IsInf(got.DeliveredEps, 1) || got.Note != "NOT CERTIFIED: the noise delivers (eps, delta) = (10.0527, 0.1), above the target (8, 0.1); the paper sigma" || got.Check() != nil {
+		t.Errorf("over target: %+v (%v)", got, got.Check())
+	}
+	if over.Check() == nil {
+		t.Error("Check accepted a certified claim above its target")
+	}
+	within := over
+	within.DeliveredEps = 8
+	if within.Certify() != within {
+		t.Errorf("within target: %+v", within.Certify())
+	}
+	not := Privacy{Trust: TrustLocal, TargetEps: 1, DeliveredEps: math.Inf(1), Note: "why"}
+	if not.Certify() != not {
+		t.Errorf("not certified: %+v", not.Certify())
+	}
+}

@@ -29,6 +29,16 @@ type Param struct {
 	Pinned *float64
 }
 
+// SameMeaning reports whether p and q declare the same quantity: the same
+// key with the same doc (which states the meaning and its unit) and the
+// same integrality. Two algorithms that share a key must declare it with
+// one meaning, so that a run's param_<key> column means one thing
+// (registry refuses otherwise at start-up); defaults and ranges may
+// differ.
+func (p Param) SameMeaning(q Param) bool {
+	return p.Key == q.Key && p.Doc == q.Doc && p.Integer == q.Integer
+}
+
 // Check returns an error naming the key when v is not finite, outside
 // [Min, Max] or, for an integer parameter, not whole. Infinity is never a
 // value, even where the range is unbounded: a run's parameters are in its

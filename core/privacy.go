@@ -3,6 +3,9 @@ package core
 import (
 	"fmt"
 	"math"
+	"strings"
+
+	"github.com/fedbandit/fedbandit/internal/mutation"
 )
 
 // Trust models: who must be trusted with users' raw data.
@@ -101,9 +104,47 @@ type Privacy struct {
 // Private reports whether the claim is of a private run.
 func (p Privacy) Private() bool { return p.Trust != "" && p.Trust != TrustNone }
 
+// Tolerance is the relative slack of the one certification rule
+// (WithinTarget): accountants that bisect for eps stop within about
+// 1e-15 relative on the safe side, so a delivered eps that meets its
+// target exactly may land a few ulps above it.
+const Tolerance = 1e-9
+
+// WithinTarget is the certification rule of every family: a delivered
+// (eps, delta) is within its target when eps is finite, non-negative and
+// at most targetEps (within a relative Tolerance) and delta is at most
+// targetDelta (likewise). A run is certified only if it is.
+func WithinTarget(eps, delta, targetEps, targetDelta float64) bool {
+	tol := Tolerance
+	if mutation.On("P5-21") { // the tolerance widened to 1e-3
+		tol = 1e-3
+	}
+	if math.IsNaN(eps) || math.IsInf(eps, 0) || eps < 0 || math.IsNaN(delta) || delta < 0 {
+		return false
+	}
+	return eps <= targetEps*(1+tol) && delta <= targetDelta*(1+tol)
+}
+
+// Certify applies the certification rule to a claim its family has
+// made: a private claim marked certified whose delivered (eps, delta) is
+// not within its target (WithinTarget) becomes not certified, its
+// delivered eps +Inf (the results schema's rule for a run that is not
+// certified) and its note beginning with the bound the noise gives. Every
+// family's claim passes through it (core's Check then holds).
+func (p Privacy) Certify() Privacy {
+	if !p.Private() || !p.Certified || WithinTarget(p.DeliveredEps, p.DeliveredDelta, p.TargetEps, p.TargetDelta) {
+		return p
+	}
+	bound := fmt.Sprintf("NOT CERTIFIED: the noise delivers (eps, delta) = (%.6g, %g), above the target (%g, %g)",
+		p.DeliveredEps, p.DeliveredDelta, p.TargetEps, p.TargetDelta)
+	p.Note = strings.TrimSuffix(bound+"; "+p.Note, "; ")
+	p.Certified, p.DeliveredEps = false, math.Inf(1)
+	return p
+}
+
 // Check reports an inconsistent claim: a certified private run must
-// deliver a finite eps no larger than its target (within a relative
-// 1e-9) and a delta no larger than its target.
+// deliver a finite eps and a delta within its target (WithinTarget); one
+// that is not certified must say why.
 func (p Privacy) Check() error {
 	if !p.Private() {
 		return nil
@@ -117,11 +158,8 @@ func (p Privacy) Check() error {
 	if math.IsNaN(p.DeliveredEps) || math.IsInf(p.DeliveredEps, 0) || p.DeliveredEps < 0 {
 		return fmt.Errorf("privacy claim: certified with delivered eps %v", p.DeliveredEps)
 	}
-	if p.TargetEps > 0 && p.DeliveredEps > p.TargetEps*(1+1e-9) {
-		return fmt.Errorf("privacy claim: delivered eps %v above target %v", p.DeliveredEps, p.TargetEps)
-	}
-	if p.DeliveredDelta > p.TargetDelta*(1+1e-9) {
-		return fmt.Errorf("privacy claim: delivered delta %v above target %v", p.DeliveredDelta, p.TargetDelta)
+	if !WithinTarget(p.DeliveredEps, p.DeliveredDelta, p.TargetEps, p.TargetDelta) {
+		return fmt.Errorf("privacy claim: delivered (eps, delta) = (%v, %v) above target (%v, %v)", p.DeliveredEps, p.DeliveredDelta, p.TargetEps, p.TargetDelta)
 	}
 	return nil
 }

@@ -378,13 +378,25 @@ func auditTree(ctx context.Context, s Spec, cal *accountant.Calibration, o Audit
 		}
 		return z, nil
 	}
-	// The levels of the run's tree: the synchronisations of one noiseless
-	// run of the whole horizon.
+	// The tree nodes a run of the whole horizon releases that contain
+	// its first batch, counted from what one noiseless run draws (a node
+	// of level l drawn at batch k covers batches k-2^l+1..k, so it
+	// contains batch 1 exactly when k = 2^l), not from the accountant's
+	// Kappa, which the comparison checks (privacy-review-2, P5-13).
+	// P_TVec draws no tree noise: there the released prefixes at batches
+	// 1, 2, 4, ... of the synchronisations are counted.
 	syncs := 0
+	var recorders []*tree.Recorder
 	{
 		rs := s
 		rs.T = runT
-		sm, err := newSim(rs, cal, hooks{noise: func(int, string, []float64) tree.Noise { return &tree.Recorder{} },
+		sm, err := newSim(rs, cal, hooks{noise: func(i int, _ string, _ []float64) tree.Noise {
+			r := &tree.Recorder{}
+			if i == 0 {
+				recorders = append(recorders, r)
+			}
+			return r
+		},
 			published: func(int, []float64, []float64) { syncs++ }})
 		if err != nil {
 			return nil, err
@@ -454,7 +466,7 @@ func auditTree(ctx context.Context, s Spec, cal *accountant.Calibration, o Audit
 		}
 	}
 	res := &AuditResult{Spec: s, Kind: kind, Trials: o.Trials, Alpha: o.Alpha, Levels: levels, Kappa: cal.Kappa,
-		RunLevels: accountant.Kappa(syncs), ExactMu: exact,
+		RunLevels: firstBatchNodes(recorders, syncs), ExactMu: exact,
 		Released0: a, Released1: b, P0: math.NaN(), P1: math.NaN(), Pair: doc}
 	if res.ClaimMu, res.ClaimEps, err = auditClaim(s, cal, levels); err != nil {
 		return nil, err
@@ -482,6 +494,31 @@ func auditTree(ctx context.Context, s Spec, cal *accountant.Calibration, o Audit
 	}
 	res.Verdict = treeVerdict(res, resid, d, a5)
 	return res, nil
+}
+
+// firstBatchNodes counts the released nodes that contain the first
+// batch: the most, over one silo's trees, of the draws at batch k = 2^l of
+// level l; without tree draws, the powers of two up to syncs (the
+// prefixes a run of syncs synchronisations releases that contain it).
+func firstBatchNodes(recorders []*tree.Recorder, syncs int) int {
+	most, drew := 0, false
+	for _, r := range recorders {
+		n := 0
+		for _, d := range r.Draws {
+			drew = true
+			if d.K == 1<<d.Level {
+				n++
+			}
+		}
+		most = max(most, n)
+	}
+	if drew {
+		return most
+	}
+	for k := 1; k <= syncs; k *= 2 {
+		most++
+	}
+	return most
 }
 
 // auditClaim is the Gaussian-DP mu (and its eps at the spec's delta) that

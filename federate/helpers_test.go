@@ -72,9 +72,7 @@ func runSim(sm *sim) *Result {
 	if err != nil {
 		panic(err)
 	}
-	r := sm.result()
-	r.Curve = cr.Curve
-	return r
+	return sm.result(*cr)
 }
 
 // makeLTR builds an LTR instance with m silos of nq queries each, ndocs

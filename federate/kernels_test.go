@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/fedbandit/fedbandit/core"
 	"github.com/fedbandit/fedbandit/internal/rng"
 	"github.com/fedbandit/fedbandit/internal/vec"
 	"github.com/fedbandit/fedbandit/internal/ziggurat"
@@ -128,7 +129,7 @@ func TestRunSameWithGoLearner(t *testing.T) {
 			}
 		}
 	})
-	if slices.Equal(resultBits(sm.result()), want) {
+	if slices.Equal(resultBits(sm.result(core.Result{})), want) {
 		t.Error("mutation control: a learner without theta gives the same results")
 	}
 }

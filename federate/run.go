@@ -26,6 +26,11 @@ import (
 // calibration (sigma, Lambda, beta_t, delivered privacy) comes from
 // accountant.Calibrate unless spec.Calib overrides it.
 func Run(ctx context.Context, spec Spec) (*Result, error) {
+	return run(ctx, spec, hooks{})
+}
+
+// run is Run with the tests' hooks.
+func run(ctx context.Context, spec Spec, h hooks) (*Result, error) {
 	start := time.Now()
 	s := spec.WithDefaults()
 	if err := s.Validate(); err != nil {
@@ -36,19 +41,22 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 		return nil, fmt.Errorf("federate.Run: %w", err)
 	}
 	cal = certify(s, implementationNote(s, cal))
-	sm, err := newSim(s, cal, hooks{})
+	sm, err := newSim(s, cal, h)
 	if err != nil {
 		return nil, fmt.Errorf("federate.Run: %w", err)
 	}
 	if err := attachFeed(ctx, s, sm.inst); err != nil {
 		return nil, fmt.Errorf("federate.Run: %w", err)
 	}
-	cr, err := core.Drive(ctx, sm, s.T, s.Every)
+	var p core.Problem = sm
+	if h.metrics != nil {
+		p = metered{sm, h.metrics}
+	}
+	cr, err := core.Drive(ctx, p, s.T, s.Every)
 	if err != nil {
 		return nil, fmt.Errorf("federate.Run: %w", err)
 	}
-	res := sm.result()
-	res.Curve = cr.Curve
+	res := sm.result(*cr)
 	res.WallSeconds = time.Since(start).Seconds()
 	for i := range res.SiloPseudo {
 		if p, r := res.SiloPseudo[i], res.SiloRealised[i]; math.IsNaN(p+r) || math.IsInf(p+r, 0) {
@@ -84,7 +92,9 @@ func (s Spec) Uncertified() string {
 
 // claim is the run's privacy claim in the core's terms: the algorithm's
 // trust model and mechanism, the spec's targets and relation, and what the
-// calibration delivers (certified unless certify marked it otherwise).
+// calibration delivers, certified by core's rule (Privacy.Certify: not
+// when certify marked it otherwise or the delivered eps is above the
+// target, as with the paper preset of ldp-linucb at (8, 0.1)).
 func (s Spec) claim(cal *accountant.Calibration) core.Privacy {
 	alg, err := LookupAlgorithm(s.Algorithm)
 	if err != nil || !alg.Private() {
@@ -101,13 +111,17 @@ func (s Spec) claim(cal *accountant.Calibration) core.Privacy {
 	if strings.Contains(mech, "binomial") {
 		sampler = core.SamplerBinomial
 	}
+	delivered := cal.DeliveredEps
+	if mutation.On("P5-24") { // the record capped at the target
+		delivered = math.Min(delivered, s.Eps)
+	}
 	return core.Privacy{
 		Trust: alg.Trust, Mechanism: mech, Sampler: sampler, Relation: s.Relation,
 		TargetEps: s.Eps, TargetDelta: s.Delta,
-		DeliveredEps: cal.DeliveredEps, DeliveredDelta: cal.DeliveredDelta,
-		Certified: !math.IsInf(cal.DeliveredEps, 0) && !math.IsNaN(cal.DeliveredEps),
+		DeliveredEps: delivered, DeliveredDelta: cal.DeliveredDelta,
+		Certified: !math.IsInf(delivered, 0) && !math.IsNaN(delivered),
 		Note:      cal.Note,
-	}
+	}.Certify()
 }
 
 // certify records a run that the accountant's guarantee does not cover
@@ -257,7 +271,20 @@ type hooks struct {
 	// published observes what synchronisation k publishes (W_syn packed,
 	// U_syn): the release every party sees, read by the audit.
 	published func(k int, wsyn, usyn []float64)
+	// metrics makes Run's problem a core.Metered one reporting these
+	// curve metrics (TestRunKeepsMetrics: Run keeps what core.Drive
+	// records).
+	metrics func(t int) map[string]float64
 }
+
+// metered is the simulator reporting curve metrics of its own.
+type metered struct {
+	*sim
+	metrics func(t int) map[string]float64
+}
+
+// Metrics reports the curve metrics of round t.
+func (m metered) Metrics(t int) map[string]float64 { return m.metrics(t) }
 
 // gaussianNoise is the production noise source of silo i's stream: its
 // own ChaCha8 stream rng.Derive(runKey, "silo", i, stream).
@@ -593,14 +620,16 @@ func addTo(dst, src []float64) {
 	}
 }
 
-// result assembles the run's record, all but the curve (core.Drive's).
-func (sm *sim) result() *Result {
+// result assembles the run's record from what core.Drive recorded
+// (driven, kept whole: its curve, its curve metrics and whatever else
+// Drive records), the simulator's totals (the same sums as Drive's, in
+// the same order), the run's claim and the linear family's detail.
+func (sm *sim) result(driven core.Result) *Result {
+	driven.Pseudo, driven.Realised = sm.pseudo, sm.realised
+	driven.Syncs, driven.Scalars = sm.syncs, sm.scalars
+	driven.Privacy = sm.s.claim(sm.cal)
 	r := &Result{
-		Result: core.Result{
-			Pseudo: sm.pseudo, Realised: sm.realised,
-			Syncs: sm.syncs, Scalars: sm.scalars,
-			Privacy: sm.s.claim(sm.cal),
-		},
+		Result:       driven,
 		SiloPseudo:   make([]float64, len(sm.silos)),
 		SiloRealised: make([]float64, len(sm.silos)),
 		Calibration:  *sm.cal,

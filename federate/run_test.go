@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/fedbandit/fedbandit/core"
 	"github.com/fedbandit/fedbandit/federate/accountant"
 )
 
@@ -40,6 +42,11 @@ func TestValidate(t *testing.T) {
 		{"alpha 1", func(s *Spec) { s.Alpha = 1 }, false},
 		{"private noclip (valid, not certified)", func(s *Spec) { s.NoClip = true }, true},
 		{"private clamp too wide", func(s *Spec) { s.RewardLo, s.RewardHi = 0, 2 }, false},
+		// |lo| > 1 breaks the bias sensitivity too (P5-14: [-3, 1] was
+		// certified at (1, 0.1) while its true eps is 4.00).
+		{"private clamp too low", func(s *Spec) { s.RewardLo, s.RewardHi = -2, 1 }, false},
+		{"private clamp below -1", func(s *Spec) { s.RewardLo, s.RewardHi = -1.5, 0 }, false},
+		{"private clamp [-1, 1]", func(s *Spec) { s.RewardLo, s.RewardHi = -1, 1 }, true},
 		{"empty clamp", func(s *Spec) { s.RewardLo, s.RewardHi = 1, 1 }, false},
 		{"bad convention", func(s *Spec) { s.GramNoise = "x" }, false},
 		{"D 1", func(s *Spec) { s.Synthetic.D = 1 }, false},
@@ -273,7 +280,7 @@ func TestNonPDRule(t *testing.T) {
 			}
 		}
 	}
-	r := sm.result()
+	r := sm.result(core.Result{})
 	if r.NonPD == 0 || shifted != r.NonPD {
 		t.Fatal("no non-PD event with sigma = 50, Lambda = 1")
 	}
@@ -426,5 +433,90 @@ func TestUncertified(t *testing.T) {
 	s.NoClip = true
 	if s.Uncertified() != "" {
 		t.Error("a non-private run is reported as not certified")
+	}
+}
+
+// TestClaimWithinTarget: a linear run is certified only if its delivered
+// eps is within its target (core's rule, Privacy.Certify), and the claim
+// records the accountant's delivered eps, never a capped one. The two
+// over-target runs of the second privacy review (C1): ldp-linucb's paper
+// preset at (8, 0.1) delivers 10.05, ldp's paper preset under replace-one
+// at (3.9, 1e-8) delivers 3.924; both are recorded not certified, +Inf,
+// with the accountant's bound in the note. An exact-preset run records
+// the accountant's value exactly. Mutation-checked: P5-24 (the record's
+// eps capped at the target) and the linear claim certified without the
+// rule (the review's C1) both fail it.
+func TestClaimWithinTarget(t *testing.T) {
+	over := []struct {
+		name string
+		mod  func(*Spec)
+	}{
+		{"ldp-linucb paper (8, 0.1)", func(s *Spec) {
+			s.Algorithm, s.Preset, s.Eps, s.Delta, s.B, s.T = AlgLDPLinUCB, accountant.PresetPaper, 8, 0.1, 25, 100
+		}},
+		{"ldp paper replace-one (3.9, 1e-8)", func(s *Spec) {
+			s.Preset, s.Lazy, s.Eps, s.Delta, s.Relation, s.B, s.T, s.M = accountant.PresetPaper, true, 3.9, 1e-8, accountant.ReplaceOne, 1, 256, 2
+		}},
+	}
+	for _, c := range over {
+		s := smallSpec(AlgLDP)
+		c.mod(&s)
+		r, err := Run(context.Background(), s)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		mech, err := calibration(s.WithDefaults())
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := r.Privacy
+		bound := fmt.Sprintf("the noise delivers (eps, delta) = (%.6g, %g), above the target (%g, %g)", mech.DeliveredEps, s.Delta, s.Eps, s.Delta)
+		if !(mech.DeliveredEps > s.Eps*1.001) || p.Certified || !math.IsInf(p.DeliveredEps, 1) || !strings.Contains(p.Note, bound) || p.Check() != nil {
+			t.Errorf("%s: accountant %v; claim certified %v, delivered %v, note %q, want %q", c.name, mech.DeliveredEps, p.Certified, p.DeliveredEps, p.Note, bound)
+		}
+	}
+	s := smallSpec(AlgLDP)
+	s.Lazy = true
+	r, err := Run(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mech, _ := calibration(s.WithDefaults())
+	if p := r.Privacy; !p.Certified || p.DeliveredEps != mech.DeliveredEps || p.DeliveredDelta != s.Delta || p.Check() != nil {
+		t.Errorf("exact preset: claim %+v, accountant %v", p, mech.DeliveredEps)
+	}
+}
+
+// TestRunKeepsMetrics: Run's result is core.Drive's, whole: the curve
+// metrics a metered problem reports reach the result, one value per
+// checkpoint, and the curve and totals are those of the same run
+// without metrics. Mutation control: Run keeping only Drive's curve (the
+// bug the second extension trial found, res.Curve = cr.Curve) fails it
+// (tried 2026-12-02).
+func TestRunKeepsMetrics(t *testing.T) {
+	s := smallSpec(AlgFedLinUCB)
+	s.Every = 10
+	plain, err := Run(t.Context(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := run(t.Context(), s, hooks{metrics: func(t int) map[string]float64 {
+		return map[string]float64{"round_squared": float64(t * t)}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := res.Metrics["round_squared"]
+	if len(res.Metrics) != 1 || len(got) != len(res.Curve) {
+		t.Fatalf("metrics %v for %d checkpoints", res.Metrics, len(res.Curve))
+	}
+	for i, c := range res.Curve {
+		if got[i] != float64(c.Round*c.Round) {
+			t.Errorf("checkpoint %d (round %d): metric %v", i, c.Round, got[i])
+		}
+	}
+	if !reflect.DeepEqual(res.Curve, plain.Curve) || res.Pseudo != plain.Pseudo || res.Realised != plain.Realised ||
+		res.Syncs != plain.Syncs || res.Scalars != plain.Scalars || plain.Metrics != nil {
+		t.Errorf("with metrics %+v, without %+v", res.Result, plain.Result)
 	}
 }

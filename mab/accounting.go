@@ -210,12 +210,17 @@ func account(alg Algorithm, spec Spec, params map[string]float64, l ledger) (p c
 	w := l.worst()
 	if alg.Model == "pure" {
 		epsDown := w.eps
-		if alg.Noise.Kind == NoisePolya && params["per_user"] == 1 {
-			p.Sampler, how = core.SamplerPolya, "Polya shares: Poisson of a floating-point Gamma (Marsaglia & Tsang)"
-			return notCertified(fmt.Sprintf("per_user = 1: every user's Polya share is drawn through a floating-point Gamma variate, so the sum of shares "+
-				"is a discrete Laplace only in exact arithmetic (eps' = %v for that law); per_user = 0 draws the total exactly", epsDown))
-		}
 		p.DeliveredEps, p.Certified = epsDown, true
+		if alg.Noise.Kind == NoisePolya && params["per_user"] == 1 {
+			// The floating-point policy of every family (docs/privacy.md):
+			// certified for the mechanism in exact arithmetic, the note
+			// saying what the sampler is.
+			p.Sampler, how = core.SamplerPolya, "Polya shares: Poisson of a floating-point Gamma (Marsaglia & Tsang)"
+			p.Note = fmt.Sprintf("discrete Laplace with parameter exp(-eps'/g) on an integer sum of sensitivity g, eps' = eps rounded down to a multiple of 2^-%d = %v, "+
+				"as the sum of every user's Polya share; covers the mechanism in exact arithmetic: each share is drawn through a floating-point Gamma variate, "+
+				"which is not a secure sampler (per_user = 0 draws the total exactly)", epsBits, epsDown) + decodeNote(l, params)
+			return p
+		}
 		if alg.Noise.Kind == NoiseLaplaceGrid {
 			p.Note = fmt.Sprintf("Laplace(1/eps') on a grid: every reward encoded as a multiple of 2^-%d by unbiased randomised rounding, each arm's integer batch sum "+
 				"(sensitivity exactly 2^%d) given discrete Laplace noise with parameter exp(-eps'/2^%d), eps' = eps rounded down to a multiple of 2^-%d = %v; "+
@@ -242,7 +247,7 @@ func account(alg Algorithm, spec Spec, params map[string]float64, l ledger) (p c
 		target = math.Max(target, b.target)
 	}
 	p.TargetEps, p.DeliveredEps = target, w.eps
-	p.Certified = w.eps <= target*(1+1e-9)
+	p.Certified = core.WithinTarget(w.eps, p.DeliveredDelta, target, p.TargetDelta)
 	param := fmt.Sprintf("eps = %v is the target (eps, delta)-DP at delta = %v; the noise is calibrated to it: the largest %s parameter eps_R = %.10g (the least noise) at which every batch certifies it",
 		spec.Eps, spec.Delta, map[string]string{"rdp": "Renyi", "zcdp": "concentrated-DP"}[alg.Model], l.noiseEps)
 	if l.paper {

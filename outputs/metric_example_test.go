@@ -44,8 +44,10 @@ func TestNewCurveMetric(t *testing.T) {
 	saved := slices.Clone(outputs.Metrics)
 	defer func() { outputs.Metrics = saved }()
 	bestArm := outputs.Metric{Name: "best-arm", Column: "best_arm_fraction", Unit: "pulls/round",
-		Label: "Fraction of pulls of a best arm", Footnote: "fraction of the pulls that chose an arm of the largest mean",
-		Families: []string{"mab"}, Doc: "Pulls of an arm of the largest mean up to t, divided by t."}
+		Label: "Fraction of pulls of a best arm", Head: "best-arm pulls/t", File: "best-arm",
+		Footnote: "fraction of the pulls that chose an arm of the largest mean",
+		Families: []string{"mab"}, Doc: "Pulls of an arm of the largest mean up to t, divided by t.",
+		Since: outputs.FormatVersion}
 
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, outputs.RunsDir), 0o755)
@@ -88,7 +90,7 @@ func TestNewCurveMetric(t *testing.T) {
 	if _, ok := m.Value(&curves[0]); ok {
 		t.Error("a run from before the metric has a value")
 	}
-	if _, err := figure.Build(runs, curves, "best-arm"); err == nil || !strings.Contains(err.Error(), "mab") {
+	if _, err := figure.Build(runs, curves, "best-arm"); err == nil || !strings.Contains(err.Error(), "1 of a family that does not produce it (it is produced by mab)") {
 		t.Errorf("the metric on runs without it: %v", err)
 	}
 

@@ -61,6 +61,8 @@ func linearError(err error) error {
 		key = strings.TrimPrefix(fe.Field, "Params.")
 	case syntheticKeys[fe.Field] != "":
 		key = "instance." + syntheticKeys[fe.Field]
+	case dubeyKeys[fe.Field] != "":
+		key = "instance." + dubeyKeys[fe.Field]
 	}
 	return &FieldError{Key: key, Msg: fe.Msg}
 }
@@ -193,10 +195,16 @@ func linearID(rs RunSpec) (string, error) {
 // so a field at its zero value (the behaviour before it existed) changes
 // no id, while any other value gives a new one; an intentional change of
 // identity bumps SemanticsVersion, which `run plan` prints.
-// runner.TestRunIDsPinned pins the ids of the shipped sweeps.
+// runner.TestRunIDsPinned pins the ids of the shipped sweeps. A Late
+// parameter at its default is left out (core.Identity).
 func LinearRunID(spec federate.Spec, instanceHash string) (string, error) {
 	spec.LTR = nil
 	spec.Calib = nil
+	if a, err := federate.LookupAlgorithm(spec.Algorithm); err == nil && len(spec.Params) > 0 {
+		// A parameter added later enters ids only when set off its
+		// default (core.Param.Late), as in every family.
+		spec.Params = core.Identity(a.Params, spec.Params)
+	}
 	return hashJSON(struct {
 		Domain       string
 		Format       int // named when the layout was hashed; the name is encoded, so it stays
@@ -245,9 +253,10 @@ func linearRecord(rs RunSpec, rec *outputs.RunRecord) {
 		R: rs.R, Crs: rs.Crs, GramNoise: rs.GramNoise, RewardLo: rs.RewardLo, RewardHi: rs.RewardHi, NoClip: rs.NoClip}
 }
 
-// linearResult records a linear run's claim (outputs.RunRecord.SetPrivacy),
-// calibration, its per-silo totals (which must be finite) and its
-// instance's note on its reference model (hindsight_note).
+// linearResult records a linear run's claim (refused unless core's
+// Privacy.Check holds; outputs.RunRecord.SetPrivacy), calibration, its
+// per-silo totals (which must be finite) and its instance's note on its
+// reference model (hindsight_note).
 func linearResult(rs RunSpec, res *core.Result, rec *outputs.RunRecord) error {
 	fr, ok := res.Detail.(*federate.Result)
 	if !ok {
@@ -267,6 +276,9 @@ func linearResult(rs RunSpec, res *core.Result, rec *outputs.RunRecord) error {
 		rec.Linear = lin
 	}
 	lin.Lambda, lin.BetaT, lin.Kappa = c.Lambda, fr.BetaT, c.Kappa
+	if err := res.Privacy.Check(); err != nil {
+		return err
+	}
 	rec.SetPrivacy(res.Privacy)
 	if rec.Trust != core.TrustNone {
 		lin.Noise = &outputs.LinearNoise{Sigma: c.Sigma, MuGDP: c.Mu, Amplified: c.Amplified}

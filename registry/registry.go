@@ -175,8 +175,41 @@ func (a *Algorithm) ParamKeys() []string {
 }
 
 // algorithms lists every family's entries, in display order (the linear
-// family's order is its own list's).
-var algorithms = slices.Concat(linearAlgorithms(), mabAlgorithms(), bcoAlgorithms())
+// family's order is its own list's). A parameter key given two meanings
+// stops the program at start-up (oneMeaning).
+var algorithms = mustOneMeaning(slices.Concat(linearAlgorithms(), mabAlgorithms(), bcoAlgorithms()))
+
+// mustOneMeaning returns algs, or panics with oneMeaning's error: two
+// meanings for one key is a programming error of the entries, found
+// before any sweep file is read.
+func mustOneMeaning(algs []*Algorithm) []*Algorithm {
+	if err := oneMeaning(algs); err != nil {
+		panic("registry: " + err.Error())
+	}
+	return algs
+}
+
+// oneMeaning returns an error naming the key and both algorithms when two
+// algorithms declare one parameter key with different meanings
+// (core.Param.SameMeaning): the key's param_<key> column, its legend and
+// its help line would otherwise mean two quantities.
+func oneMeaning(algs []*Algorithm) error {
+	first := map[string]*Algorithm{}
+	for _, a := range algs {
+		for _, p := range a.Params {
+			f, ok := first[p.Key]
+			if !ok {
+				first[p.Key] = a
+				continue
+			}
+			if q, _ := f.Param(p.Key); !q.SameMeaning(p) {
+				return fmt.Errorf("parameter %q has two meanings: %s declares %q (integer %v), %s declares %q (integer %v); "+
+					"give the second quantity a key of its own", p.Key, f.Name, q.Doc, q.Integer, a.Name, p.Doc, p.Integer)
+			}
+		}
+	}
+	return nil
+}
 
 // Algorithms returns every registered algorithm, in display order. The
 // entries are shared: do not modify them.

@@ -264,3 +264,37 @@ func TestInstanceClass(t *testing.T) {
 		t.Errorf("synthetic: %q, want %q", got, want)
 	}
 }
+
+// TestOneMeaningPerKey: the registered entries give each parameter key
+// one meaning, and oneMeaning refuses a key two entries declare with
+// another doc or integrality, naming the key and both entries; the same
+// key with another default or range is one meaning. Mutation control:
+// oneMeaning comparing the keys only (SameMeaning returning p.Key ==
+// q.Key) fails it (tried 2026-12-02).
+func TestOneMeaningPerKey(t *testing.T) {
+	if err := oneMeaning(Algorithms()); err != nil {
+		t.Fatal(err)
+	}
+	base := core.Param{Key: "sync_threshold", Doc: "log-det growth D/(t - t_last) that triggers a sync", Min: 0, Max: math.MaxFloat64}
+	entry := func(name string, p core.Param) *Algorithm { return &Algorithm{Name: name, Params: []core.Param{p}} }
+	other := base
+	other.Default, other.Max = 1, 10
+	if err := oneMeaning([]*Algorithm{entry("feducb", base), entry("variant", other)}); err != nil {
+		t.Errorf("another default and range: %v", err)
+	}
+	for _, c := range []struct {
+		name string
+		edit func(p *core.Param)
+	}{
+		{"doc", func(p *core.Param) { p.Doc = "log-det growth D that triggers a sync" }},
+		{"integrality", func(p *core.Param) { p.Integer = true }},
+	} {
+		p := base
+		c.edit(&p)
+		err := oneMeaning([]*Algorithm{entry("feducb", base), entry("fedlinucb-event", p)})
+		if err == nil || !strings.Contains(err.Error(), `"sync_threshold"`) ||
+			!strings.Contains(err.Error(), "feducb declares") || !strings.Contains(err.Error(), "fedlinucb-event declares") {
+			t.Errorf("another %s: %v", c.name, err)
+		}
+	}
+}

@@ -19,8 +19,8 @@ func TestSetPrivacyNote(t *testing.T) {
 		p     core.Privacy
 		want  string
 	}{
-		{"mechanism and note", core.TrustCentral, core.Privacy{Trust: core.TrustCentral, Mechanism: "polya-secagg", Certified: true, DeliveredEps: 1, Note: "Theorem 1"}, "Theorem 1"},
-		{"note alone", core.TrustLocal, core.Privacy{Trust: core.TrustLocal, Certified: true, DeliveredEps: 1, Note: "Theorem 1"}, "Theorem 1"},
+		{"mechanism and note", core.TrustCentral, core.Privacy{Trust: core.TrustCentral, Mechanism: "polya-secagg", Certified: true, TargetEps: 1, DeliveredEps: 1, Note: "Theorem 1"}, "Theorem 1"},
+		{"note alone", core.TrustLocal, core.Privacy{Trust: core.TrustLocal, Certified: true, TargetEps: 1, DeliveredEps: 1, Note: "Theorem 1"}, "Theorem 1"},
 		{"not certified", core.TrustLocal, core.Privacy{Trust: core.TrustLocal, Mechanism: "laplace", Note: "beyond the theorem"}, "not certified: beyond the theorem"},
 		{"not certified twice", core.TrustLocal, core.Privacy{Trust: core.TrustLocal, Note: "NOT CERTIFIED: beyond"}, "not certified: beyond"},
 		{"no claim", core.TrustLocal, core.Privacy{}, "not certified: the simulator recorded no privacy claim"},

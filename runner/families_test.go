@@ -121,8 +121,15 @@ func TestFamilySweeps(t *testing.T) {
 				t.Fatalf("%s: %d points, want %d", r.Group, len(pts), len(res.Curve))
 			}
 			for i, c := range res.Curve {
-				if !reflect.DeepEqual(pts[i], outputs.Point{Round: int64(c.Round), Pseudo: c.Pseudo, Realised: c.Realised, Syncs: int64(c.Syncs)}) {
-					t.Fatalf("%s: point %d %+v, want %+v", r.Group, i, pts[i], c)
+				want := outputs.Point{Round: int64(c.Round), Pseudo: c.Pseudo, Realised: c.Realised, Syncs: int64(c.Syncs)}
+				for k, vs := range res.Metrics {
+					if want.Metrics == nil {
+						want.Metrics = map[string]float64{}
+					}
+					want.Metrics[k] = vs[i]
+				}
+				if !reflect.DeepEqual(pts[i], want) {
+					t.Fatalf("%s: point %d %+v, want %+v", r.Group, i, pts[i], want)
 				}
 			}
 			if rec.Status != outputs.StatusDone || rec.Family != alg.Family || rec.Trust != alg.Trust ||

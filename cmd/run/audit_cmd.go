@@ -28,7 +28,7 @@ import (
 // AuditCmd is `run audit`.
 type AuditCmd struct {
 	Sweep      string   `help:"Audit every private configuration of this sweep file (TOML) instead of the one the flags below describe; each is audited with the learner the file gives it." type:"existingfile"`
-	Algorithm  string   `help:"Private algorithm to audit: of the linear family ldp, sdp-amp, sdp-vec, super-agent, feducb (ldp-linucb noises each report and is checked by federate.TestLDPLinUCBNoise instead); a private entry of the multi-armed family (dp-se, cdp-se, ldp-se, dist-dp-se, dist-rdp-se, dist-cdp-se: the last batch, of --B users on each of two arms, of a run of horizon B, in every mode the entry offers); a local randomiser of the convex family (ldp-one-point, ldp-two-point). A mab or bco audit prints its verdict and exits 1 when it fails or is inconclusive (its claim above what --trials can refute)." default:"ldp"`
+	Algorithm  string   `help:"Private algorithm to audit: of the linear family ldp, sdp-amp, sdp-vec, super-agent, feducb (ldp-linucb noises each report and is checked by federate.TestLDPLinUCBNoise instead); a private entry of the multi-armed family (dp-se, cdp-se, ldp-se, dist-dp-se, dist-rdp-se, dist-cdp-se: the last batch, of --B users on each of two arms, of a run of horizon B, in every mode the entry offers); a local randomiser of the convex family (ldp-one-point, ldp-two-point). Every audit prints its verdict and exits 1 when it fails (VIOLATION, NOISE SCALE, DEPENDENCE: any configuration's, --sweep included) or, for a mab or bco audit, is inconclusive (its claim above what --trials can refute)." default:"ldp"`
 	Eps        float64  `help:"Target eps, in (0, 100]." default:"1"`
 	Delta      float64  `help:"Target delta, in (0, 1)." default:"0.1"`
 	B          int      `name:"B" help:"Batch size: the first release covers B users, 1..100000." default:"25"`
@@ -252,21 +252,36 @@ func (c *AuditCmd) Run(ctx context.Context) error {
 		prog.Wait()
 	}
 	printAudit(rows, c.Alpha)
-	if c.Out == "" {
-		return nil
+	if c.Out != "" {
+		if err := runner.ClaimDir(c.Out); err != nil {
+			return err
+		}
+		table := filepath.Join(c.Out, outputs.AuditFile)
+		if err := outputs.WriteAudit(table, rows); err != nil {
+			return err
+		}
+		paths, err := figure.SaveAudit(c.Out, rows)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("\naudit: %s\nplot:  %s\n", table, strings.Join(paths, ", "))
 	}
-	if err := runner.ClaimDir(c.Out); err != nil {
-		return err
+	return linearVerdict(rows)
+}
+
+// linearVerdict is the exit of a linear audit: errAuditFailed when any
+// configuration's verdict is not a pass (VIOLATION, NOISE SCALE,
+// DEPENDENCE), as for the other families, --sweep included.
+func linearVerdict(rows []outputs.AuditRow) error {
+	var failed []string
+	for _, r := range rows {
+		if r.Verdict != "pass" {
+			failed = append(failed, r.Config)
+		}
 	}
-	table := filepath.Join(c.Out, outputs.AuditFile)
-	if err := outputs.WriteAudit(table, rows); err != nil {
-		return err
+	if len(failed) > 0 {
+		return fmt.Errorf("%w: %d of %d configurations (%s)", errAuditFailed, len(failed), len(rows), strings.Join(failed, "; "))
 	}
-	paths, err := figure.SaveAudit(c.Out, rows)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("\naudit: %s\nplot:  %s\n", table, strings.Join(paths, ", "))
 	return nil
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"image/png"
 	"io"
 	"log/slog"
@@ -58,17 +59,22 @@ func TestQuickstart(t *testing.T) {
 		"two-point": quickSeeds, "ldp-two-point": quickSeeds}; !reflect.DeepEqual(perAlg, want) {
 		t.Errorf("runs per algorithm: %v, want %v", perAlg, want)
 	}
+	// quickstart --help counts the runs the sweeps make (it said 25 runs
+	// of one family after the job had grown to three: notebook review 2).
+	if len(runs) != quickstartConfigs*quickSeeds {
+		t.Errorf("%d runs, quickstart --help says %d configurations x %d seeds", len(runs), quickstartConfigs, quickSeeds)
+	}
 	// run table: one row per configuration, cells at the last round;
 	// a round that is no configuration's checkpoint is an error naming
 	// --at (attack round 2, case 37).
 	var tb strings.Builder
-	if err := writeTable(&tb, out, []int{quickRounds}, "realised", figure.OverSeed, true); err != nil {
+	if err := writeTable(&tb, out, []int{quickRounds}, "realised", figure.OverSeed, formatMarkdown); err != nil {
 		t.Fatal(err)
 	}
 	if lines := strings.Count(tb.String(), "\n| "); lines != 8 || !strings.Contains(tb.String(), " ± ") {
 		t.Errorf("run table:\n%s", tb.String())
 	}
-	if err := writeTable(io.Discard, out, []int{quickRounds, quickRounds + 1}, "realised", figure.OverSeed, true); err == nil || !strings.Contains(err.Error(), "--at 201") {
+	if err := writeTable(io.Discard, out, []int{quickRounds, quickRounds + 1}, "realised", figure.OverSeed, formatMarkdown); err == nil || !strings.Contains(err.Error(), "--at 201") {
 		t.Errorf("run table --at beyond T: err = %v", err)
 	}
 	for _, f := range []string{"regret.svg", "sweep.toml", "manifest.json"} {
@@ -320,7 +326,8 @@ func TestTaskIndexAndArrayList(t *testing.T) {
 // a sweep file with the learner the file gives it (lazy LDP under exact
 // by default: the action pair over 3 levels, pass; FedUCB: its schedule
 // pair, a violation), skips the
-// non-private ones, and writes audit.arrow and the plot.
+// non-private ones, writes audit.arrow and the plot, and exits 1 for
+// FedUCB's violation.
 func TestAuditSweep(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "s.toml")
@@ -349,8 +356,11 @@ T = [100]
 		t.Fatal(err)
 	}
 	kctx.BindTo(context.Background(), (*context.Context)(nil))
-	if err := kctx.Run(); err != nil {
-		t.Fatal(err)
+	// FedUCB's violation makes the whole audit fail (exit 1), after the
+	// table and the plot are written (issue 42: the linear audit fails
+	// closed, --sweep included).
+	if err := kctx.Run(); !errors.Is(err, errAuditFailed) || !strings.Contains(err.Error(), "1 of 2 configurations") {
+		t.Fatalf("a sweep with a violation: err = %v, want errAuditFailed naming 1 of 2 configurations", err)
 	}
 	rows, err := outputs.ReadAudit(filepath.Join(out, outputs.AuditFile))
 	if err != nil {

@@ -248,9 +248,10 @@ func TestA1A2A5AuditFlags(t *testing.T) {
 		_, err := runCLI(t, "audit", "--trials", "100", "--sigma-scale="+v)
 		wantErr(t, "--sigma-scale "+v, err, "--sigma-scale")
 	}
-	// A legal control still runs at the scale asked for.
+	// A legal control still runs at the scale asked for, and its NOISE
+	// SCALE verdict exits 1 (issue 42).
 	out, err := runCLI(t, "audit", "--trials", "100", "--learner", "lazy", "--sigma-scale", "2")
-	if err != nil || !strings.Contains(out, "noise x 2") {
+	if !errors.Is(err, errAuditFailed) || !strings.Contains(out, "noise x 2") || !strings.Contains(out, "NOISE SCALE") {
 		t.Errorf("--sigma-scale 2: %v\n%s", err, out)
 	}
 }

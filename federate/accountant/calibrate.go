@@ -2,6 +2,7 @@ package accountant
 
 import (
 	"fmt"
+	"github.com/fedbandit/fedbandit/internal/mutation"
 	"math"
 	"math/bits"
 	"strings"
@@ -21,6 +22,9 @@ func NumBatches(t, b int) int { return (t + b - 1) / b }
 func Kappa(k int) int {
 	if k < 1 {
 		return 0
+	}
+	if mutation.On("P5-13") && k&(k-1) == 0 && k > 1 { // one short when k is a power of 2
+		return bits.Len(uint(k)) - 1
 	}
 	return bits.Len(uint(k))
 }

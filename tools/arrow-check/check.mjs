@@ -65,11 +65,11 @@ const MECHANISM = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const linear = (r) => r.family === "linear";
 const APPLIES = {
   error: (r) => !r.done,
-  instance_seed: (r) => (r.kind === "synthetic" || r.kind === "bco" ? true : r.kind === "mab" || r.kind === "bco-ltr" ? undefined : false),
+  instance_seed: (r) => (r.kind === "synthetic" || r.kind === "dubey" || r.kind === "bco" ? true : r.kind === "mab" || r.kind === "bco-ltr" ? undefined : false),
   qid: (r) => r.kind === "mab-ltr",
-  arms: (r) => r.kind === "synthetic" || r.kind === "mab" || r.kind === "mab-ltr",
+  arms: (r) => r.kind === "synthetic" || r.kind === "dubey" || r.kind === "mab" || r.kind === "mab-ltr",
   d: (r) => r.family === "linear" || r.family === "bco",
-  noise_var: linear,
+  noise_var: (r) => linear(r) && r.kind !== "dubey",
   features: (r) => r.kind === "ltr" || r.kind === "bco-ltr",
   reward_model: (r) => r.kind === "ltr",
   partition_strategy: (r) => r.kind === "ltr",
