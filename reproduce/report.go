@@ -165,7 +165,7 @@ func experimentSection(w *bytes.Buffer, dir string, rec *Record, er *ExpRecord, 
 	default:
 		over := strings.TrimPrefix(e.Plot, "scaling-")
 		var fits []scaling.Fit
-		if fits, err = scaling.FitsOver(runs, over); err == nil {
+		if fits, err = fitsOver(runs, over, ""); err == nil {
 			paths, err = scaling.SaveOver(edir, fits, title, over)
 		}
 	}
@@ -366,11 +366,15 @@ func writeTable(w *bytes.Buffer, all []series, at []int, e *Experiment) error {
 // pseudo-regret at each value, the exponent over all of them and the
 // last local exponent, each with its 95% interval.
 func writeFits(w *bytes.Buffer, runs []outputs.RunRecord, over string) error {
-	fits, err := scaling.FitsOver(runs, over)
+	fits, err := fitsOver(runs, over, "")
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "Pseudo-regret R(T) (summed over silos) against %s, mean ± standard error over seeds; exponent: least squares of log mean on log %s with its 95%% t-interval; local: between the last two values of %s (delta method):\n\n", over, over, over)
+	what := "Pseudo-regret R(T) (summed over silos)"
+	if over == scaling.OverM {
+		what = "Privacy cost (pseudo-regret R_M(T) minus " + scaling.Baseline + "'s at the same M and seed)"
+	}
+	fmt.Fprintf(w, "%s against %s, mean ± standard error over seeds; exponent: least squares of log mean on log %s with its 95%% t-interval; local: between the last two values of %s (delta method):\n\n", what, over, over, over)
 	fmt.Fprintf(w, "| configuration | %s: mean ± SE | exponent [95%% CI] | local exponent [95%% CI] |\n|---|---|---|---|\n", over)
 	for _, f := range fits {
 		var pts []string
@@ -434,13 +438,7 @@ func decide(ck *Check, scale string, all []series, runs []outputs.RunRecord, at 
 		stat, verdict := Below(lo.Mean[i], lo.SE[i], lo.n, hi.Mean[j], hi.SE[j], hi.n)
 		return fmt.Sprintf("t = %d: %s %s vs %s %s; %s", t, short(lo.label), meanSE(lo.Mean[i], lo.SE[i], lo.n), short(hi.label), meanSE(hi.Mean[j], hi.SE[j], hi.n), stat), verdict, nil
 	case KindExponent:
-		var fits []scaling.Fit
-		var err error
-		if ck.Baseline != "" {
-			fits, err = scaling.CostsOver(runs, ck.Over, ck.Baseline)
-		} else {
-			fits, err = scaling.FitsOver(runs, ck.Over)
-		}
+		fits, err := fitsOver(runs, ck.Over, ck.Baseline)
 		if err != nil {
 			return "", "", err
 		}
@@ -467,6 +465,25 @@ func decide(ck *Check, scale string, all []series, runs []outputs.RunRecord, at 
 		return fmt.Sprintf("%s (%s): %s", what, short(s.label), stat), verdict, nil
 	}
 	return "", "", fmt.Errorf("kind %q", ck.Kind)
+}
+
+// fitsOver fits the runs over T, eps or M (the privacy cost against
+// FedLinUCB), or their privacy cost against baseline over T or eps, with
+// the local exponents between consecutive points.
+func fitsOver(runs []outputs.RunRecord, over, baseline string) ([]scaling.Fit, error) {
+	var fits []scaling.Fit
+	var err error
+	if baseline != "" {
+		fits, err = scaling.CostsOver(runs, over, baseline)
+	} else {
+		fits, err = scaling.FitsOver(runs, over)
+	}
+	for i := range fits {
+		if len(fits[i].Local) == 0 {
+			fits[i].Local = scaling.Slopes(fits[i].Points)
+		}
+	}
+	return fits, err
 }
 
 func pointsText(pts []scaling.Point) string {
