@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
+	"gonum.org/v1/plot/vg"
 
 	"github.com/fedbandit/fedbandit/internal/atomicfile"
 	"github.com/fedbandit/fedbandit/outputs"
@@ -166,7 +167,7 @@ func experimentSection(w *bytes.Buffer, dir string, rec *Record, er *ExpRecord, 
 		over := strings.TrimPrefix(e.Plot, "scaling-")
 		var fits []scaling.Fit
 		if fits, err = fitsOver(runs, over, ""); err == nil {
-			paths, err = scaling.SaveOver(edir, fits, title, over)
+			paths, err = savePanels(edir, title, over, fits)
 		}
 	}
 	if err != nil && !errors.Is(err, figure.ErrNothingToDraw) {
@@ -465,6 +466,89 @@ func decide(ck *Check, scale string, all []series, runs []outputs.RunRecord, at 
 		return fmt.Sprintf("%s (%s): %s", what, short(s.label), stat), verdict, nil
 	}
 	return "", "", fmt.Errorf("kind %q", ck.Kind)
+}
+
+// savePanels draws the fits one figure per instance (the "instance=..."
+// field of their labels; one figure when there is none), each legend
+// without the fields its fits share, as DIR/scaling-OVER[-INSTANCE].png
+// and .svg.
+func savePanels(dir, title, over string, fits []scaling.Fit) ([]string, error) {
+	groups := map[string][]scaling.Fit{}
+	var names []string
+	for _, f := range fits {
+		inst := ""
+		for _, part := range labelParts(f.Label) {
+			if v, ok := strings.CutPrefix(part, "instance="); ok {
+				inst = v
+			}
+		}
+		if groups[inst] == nil {
+			names = append(names, inst)
+		}
+		groups[inst] = append(groups[inst], f)
+	}
+	slices.Sort(names)
+	var paths []string
+	for _, inst := range names {
+		g := shortLabels(groups[inst])
+		t, base := title, "scaling-"+over
+		if inst != "" {
+			t, base = title+": "+inst, base+"-"+inst
+		}
+		p, err := scaling.DrawOver(g, t, over)
+		if err != nil {
+			return nil, err
+		}
+		ps, err := figure.SavePlot(p, dir, base, 18*vg.Centimeter, 12*vg.Centimeter)
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, ps...)
+	}
+	return paths, nil
+}
+
+// labelParts are the "key=value" fields of a label "Name (k=v, ...)".
+func labelParts(l string) []string {
+	_, in, ok := strings.Cut(l, " (")
+	if !ok {
+		return nil
+	}
+	if i := strings.LastIndex(in, ")"); i >= 0 {
+		in = in[:i]
+	}
+	return strings.Split(in, ", ")
+}
+
+// shortLabels drops from the fits' labels every field whose key has one
+// value in all the labels that carry it.
+func shortLabels(fits []scaling.Fit) []scaling.Fit {
+	vals := map[string]map[string]bool{}
+	for _, f := range fits {
+		for _, part := range labelParts(f.Label) {
+			k, v, _ := strings.Cut(part, "=")
+			if vals[k] == nil {
+				vals[k] = map[string]bool{}
+			}
+			vals[k][v] = true
+		}
+	}
+	out := slices.Clone(fits)
+	for i, f := range out {
+		name, _, _ := strings.Cut(f.Label, " (")
+		var keep []string
+		for _, part := range labelParts(f.Label) {
+			k, _, _ := strings.Cut(part, "=")
+			if len(vals[k]) > 1 {
+				keep = append(keep, part)
+			}
+		}
+		out[i].Label = name
+		if len(keep) > 0 {
+			out[i].Label += " (" + strings.Join(keep, ", ") + ")"
+		}
+	}
+	return out
 }
 
 // fitsOver fits the runs over T, eps or M (the privacy cost against
