@@ -19,6 +19,7 @@ type Run struct {
 	reward  func(r *rand.Rand, mu float64) float64
 	rewards *rand.Rand
 	proto   protocol
+	ledger  ledger // what the accountant certifies; proto draws at its noise parameter (the audit reads both)
 	crs     float64
 	size    func(b, k int) int // users per arm in batch b with k active arms
 	maxN    int                // batch sizes are capped at T (a larger batch cannot complete)
