@@ -73,8 +73,9 @@ var pinnedIDs = map[string][2]string{
 	"mab-fig4.toml": {"005deb42c22ee2fdb3d980e279265193eb2ade7434fcc443dfb50b3e3a4351f8", "a04bfc40ba97ed5128ba3a54acf0cd0be97cf4480660d8e9dc06d53120aed501"},
 	// Issue 32: the data-backed kinds of the mab and bco families, on the
 	// MQ2008 stand-in (standInMQ2008).
-	"mab-ltr.toml": {"0255da788e2cabd6c588dd3d1c4d6c83841b593fbbe0449d8e8e1a2d4e3e8eee", "d62bfa8f1f3c21fde12df6cda35ca0556fc316e4ac58a17399d723ba8b5e36bd"},
-	"bco-ltr.toml": {"057d70c9729007b7143a473fa59a95f06b5c56c58563fb3b4cf7ee4827b000c5", "c3c2e23e51099b1985f8567b1ccb9ea519eb0dc846e203df65dcea4c258c76c2"},
+	"ldp-gloc.toml": {"010114ea243db13d83937032b6bee10f9e4b33b0300d9b05050085268696c57f", "628a4dcd82e9d7d1862c948b2c943cb04ed15448eaf3289772dee53772d2119e"},
+	"mab-ltr.toml":  {"0255da788e2cabd6c588dd3d1c4d6c83841b593fbbe0449d8e8e1a2d4e3e8eee", "d62bfa8f1f3c21fde12df6cda35ca0556fc316e4ac58a17399d723ba8b5e36bd"},
+	"bco-ltr.toml":  {"057d70c9729007b7143a473fa59a95f06b5c56c58563fb3b4cf7ee4827b000c5", "c3c2e23e51099b1985f8567b1ccb9ea519eb0dc846e203df65dcea4c258c76c2"},
 }
 
 // printIDs is the command that prints the pins of TestRunIDsPinned in

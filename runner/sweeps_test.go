@@ -53,7 +53,10 @@ func TestShippedSweeps(t *testing.T) {
 		// others at 3 eps, 5 seeds.
 		"mab-ltr.toml": {70, 0, 1000000, map[string]int{"se": 10, "dist-dp-se": 30, "dist-rdp-se": 30}, true},
 		// 2 losses x 2 T x 3 seeds; the private ones at 2 eps.
-		"bco-ltr.toml": {72, 1, 0, map[string]int{"one-point": 12, "two-point": 12, "ldp-one-point": 24, "ldp-two-point": 24}, true},
+		// Huang et al.'s comparison: 2 instances (linear, logistic), LDP-LinUCB at
+		// 2 eps and the random policy, 10 seeds.
+		"ldp-gloc.toml": {60, 10, 2000, map[string]int{"ldp-linucb": 40, "random": 20}, true},
+		"bco-ltr.toml":  {72, 1, 0, map[string]int{"one-point": 12, "two-point": 12, "ldp-one-point": 24, "ldp-two-point": 24}, true},
 	}
 	files, _ := filepath.Glob(filepath.Join("..", "sweeps", "*.toml"))
 	if len(files) != len(want) {

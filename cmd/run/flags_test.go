@@ -65,6 +65,7 @@ var flagRules = map[string]map[string]string{
 	"plot --metric":    none, // enum
 	"plot --over":      none, // enum
 	"plot --log-x":     asBool,
+	"plot --linear-x":  asBool,
 	"plot --log-y":     asBool,
 	"plot --title":     asText,
 	"plot --width-cm":  none, // 2..100
@@ -92,6 +93,21 @@ var flagRules = map[string]map[string]string{
 	"task --ignore-memory-check": asBool,
 
 	"status --all": asBool,
+
+	"reproduce --out":                 asText,
+	"reproduce --quick":               asBool,
+	"reproduce --scale":               none,   // enum
+	"reproduce --workers":             none,   // 1..4096
+	"reproduce --mslr":                asText, // a path, checked when a reproduction starts
+	"reproduce --only":                none,   // experiment names of the catalogue
+	"reproduce --list":                asBool,
+	"reproduce --report-only":         asText,
+	"reproduce --cache":               asText,
+	"reproduce --log-every":           none, // > 0
+	"reproduce --rate":                none,
+	"reproduce --remeasure":           asBool,
+	"reproduce --no-share-contexts":   asBool,
+	"reproduce --ignore-memory-check": asBool,
 
 	"table --at":       none, // rounds >= 1
 	"table --metric":   none,
@@ -176,6 +192,7 @@ T = [2]
 		"table":      {"table", results},
 		"scaling":    {"scaling", results},
 		"audit":      {"audit"},
+		"reproduce":  {"reproduce", "--list"},
 	}
 	var app cli
 	k := kong.Must(&app, kong.Name("run"))

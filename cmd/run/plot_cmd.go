@@ -13,12 +13,13 @@ import (
 type PlotCmd struct {
 	Dir      string  `arg:"" type:"existingdir" help:"Sweep output directory holding runs.arrow and curves.arrow (run collect first if they are missing)."`
 	Metric   string  `help:"Curve metric to plot, by name (the table of curve metrics, outputs.Metrics, listed in outputs/README.md): pseudo (time-average regret of the means), realised (of the observed rewards, as the published code), or a metric a family produces." default:"pseudo"`
-	LogX     bool    `help:"Logarithmic round axis."`
+	LogX     bool    `help:"Logarithmic round axis (the default when the horizons span two decades or more)." xor:"xscale"`
+	LinearX  bool    `help:"Linear round axis, even when the horizons span two decades or more." xor:"xscale"`
 	LogY     bool    `help:"Logarithmic regret axis."`
-	Over     string  `help:"What a curve averages over: seed (one curve per configuration, mean and standard error over its seeds; DIR/regret.png) or instance (the MAB paper's figures: the instances that differ only in their seed pooled, mean over instances of each instance's seed mean, band of one standard error over instances; one panel per instance class and eps; DIR/regret-instances.png)." enum:"seed,instance" default:"seed"`
-	Title    string  `help:"Figure title (default: the sweep name)."`
-	WidthCm  float64 `help:"Figure width in cm (with --over instance: of each panel), 2..100." default:"16"`
-	HeightCm float64 `help:"Figure height in cm (with --over instance: of each panel), 2..100." default:"10"`
+	Over     string  `help:"What a curve averages over: seed (one curve per configuration, mean and standard error over its seeds; DIR/regret.png), instance (the MAB paper's figures: the instances that differ only in their seed pooled, mean over instances of each instance's seed mean, band of one standard error over instances; a panel per eps; DIR/regret-instances.png), or auto: instance when the directory holds instances that differ only in their seed, else seed." enum:"auto,seed,instance" default:"auto"`
+	Title    string  `help:"Figure title (default: the names of every sweep in the directory, one a line)."`
+	WidthCm  float64 `help:"Width of each panel in cm, its legend included, 2..100." default:"16"`
+	HeightCm float64 `help:"Height of each panel in cm, 2..100." default:"10"`
 }
 
 // Bounds of the figure size in cm: smaller leaves no room for the axes,
@@ -46,8 +47,12 @@ type plotOptions = figure.Options
 
 // Run draws the figure.
 func (c *PlotCmd) Run() error {
+	over := c.Over
+	if over == "auto" {
+		over = ""
+	}
 	return drawPlots(c.Dir, figure.Options{
-		Metric: c.Metric, Over: c.Over, LogX: c.LogX, LogY: c.LogY, Title: c.Title,
+		Metric: c.Metric, Over: over, LogX: c.LogX, LinearX: c.LinearX, LogY: c.LogY, Title: c.Title,
 		Width: vgCm(c.WidthCm), Height: vgCm(c.HeightCm),
 	})
 }

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/fedbandit/fedbandit/internal/plottest"
@@ -16,14 +15,14 @@ import (
 // drawSeries are three series as Draw gets them: A (3 runs, a band), B
 // (one run: no band; a first round 0 and a last mean 0, which log axes
 // leave out) and
-// C (2 runs, style 7: the first colour again, with the second dashes;
-// its band touches 0 at rounds 10 and 30). Over them the highest band
-// edge (mean + SE) is 5 and the lowest positive one 0.25.
+// C (2 runs, A's algorithm in its second variant: A's colour with the
+// second dashes; its band touches 0 at rounds 10 and 30). Over them the
+// highest band edge (mean + SE) is 5 and the lowest positive one 0.25.
 func drawSeries() []Series {
 	return []Series{
-		{Label: "A", N: 3, Style: 0, Rounds: []float64{10, 20, 30}, Mean: []float64{4, 2, 1}, SE: []float64{1, 0.5, 0.25}},
-		{Label: "B", N: 1, Style: 1, Rounds: []float64{0, 10, 20, 30}, Mean: []float64{3, 3, 3, 0}, SE: []float64{0, 0, 0, 0}},
-		{Label: "C", N: 2, Style: 7, Rounds: []float64{10, 20, 30}, Mean: []float64{1, 0.5, 0.5}, SE: []float64{1, 0.25, 0.5}},
+		{Label: "A", N: 3, Algorithm: "ldp", Rounds: []float64{10, 20, 30}, Mean: []float64{4, 2, 1}, SE: []float64{1, 0.5, 0.25}},
+		{Label: "B", N: 1, Algorithm: "fedlinucb", Rounds: []float64{0, 10, 20, 30}, Mean: []float64{3, 3, 3, 0}, SE: []float64{0, 0, 0, 0}},
+		{Label: "C", N: 2, Algorithm: "ldp", Variant: 1, Rounds: []float64{10, 20, 30}, Mean: []float64{1, 0.5, 0.5}, SE: []float64{1, 0.25, 0.5}},
 	}
 }
 
@@ -71,16 +70,18 @@ func checkPath(t *testing.T, what string, m plottest.Mark, x, y func(float64) vg
 	}
 }
 
-// bandColor is the translucent fill of a series' band.
-func bandColor(style int) color.Color {
-	r, g, b, _ := plotutil.Color(style).RGBA()
-	return color.NRGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), 0x40}
+// wantBand is the translucent fill of a band of a line of colour c: a
+// third of its opacity (0x59 of 0xff), so that it shows.
+func wantBand(c color.Color) color.Color {
+	r, g, b, _ := c.RGBA()
+	return color.NRGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), 0x59}
 }
 
 // TestDrawLinear: on linear axes the y axis runs from 0 to the highest
-// band edge over 1 - f, f = 0.06 per series (head room for the legend),
-// and the x axis from 0; each series is a line through its means in its
-// colour and dashes (style 7: colour 0, dashes 1), with a band from
+// band edge (no head room: the legend goes beside the axes), and the x
+// axis from 0; each series is a line through its means in its
+// algorithm's colour and its variant's dashes (C: A's colour, other
+// dashes), with a band from
 // mean - SE to mean + SE (upper edge left to right, lower right to left)
 // when it averages more than one run; the legend lists the series in
 // order, top right, with the number of runs.
@@ -96,7 +97,7 @@ func TestDrawLinear(t *testing.T) {
 	if _, ok := p.Y.Scale.(plot.LinearScale); !ok {
 		t.Errorf("y scale %T", p.Y.Scale)
 	}
-	wantMax := 5 / (1 - 0.18)
+	wantMax := 5.0
 	if p.Y.Min != 0 || math.Abs(p.Y.Max-wantMax) > 1e-12 || p.X.Min != 0 || p.X.Max != 30 {
 		t.Errorf("x axis [%v, %v], y axis [%v, %v], want [0, 30], [0, %v]", p.X.Min, p.X.Max, p.Y.Min, p.Y.Max, wantMax)
 	}
@@ -112,7 +113,7 @@ func TestDrawLinear(t *testing.T) {
 			want = append(want, [2]float64{s.Rounds[k], s.Mean[k]})
 		}
 		checkPath(t, s.Label+" line", l, x, y, want)
-		if !plottest.SameColor(l.Color, plotutil.Color(s.Style)) || !plottest.SameDashes(l.Dashes, plotutil.Dashes(s.Style/7)) {
+		if c, dash := variantStyle(s.Algorithm, s.Variant); !plottest.SameColor(l.Color, AlgorithmColor(s.Algorithm)) || !plottest.SameColor(l.Color, c) || !plottest.SameDashes(l.Dashes, dash) {
 			t.Errorf("%s: colour %v dashes %v", s.Label, l.Color, l.Dashes)
 		}
 		if th := thumbs[i]; !plottest.SameColor(th.Color, l.Color) || !plottest.SameDashes(th.Dashes, l.Dashes) {
@@ -120,7 +121,7 @@ func TestDrawLinear(t *testing.T) {
 		}
 	}
 	if plottest.SameDashes(lines[0].Dashes, lines[2].Dashes) || !plottest.SameColor(lines[0].Color, lines[2].Color) {
-		t.Error("style 7 is not style 0's colour with other dashes")
+		t.Error("variant 1 is not variant 0's colour with other dashes")
 	}
 	for i, k := range []int{0, 2} { // the series of more than one run
 		s := series[k]
@@ -132,8 +133,8 @@ func TestDrawLinear(t *testing.T) {
 			want = append(want, [2]float64{s.Rounds[j], s.Mean[j] - s.SE[j]})
 		}
 		checkPath(t, s.Label+" band", bands[i], x, y, want)
-		if !plottest.SameColor(bands[i].Color, bandColor(s.Style)) {
-			t.Errorf("%s: band colour %v, want %v", s.Label, bands[i].Color, bandColor(s.Style))
+		if want := wantBand(AlgorithmColor(s.Algorithm)); !plottest.SameColor(bands[i].Color, want) {
+			t.Errorf("%s: band colour %v, want %v", s.Label, bands[i].Color, want)
 		}
 	}
 	checkLegend(t, d, []string{"A, n=3", "B, n=1", "C, n=2"}, x, y, p)
@@ -170,10 +171,8 @@ func checkLegend(t *testing.T, d plottest.Drawing, want []string, x, y func(floa
 
 // TestDrawLog: on log axes the points at round 0 (log x) and of mean 0
 // (log y) are left out; a band's lower edge at or below 0 is drawn at a
-// tenth of the mean; the y axis reaches up to top (top / bottom)^(f /
-// (1 - f)) for the highest band edge top = 5 and the lowest positive
-// bottom = 0.25 (f = 0.18, as on linear axes), down to the lowest point
-// drawn; the x axis starts at the first round drawn.
+// tenth of the mean; the y axis reaches from the lowest point drawn to
+// the highest band edge, 5; the x axis starts at the first round drawn.
 func TestDrawLog(t *testing.T) {
 	series := drawSeries()
 	p, err := Draw(series, Options{Metric: Realised, LogX: true, LogY: true})
@@ -188,7 +187,7 @@ func TestDrawLog(t *testing.T) {
 	if !okx || !oky {
 		t.Errorf("scales %T %T", p.X.Scale, p.Y.Scale)
 	}
-	wantMax := 5 * math.Pow(5/0.25, 0.18/0.82)
+	wantMax := 5.0
 	// The lowest point: C's band at round 30, mean 0.5 - SE 0.5 = 0,
 	// drawn at 0.05.
 	if math.Abs(p.Y.Max-wantMax) > 1e-12 || p.Y.Min != 0.05 || p.X.Min != 10 || p.X.Max != 30 {
@@ -203,39 +202,6 @@ func TestDrawLog(t *testing.T) {
 	checkPath(t, "B line", lines[1], x, y, [][2]float64{{10, 3}, {20, 3}})
 	checkPath(t, "C line", lines[2], x, y, [][2]float64{{10, 1}, {20, 0.5}, {30, 0.5}})
 	checkPath(t, "C band", bands[1], x, y, [][2]float64{{10, 2}, {20, 0.75}, {30, 1}, {30, 0.05}, {20, 0.25}, {10, 0.1}})
-}
-
-// TestDrawHeadRoom: the legend's head room is 0.06 of the y axis per
-// series, at most half of it.
-func TestDrawHeadRoom(t *testing.T) {
-	for _, c := range []struct {
-		n          int
-		lin, logMx float64
-	}{
-		{1, 2 / 0.94, 2 * math.Pow(4, 0.06/0.94)},
-		{8, 2 / (1 - 0.48), 2 * math.Pow(4, 0.48/0.52)},
-		{9, 4, 8},
-		{20, 4, 8},
-	} {
-		var series []Series
-		for i := range c.n {
-			series = append(series, Series{Label: fmt.Sprint(i), N: 2, Style: i, Rounds: []float64{1, 2}, Mean: []float64{1.5, 1}, SE: []float64{0.5, 0.5}})
-		}
-		p, err := Draw(series, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if math.Abs(p.Y.Max-c.lin) > 1e-12 {
-			t.Errorf("%d series: y axis up to %v, want %v", c.n, p.Y.Max, c.lin)
-		}
-		p, err = Draw(series, Options{LogY: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if math.Abs(p.Y.Max-c.logMx) > 1e-12 {
-			t.Errorf("%d series, log y: y axis up to %v, want %v", c.n, p.Y.Max, c.logMx)
-		}
-	}
 }
 
 // TestLegend: a legend entry says how many runs, and over instances how
@@ -258,7 +224,9 @@ func TestLegend(t *testing.T) {
 }
 
 // TestDrawLogTicks: log axes label the powers of 10 in full ("10", not
-// "1e+01"); linear axes start at 0.
+// "1e+01"); linear axes start at 0; a log axis over less than a decade
+// (fewer than two powers of 10) is labelled at linear ticks, never at
+// one value only.
 func TestDrawLogTicks(t *testing.T) {
 	series := []Series{{Label: "A", N: 1, Rounds: []float64{1, 10, 100}, Mean: []float64{1, 10, 100}, SE: []float64{0, 0, 0}}}
 	for _, c := range []struct {
@@ -283,5 +251,61 @@ func TestDrawLogTicks(t *testing.T) {
 				t.Errorf("%+v: %d tick labels %q, want %d, in %q", c.o, got[s], s, n, d.TextStrings())
 			}
 		}
+	}
+}
+
+// TestLogTicksWithinDecade: over [250, 1000] or [2, 8] (one power of 10
+// or none) a log axis has at least three labelled ticks, all in range;
+// over [1, 1000] the powers of 10 alone.
+func TestLogTicksWithinDecade(t *testing.T) {
+	for _, c := range []struct {
+		lo, hi float64
+		want   []string // nil: at least 3 labels
+	}{
+		{250, 1000, nil}, {2, 8, nil}, {1, 1000, []string{"1", "10", "100", "1000"}},
+	} {
+		var labels []string
+		for _, tk := range (LogTicks{}).Ticks(c.lo, c.hi) {
+			if tk.Label != "" {
+				labels = append(labels, tk.Label)
+				if tk.Value < c.lo || tk.Value > c.hi {
+					t.Errorf("[%v, %v]: tick %v out of range", c.lo, c.hi, tk.Value)
+				}
+			}
+		}
+		if (c.want == nil && len(labels) < 3) || (c.want != nil && fmt.Sprint(labels) != fmt.Sprint(c.want)) {
+			t.Errorf("[%v, %v]: labels %q, want %q", c.lo, c.hi, labels, c.want)
+		}
+	}
+}
+
+// TestDrawOnePoint: a curve of one checkpoint (T equal to the checkpoint
+// spacing) is a dot in its algorithm's colour with an error bar from
+// mean - SE to mean + SE, not an invisible line.
+//
+// Mutation-checked: without the dots (minLinePoints 0) nothing is drawn
+// at the point: fails.
+func TestDrawOnePoint(t *testing.T) {
+	s := Series{Label: "A", N: 3, Algorithm: "ldp", Rounds: []float64{1000}, Mean: []float64{2}, SE: []float64{0.5}}
+	p, err := Draw([]Series{s}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, x, y := plottest.Draw(p, figW, figH)
+	dots := 0
+	for _, f := range d.Fills {
+		if f.Radius > 0 && plottest.SameColor(f.Color, AlgorithmColor("ldp")) && len(f.Points) > 0 && near(f.Points[len(f.Points)-1], vg.Point{X: x(1000), Y: y(2)}) {
+			dots++
+		}
+	}
+	bars := 0
+	for _, st := range d.Strokes {
+		if st.Width == vg.Points(4) && plottest.SameColor(st.Color, wantBand(AlgorithmColor("ldp"))) {
+			checkPath(t, "error bar", st, x, y, [][2]float64{{1000, 1.5}, {1000, 2.5}})
+			bars++
+		}
+	}
+	if dots != 1 || bars != 1 {
+		t.Errorf("%d dots, %d error bars, want 1, 1", dots, bars)
 	}
 }

@@ -2,6 +2,14 @@
 // time-average group regret R_M(t)/t against the round t, one line per
 // configuration (the runs that differ only in their seed) with a band of
 // plus or minus one standard error of the mean over seeds.
+//
+// SaveDir draws a results directory as it is, faceted (FacetPanels).
+// A figure in a paper's layout is built panel by panel: Build (or
+// BuildOverInstances) over the runs a panel shows gives its Series; a
+// Panel sets its Title, grid place (Row, Col) and log axes (LogX, LogY);
+// AssignVariants gives each configuration one line style over all the
+// panels; SavePanels writes the PNG and SVG. Colours follow the
+// algorithm (AlgorithmColor), the same in every figure.
 package figure
 
 import (
@@ -13,11 +21,11 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -47,13 +55,17 @@ type Options struct {
 	// LogX and LogY select logarithmic axes (non-positive points are
 	// left out on a log axis).
 	LogX, LogY bool
-	// Title is the figure title (default: the sweep name).
+	// LinearX keeps the round axis linear when SaveDir would make it
+	// logarithmic (horizons spanning LogXDecades decades or more).
+	LinearX bool
+	// Title is the figure title (default: SweepTitle, every sweep of the
+	// directory).
 	Title string
-	// Over is what a curve averages over: OverSeed (default, "") or
-	// OverInstance (one panel per instance class and eps).
+	// Over is what a curve averages over: OverSeed, OverInstance (one
+	// panel per eps), or "" for AutoOver's choice.
 	Over string
-	// Width and Height of the figure, of each panel with OverInstance
-	// (default 16 cm x 10 cm).
+	// Width and Height of each panel (default 16 cm x 10 cm), its legend
+	// included.
 	Width, Height vg.Length
 }
 
@@ -73,9 +85,13 @@ type Series struct {
 	// Instances is the number of instances averaged by
 	// BuildOverInstances (0 from Build, which averages seeds only).
 	Instances int
-	// Style is the index of the series' colour and dashes: its place in
-	// the legend order, the same in every panel.
-	Style int
+	// Algorithm is the registry name of the configuration's algorithm:
+	// it picks the colour (AlgorithmColor).
+	Algorithm string
+	// Variant numbers the configurations of one algorithm in a figure:
+	// it picks the dashes (AssignVariants; Build numbers them in its
+	// legend order).
+	Variant int
 }
 
 // Build groups the done runs by configuration and averages their curves.
@@ -104,7 +120,7 @@ func Build(runs []outputs.RunRecord, curves []outputs.CurvePoint, metric string)
 	var out []Series
 	for id, g := range groups {
 		first := g.runs[0]
-		s := Series{GroupID: id, Label: labels[id], N: len(g.runs)}
+		s := Series{GroupID: id, Label: labels[id], N: len(g.runs), Algorithm: g.rec.Algorithm}
 		for i, p := range first {
 			vals := make([]float64, len(g.runs))
 			for j, c := range g.runs {
@@ -123,9 +139,7 @@ func Build(runs []outputs.RunRecord, curves []outputs.CurvePoint, metric string)
 	slices.SortFunc(out, func(a, b Series) int {
 		return legendOrder(groups[a.GroupID].rec.Algorithm, a.Label, a.GroupID, groups[b.GroupID].rec.Algorithm, b.Label, b.GroupID)
 	})
-	for i := range out {
-		out[i].Style = i
-	}
+	AssignVariants([]Panel{{Series: out}})
 	return out, nil
 }
 
@@ -295,8 +309,11 @@ func Labels(runs []outputs.RunRecord) map[string]string {
 // (its display name leads the legend) and the settings a sweep sets once.
 var legendSkips = map[string]bool{"algorithm": true, "every": true, "R": true, "crs": true, "gram": true, "reward": true, "no-clip": true}
 
-// Draw makes the figure: one line per series with a translucent band of
-// plus or minus one standard error.
+// Draw makes the figure: one line per series in its algorithm's colour
+// (AlgorithmColor) and its variant's dashes, with a translucent band of
+// plus or minus one standard error (a series of fewer than three points
+// also gets a dot on each, and at one point an error bar). Its legend lists the series in
+// order; SavePanels draws it beside the axes.
 func Draw(series []Series, o Options) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = o.Title
@@ -308,31 +325,15 @@ func Draw(series []Series, o Options) (*plot.Plot, error) {
 	p.Y.Label.Text = m.Label
 	if o.LogX {
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.X.Tick.Marker = LogTicks{}
 	}
 	if o.LogY {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.Y.Tick.Marker = LogTicks{}
 	}
 	p.Add(plotter.NewGrid())
-	// Head room above the curves for the legend: a fraction f of the
-	// y axis (about one legend line per series).
-	top, bottom := math.Inf(-1), math.Inf(1)
-	for _, s := range series {
-		for k := range s.Mean {
-			top = math.Max(top, s.Mean[k]+s.SE[k])
-			if lo := s.Mean[k] - s.SE[k]; lo > 0 {
-				bottom = math.Min(bottom, lo)
-			}
-		}
-	}
-	f := math.Min(0.5, 0.06*float64(len(series)))
-	switch {
-	case o.LogY && top > 0 && bottom < top:
-		p.Y.Max = top * math.Pow(top/bottom, f/(1-f))
-	case !o.LogY && top > 0 && !math.IsInf(top, 0):
+	if !o.LogY {
 		p.Y.Min = 0
-		p.Y.Max = top / (1 - f)
 	}
 	if !o.LogX {
 		p.X.Min = 0
@@ -342,7 +343,7 @@ func Draw(series []Series, o Options) (*plot.Plot, error) {
 	p.Legend.TextStyle.Font.Size = vg.Points(8)
 	drawn := 0
 	for _, s := range series {
-		c := plotutil.Color(s.Style)
+		c, dash := variantStyle(s.Algorithm, s.Variant)
 		var line, upper, lower plotter.XYs
 		for k := range s.Rounds {
 			x, m, lo, hi := s.Rounds[k], s.Mean[k], s.Mean[k]-s.SE[k], s.Mean[k]+s.SE[k]
@@ -368,8 +369,7 @@ func Draw(series []Series, o Options) (*plot.Plot, error) {
 			if err != nil {
 				return nil, fmt.Errorf("figure: band of %s: %w", s.Label, err)
 			}
-			r, g, b, _ := c.RGBA()
-			poly.Color = color.NRGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), 0x40}
+			poly.Color = bandColor(c)
 			poly.LineStyle.Width = 0
 			p.Add(poly)
 		}
@@ -379,8 +379,26 @@ func Draw(series []Series, o Options) (*plot.Plot, error) {
 		}
 		l.Color = c
 		l.Width = vg.Points(1.5)
-		l.Dashes = plotutil.Dashes(s.Style / 7)
+		l.Dashes = dash
 		p.Add(l)
+		if len(line) < minLinePoints {
+			// Too few points for a line to show (one checkpoint): a dot,
+			// and the standard error as a bar.
+			if s.N > 1 {
+				bar, err := plotter.NewLine(plotter.XYs{{X: line[0].X, Y: lower[0].Y}, {X: line[0].X, Y: upper[0].Y}})
+				if err != nil {
+					return nil, fmt.Errorf("figure: error bar of %s: %w", s.Label, err)
+				}
+				bar.Color, bar.Width = bandColor(c), vg.Points(4)
+				p.Add(bar)
+			}
+			dots, err := plotter.NewScatter(line)
+			if err != nil {
+				return nil, fmt.Errorf("figure: points of %s: %w", s.Label, err)
+			}
+			dots.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
+			p.Add(dots)
+		}
 		p.Legend.Add(legend(s), l)
 		drawn++
 	}
@@ -390,6 +408,59 @@ func Draw(series []Series, o Options) (*plot.Plot, error) {
 	PadLogAxis(&p.X)
 	PadLogAxis(&p.Y)
 	return p, nil
+}
+
+// LogTicks marks a logarithmic axis at its powers of ten, or, when fewer
+// than two of them fall in its range, at gonum's linear ticks (so that a
+// range within a decade still has labelled ticks).
+type LogTicks struct{}
+
+// Ticks returns the ticks of [min, max].
+func (LogTicks) Ticks(min, max float64) []plot.Tick {
+	var ticks []plot.Tick
+	labelled := 0
+	for _, t := range (plot.LogTicks{Prec: -1}).Ticks(min, max) {
+		if t.Value >= min && t.Value <= max {
+			ticks = append(ticks, t)
+			if t.Label != "" {
+				labelled++
+			}
+		}
+	}
+	if labelled < 2 {
+		ticks = nil
+		for _, t := range (plot.DefaultTicks{}).Ticks(min, max) {
+			if t.Value > 0 {
+				ticks = append(ticks, t)
+			}
+		}
+	}
+	for i, t := range ticks {
+		if t.Label != "" {
+			ticks[i].Label = tickLabel(t.Value)
+		}
+	}
+	return ticks
+}
+
+// tickLabel writes a tick's value in at most six significant digits,
+// without an exponent below 10^7 ("1000000", "250", "0.05").
+func tickLabel(v float64) string {
+	g := strconv.FormatFloat(v, 'g', 6, 64)
+	if r, err := strconv.ParseFloat(g, 64); err == nil && r >= 1e-4 && r < 1e7 {
+		return strconv.FormatFloat(r, 'f', -1, 64)
+	}
+	return g
+}
+
+// minLinePoints is the fewest points of a curve drawn as a line alone;
+// a shorter one gets a dot on each point.
+const minLinePoints = 3
+
+// bandColor is the fill of a standard-error band of a line of colour c.
+func bandColor(c color.Color) color.Color {
+	r, g, b, _ := c.RGBA()
+	return color.NRGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), 0x59}
 }
 
 // ErrNothingToDraw is a figure with no point to draw on its axes (a log
@@ -425,87 +496,79 @@ func legend(s Series) string {
 // of megabytes.
 const MaxSide = 100 * vg.Centimeter
 
-// SaveDir reads DIR/runs.arrow and DIR/curves.arrow and writes
-// DIR/regret.png and DIR/regret.svg (DIR/<File>.* of the metric:
-// regret-realised.* for the realised metric; with OverInstance
-// DIR/<File>-instances.*, a grid of panels of Width x Height each)
-// atomically. It returns the paths written.
+// SaveDir reads DIR/runs.arrow and DIR/curves.arrow and writes the
+// figure as DIR/regret.png and DIR/regret.svg (DIR/<File>.* of the
+// metric: regret-realised.* for the realised metric; over instances
+// DIR/<File>-instances.*) atomically, and returns the paths written. The
+// runs are faceted (FacetPanels): a row of panels per family and
+// instance class, a panel per horizon, at most MaxLegend curves a panel,
+// panels of Width x Height. A grid taller than MaxSide goes on in
+// DIR/BASE-2.*, DIR/BASE-3.* and so on. The round axis is logarithmic
+// with o.LogX, or when the horizons span LogXDecades decades unless
+// o.LinearX. The title (default SweepTitle) is over every file.
 func SaveDir(dir string, o Options) ([]string, error) {
 	runs, curves, err := outputs.ReadTables(dir)
 	if err != nil {
 		return nil, err
 	}
-	if o.Title == "" && len(runs) > 0 {
-		o.Title = runs[0].Sweep
-	}
-	w, h := o.Width, o.Height
-	if w == 0 {
-		w = 16 * vg.Centimeter
-	}
-	if h == 0 {
-		h = 10 * vg.Centimeter
+	if o.Title == "" {
+		o.Title = SweepTitle(runs)
 	}
 	m, err := outputs.LookupMetric(o.Metric)
 	if err != nil {
 		return nil, fmt.Errorf("figure: %w", err)
 	}
 	base := m.File
-	switch o.Over {
-	case "", OverSeed:
+	over := o.Over
+	if over == "" {
+		over = AutoOver(runs)
+	}
+	switch over {
+	case OverSeed:
 	case OverInstance:
-		return saveOverInstances(dir, base+"-instances", runs, curves, o, w, h)
+		base += "-instances"
 	default:
 		return nil, fmt.Errorf("figure: unknown aggregation %q, want %q or %q", o.Over, OverSeed, OverInstance)
 	}
-	series, err := Build(runs, curves, o.Metric)
-	if err != nil {
-		return nil, err
-	}
-	if len(series) == 0 {
-		return nil, fmt.Errorf("figure: no done run in %s", dir)
-	}
-	p, err := Draw(series, o)
-	if err != nil {
-		return nil, err
-	}
-	return SavePlot(p, dir, base, w, h)
-}
-
-// saveOverInstances draws the panels of BuildOverInstances in a grid (a
-// row per instance class, a column per eps), each w x h with its own
-// legend, under the sweep's title.
-func saveOverInstances(dir, base string, runs []outputs.RunRecord, curves []outputs.CurvePoint, o Options, w, h vg.Length) ([]string, error) {
-	panels, err := BuildOverInstances(runs, curves, o.Metric)
+	w, h := panelSize(o)
+	maxCols := max(1, int(MaxSide/w))
+	panels, err := FacetPanels(runs, curves, o.Metric, over, maxCols)
 	if err != nil {
 		return nil, err
 	}
 	if len(panels) == 0 {
 		return nil, fmt.Errorf("figure: no done run in %s", dir)
 	}
-	rows, cols := 0, 0
-	for _, p := range panels {
-		rows, cols = max(rows, p.Row+1), max(cols, p.Col+1)
+	logX := o.LogX || (!o.LinearX && HorizonsSpan(runs))
+	for i := range panels {
+		panels[i].LogX, panels[i].LogY = logX, o.LogY
 	}
-	if err := checkGridSize(rows, cols, w, h); err != nil {
-		return nil, err
-	}
-	grid := make([][]*plot.Plot, rows)
-	for i := range grid {
-		grid[i] = make([]*plot.Plot, cols)
-	}
-	for _, pn := range panels {
-		po := o
-		po.Title = pn.Title
-		if pn.Title == "" {
-			po.Title = o.Title
+	// One file per maxRows rows of panels.
+	titleH := vg.Points(20) * vg.Length(strings.Count(o.Title, "\n")+1)
+	maxRows := max(1, int((MaxSide-titleH)/h))
+	var paths []string
+	for file := 0; ; file++ {
+		var part []Panel
+		for _, p := range panels {
+			if p.Row/maxRows == file {
+				p.Row -= file * maxRows
+				part = append(part, p)
+			}
 		}
-		p, err := Draw(pn.Series, po)
+		if len(part) == 0 {
+			break
+		}
+		name := base
+		if file > 0 {
+			name = fmt.Sprintf("%s-%d", base, file+1)
+		}
+		ps, err := SavePanels(dir, name, o.Title, part, o)
 		if err != nil {
 			return nil, err
 		}
-		grid[pn.Row][pn.Col] = p
+		paths = append(paths, ps...)
 	}
-	return saveGrid(grid, o.Title, dir, base, vg.Length(cols)*w, vg.Length(rows)*h)
+	return paths, nil
 }
 
 // checkGridSize refuses a grid of rows x cols panels of w x h with a side
@@ -518,24 +581,28 @@ func checkGridSize(rows, cols int, w, h vg.Length) error {
 }
 
 // SavePlot writes p as DIR/BASE.png (at PNGDPI) and DIR/BASE.svg of size
-// w x h, each atomically, and returns their paths.
+// w x h, each atomically, and returns their paths. Its legend is drawn
+// where p puts it (over the axes).
 func SavePlot(p *plot.Plot, dir, base string, w, h vg.Length) ([]string, error) {
-	return saveGrid([][]*plot.Plot{{p}}, "", dir, base, w, h)
+	return saveGrid([][]*panelPlot{{{p: p}}}, "", dir, base, w, h)
 }
 
 // saveGrid writes a grid of plots (nil: an empty cell) under a title
-// ("": none) as DIR/BASE.png and DIR/BASE.svg of size w x h.
-func saveGrid(grid [][]*plot.Plot, title, dir, base string, w, h vg.Length) ([]string, error) {
+// ("": none; one line a line of it, 20 pt each) as DIR/BASE.png and
+// DIR/BASE.svg of size w x h plus the title.
+func saveGrid(grid [][]*panelPlot, title, dir, base string, w, h vg.Length) ([]string, error) {
 	titleH := vg.Length(0)
 	if title != "" {
-		titleH = vg.Points(20)
+		titleH = vg.Points(20) * vg.Length(strings.Count(title, "\n")+1)
 		h += titleH
 	}
 	drawAll := func(dc draw.Canvas) {
 		if title != "" {
 			sty := draw.TextStyle{Color: color.Black, Font: plot.DefaultFont, Handler: plot.DefaultTextHandler, XAlign: draw.XCenter, YAlign: draw.YTop}
 			sty.Font.Size = vg.Points(13)
-			dc.FillText(sty, vg.Point{X: dc.Center().X, Y: dc.Max.Y - vg.Points(3)}, title)
+			for i, line := range strings.Split(title, "\n") {
+				dc.FillText(sty, vg.Point{X: dc.Center().X, Y: dc.Max.Y - vg.Points(3) - vg.Points(20)*vg.Length(i)}, line)
+			}
 			dc.Max.Y -= titleH
 		}
 		if len(grid) == 1 && len(grid[0]) == 1 {
@@ -544,11 +611,10 @@ func saveGrid(grid [][]*plot.Plot, title, dir, base string, w, h vg.Length) ([]s
 		}
 		tiles := draw.Tiles{Rows: len(grid), Cols: len(grid[0]), PadX: vg.Millimeter, PadY: vg.Millimeter,
 			PadTop: vg.Millimeter, PadBottom: vg.Millimeter, PadLeft: vg.Millimeter, PadRight: vg.Millimeter}
-		canvases := plot.Align(grid, tiles, dc)
 		for i := range grid {
 			for j, p := range grid[i] {
 				if p != nil {
-					p.Draw(canvases[i][j])
+					p.Draw(tiles.At(dc, j, i))
 				}
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"image/png"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -171,7 +172,8 @@ func TestSaveDirOverInstances(t *testing.T) {
 // (super-agent before random, though not alphabetically), unregistered
 // algorithms last in byte order of their names (alg10 before alg9), one
 // algorithm's series in the natural order of their labels (eps=2 before
-// eps=10), and equal labels by group id; styles follow that order. A done
+// eps=10), and equal labels by group id; an algorithm's variants (dashes)
+// follow that order. A done
 // run without a curve is left out.
 func TestBuildOrder(t *testing.T) {
 	var runs []outputs.RunRecord
@@ -196,11 +198,12 @@ func TestBuildOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"ldp2", "ldp10", "collide-1x", "collide-2x", "super", "random", "alg10", "alg9"}
+	variants := []int{0, 1, 0, 0, 0, 0, 0, 0}
 	var got []string
 	for i, s := range series {
 		got = append(got, s.GroupID)
-		if s.Style != i || s.N != 1 {
-			t.Errorf("%s: style %d, n=%d, want %d, 1", s.GroupID, s.Style, s.N, i)
+		if s.Variant != variants[i] || s.N != 1 || s.Algorithm != runs[slices.IndexFunc(runs, func(r outputs.RunRecord) bool { return r.GroupID == s.GroupID })].Algorithm {
+			t.Errorf("%s: variant %d, n=%d, algorithm %q, want %d, 1", s.GroupID, s.Variant, s.N, s.Algorithm, variants[i])
 		}
 	}
 	if strings.Join(got, " ") != strings.Join(want, " ") {

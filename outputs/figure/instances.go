@@ -24,23 +24,27 @@ const (
 	OverInstance = "instance"
 )
 
-// Panel is one panel of a figure averaged over instances: the curves of
-// one instance class at one eps.
+// Panel is one panel of a figure: its curves on its own axes
+// (SavePanels). BuildOverInstances makes one per instance class and eps.
 type Panel struct {
-	// Title says what sets the panel apart from the others: the words of
-	// its instance class that differ between classes, and eps.
+	// Title says what sets the panel apart from the others (from
+	// BuildOverInstances: the words of its instance class that differ
+	// between classes, and eps).
 	Title string
-	// Row (the instance class) and Col (the eps) place it in the grid.
+	// Row and Col place it in the grid (from BuildOverInstances: the
+	// instance class and the eps).
 	Row, Col int
 	Series   []Series
+	// LogX and LogY make its axes logarithmic.
+	LogX, LogY bool
 }
 
 // BuildOverInstances averages the done runs over instances: a curve is a
 // configuration without its seed and its instance, on one instance class.
 // At every checkpoint it is the mean over the class's instances of each
 // instance's mean over its seeds; SE is the standard error of that mean
-// over instances (sample sd of the instance means / sqrt(instances); 0
-// for one instance), the band of the paper's figures. Series.Instances
+// over instances (sample sd of the instance means / sqrt(instances);
+// for a curve of one instance, its seeds' mean and standard error), the band of the paper's figures. Series.Instances
 // counts the instances, Series.N the runs. A configuration that does not
 // use eps (a non-private one) is drawn in every eps panel of its class.
 // Runs of one curve with other checkpoints are an error.
@@ -105,7 +109,7 @@ func BuildOverInstances(runs []outputs.RunRecord, curves []outputs.CurvePoint, m
 	for _, k := range keys {
 		cv := byKey[k]
 		first := cv.instances[cv.order[0]][0]
-		s := Series{GroupID: k, Label: labels[k], Instances: len(cv.order)}
+		s := Series{GroupID: k, Label: labels[k], Instances: len(cv.order), Algorithm: cv.rec.Algorithm}
 		instMeans := make([]float64, len(cv.order))
 		for i, p := range first {
 			for j, inst := range cv.order {
@@ -119,6 +123,15 @@ func BuildOverInstances(runs []outputs.RunRecord, curves []outputs.CurvePoint, m
 				instMeans[j] = sum / float64(len(cv.instances[inst]))
 			}
 			m, se := meanSE(instMeans)
+			if len(cv.order) == 1 {
+				// One instance: the band is over its seeds.
+				runs := cv.instances[cv.order[0]]
+				vals := make([]float64, len(runs))
+				for j, run := range runs {
+					vals[j] = value(run[i], metric)
+				}
+				m, se = meanSE(vals)
+			}
 			s.Rounds = append(s.Rounds, float64(p.Round))
 			s.Mean = append(s.Mean, m)
 			s.SE = append(s.SE, se)
@@ -132,13 +145,6 @@ func BuildOverInstances(runs []outputs.RunRecord, curves []outputs.CurvePoint, m
 	slices.SortFunc(keys, func(a, b string) int {
 		return legendOrder(byKey[a].rec.Algorithm, labels[a], a, byKey[b].rec.Algorithm, labels[b], b)
 	})
-	style := map[string]int{}
-	for _, k := range keys {
-		l := labels[k]
-		if _, ok := style[l]; !ok {
-			style[l] = len(style)
-		}
-	}
 
 	// Panels: one per class (rows, in the natural order of their first
 	// instance names: "easy0" before "hard0") and eps (columns, ascending).
@@ -201,14 +207,13 @@ func BuildOverInstances(runs []outputs.RunRecord, curves []outputs.CurvePoint, m
 			for _, k := range keys {
 				cv := byKey[k]
 				if cv.class == class && (cv.eps == e || cv.eps == "") {
-					s := series[k]
-					s.Style = style[s.Label]
-					p.Series = append(p.Series, s)
+					p.Series = append(p.Series, series[k])
 				}
 			}
 			panels = append(panels, p)
 		}
 	}
+	AssignVariants(panels)
 	return panels, nil
 }
 
@@ -251,15 +256,6 @@ func value(c outputs.CurvePoint, metric string) float64 {
 	m, _ := outputs.LookupMetric(metric)
 	v, _ := m.Value(&c)
 	return v
-}
-
-// checkMetric refuses an unknown metric ("" is the default,
-// outputs.Metrics[0]).
-func checkMetric(metric string) error {
-	if _, err := outputs.LookupMetric(metric); err != nil {
-		return fmt.Errorf("figure: %w", err)
-	}
-	return nil
 }
 
 // doneRuns are the done runs that have a curve holding the metric, and

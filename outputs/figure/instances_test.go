@@ -63,7 +63,7 @@ func instanceRuns() ([]outputs.RunRecord, []outputs.CurvePoint) {
 // come last, in byte order of their names: alg10 before alg9); a
 // non-private curve is
 // in every eps panel of its class; panel titles name what differs between
-// classes and the eps; each curve keeps its style in every panel; a
+// classes and the eps; each curve keeps its variant (its dashes) in every panel; a
 // curve's mean and SE are over its instances' means over seeds.
 func TestBuildOverInstances(t *testing.T) {
 	runs, curves := instanceRuns()
@@ -79,10 +79,10 @@ func TestBuildOverInstances(t *testing.T) {
 	}
 	fed := "FedLinUCB, 2 instances, n=3"
 	wants := []want{
-		{"gap=0.5, eps=2", 0, 0, []string{fed, "LDP-FedLinUCB, 2 instances"}, []int{0, 1}},
-		{"gap=0.5, eps=10", 0, 1, []string{fed, "LDP-FedLinUCB, 2 instances"}, []int{0, 1}},
-		{"gap=0.1, eps=10", 1, 1, []string{"LDP-FedLinUCB, 1 instance"}, []int{1}},
-		{"gap=0.9", 2, 0, []string{"FedLinUCB, 1 instance", "alg10, 1 instance", "alg9, 1 instance"}, []int{0, 2, 3}},
+		{"gap=0.5, eps=2", 0, 0, []string{fed, "LDP-FedLinUCB, 2 instances"}, []int{0, 0}},
+		{"gap=0.5, eps=10", 0, 1, []string{fed, "LDP-FedLinUCB, 2 instances"}, []int{0, 0}},
+		{"gap=0.1, eps=10", 1, 1, []string{"LDP-FedLinUCB, 1 instance"}, []int{0}},
+		{"gap=0.9", 2, 0, []string{"FedLinUCB, 1 instance", "alg10, 1 instance", "alg9, 1 instance"}, []int{0, 0, 0}},
 	}
 	if len(panels) != len(wants) {
 		var got []string
@@ -97,7 +97,7 @@ func TestBuildOverInstances(t *testing.T) {
 		var styles []int
 		for _, s := range p.Series {
 			legends = append(legends, legend(s))
-			styles = append(styles, s.Style)
+			styles = append(styles, s.Variant)
 		}
 		if p.Title != w.title || p.Row != w.row || p.Col != w.col || strings.Join(legends, "|") != strings.Join(w.legend, "|") ||
 			fmt.Sprint(styles) != fmt.Sprint(w.styles) {
@@ -180,7 +180,7 @@ func TestBuildOverInstancesOrder(t *testing.T) {
 	if len(panels) != 2 || panels[0].Title != "gap=0.1, eps=1" || panels[1].Title != "gap=0.5, eps=1" || len(panels[1].Series) != 2 {
 		t.Fatalf("panels %+v", panels)
 	}
-	if a, b := panels[1].Series[0], panels[1].Series[1]; a.Label != "LDP-FedLinUCB (M=30)" || b.Label != "LDP-FedLinUCB (M=100)" || a.Style != 0 || b.Style != 1 {
-		t.Errorf("curves %q (style %d), %q (style %d)", a.Label, a.Style, b.Label, b.Style)
+	if a, b := panels[1].Series[0], panels[1].Series[1]; a.Label != "LDP-FedLinUCB (M=30)" || b.Label != "LDP-FedLinUCB (M=100)" || a.Variant != 0 || b.Variant != 1 {
+		t.Errorf("curves %q (variant %d), %q (variant %d)", a.Label, a.Variant, b.Label, b.Variant)
 	}
 }
