@@ -205,13 +205,7 @@ func newLTRProblem(s LTRSpec) (*ltrProblem, error) {
 		}
 		p.sigma, claim = sigma, c
 	}
-	Ct := math.Sqrt(float64(C*C) + float64(p.sigma*p.sigma))
-	if params["tuning"] == 1 {
-		kappa := Kappa(C, p.sigma, s.T, s.Delta)
-		p.tu = tuneSlides(class, d, R, C, G, beta, 0, kappa, s.T, params["step_scale"], params["explore_scale"])
-	} else {
-		p.tu = tune(alg.Points, class, d, R, Ct, G, beta, 0, s.T, params["step_scale"], params["explore_scale"])
-	}
+	p.tu = tuneRun(alg, params, class, d, R, C, G, beta, 0, p.sigma, s.T, s.Delta)
 	p.silos = newSilos(rng.NewKey("bco-run", s.Seed), s.M, d)
 	if s.Instance.Order == OrderShuffled {
 		p.order = rng.New(rng.NewKey("bco-ltr-order", s.Instance.Seed), "order")
@@ -280,7 +274,7 @@ func (p *ltrProblem) loss(k int, w []float64) float64 {
 // last one, so that the cumulative sum is the regret at each checkpoint.
 func (p *ltrProblem) Round(t int) (pseudo, realised float64) {
 	tu := &p.tu
-	eta := tu.step(t)
+	eta := tu.step(p.alg, t, p.s.T)
 	var round float64
 	for i := range p.silos {
 		si := &p.silos[i]

@@ -124,7 +124,7 @@ func Audit(spec AuditSpec) (AuditResult, error) {
 		hasPerUser = hasPerUser || p.Key == "per_user"
 	}
 	// Every release is drawn from the protocol of a run that New builds
-	// (build: its ledger calibrated, its protocol wired to the ledger's
+	// (New: its ledger calibrated, its protocol wired to the ledger's
 	// noise parameter), on an instance of Slots arms, one run per mode
 	// and dataset, so that a fault in the calibration, the wiring or the
 	// randomiser is what the audit measures.
@@ -143,10 +143,14 @@ func Audit(spec AuditSpec) (AuditResult, error) {
 			means[i] = float64(i+1) / float64(spec.Slots+1)
 		}
 		seed := rng.New(rng.Derive(rng.NewKey("mab-audit", spec.Seed), "dataset", uint64(d), "per_user", uint64(mode)), "seed").Uint64()
-		r, claim, err := build(Spec{Algorithm: alg.Name, Eps: spec.Eps, Delta: spec.Delta, T: spec.T, Seed: seed, Params: mp,
+		p, claim, err := New(Spec{Algorithm: alg.Name, Eps: spec.Eps, Delta: spec.Delta, T: spec.T, Seed: seed, Params: mp,
 			Instance: Instance{Means: means, NoiseSD: 0.1, Reward: RewardGaussianClipped}})
 		if err != nil {
 			return nil, claim, err
+		}
+		r, ok := p.(*Run)
+		if !ok {
+			return nil, claim, fmt.Errorf("algorithm = %q: not batched successive elimination, no batch to audit", alg.Name)
 		}
 		return r, claim, nil
 	}

@@ -9,7 +9,7 @@ import (
 
 // TestReleaseNoiseThroughRun measures the noise a run actually sends: a
 // batch of n = 16 users per arm, every reward 0, released 10,000 times
-// through the protocol that build wires to the run's calibrated ledger
+// through the protocol that New wires to the run's calibrated ledger
 // (as New does), in each mode; the release's variance must be the one the
 // accountant charges for that ledger's noise parameter e: the discrete
 // Laplace with parameter exp(-e'/g) (variance 2p/(1-p)^2, e' = e rounded
@@ -27,12 +27,13 @@ func TestReleaseNoiseThroughRun(t *testing.T) {
 		alg     string
 		perUser float64
 	}{{"dist-dp-se", 0}, {"dist-dp-se", 1}, {"dist-rdp-se", 0}, {"dist-rdp-se", 1}} {
-		r, _, err := build(Spec{Algorithm: c.alg, Eps: 1, Delta: 1e-5, T: n, Seed: 5,
+		p, _, err := New(Spec{Algorithm: c.alg, Eps: 1, Delta: 1e-5, T: n, Seed: 5,
 			Params:   map[string]float64{"per_user": c.perUser, "conf": 1e-9},
 			Instance: Instance{Means: []float64{0.3, 0.6}, NoiseSD: 0.1, Reward: RewardGaussianClipped}})
 		if err != nil {
 			t.Fatal(err)
 		}
+		r := p.(*Run)
 		s := r.proto.(*secagg)
 		g, _ := s.params(n, 1)
 		gf := float64(g)

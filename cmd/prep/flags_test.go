@@ -39,6 +39,7 @@ var (
 var flagRules = map[string]flagRule{
 	" --help":    boolean,
 	" --verbose": boolean,
+	" --version": boolean,
 
 	"ingest <INPUT>":        path,
 	"ingest --out":          path,

@@ -40,6 +40,7 @@ var (
 // flag cannot be added without deciding what 0, -1, NaN, ... mean for it.
 var flagRules = map[string]map[string]string{
 	"--verbose": asBool,
+	"--version": asBool,
 
 	"quickstart --out":     asText,
 	"quickstart --cache":   asText,
@@ -113,6 +114,7 @@ var flagRules = map[string]map[string]string{
 	"table --metric":   none,
 	"table --over":     none, // enum
 	"table --markdown": asBool,
+	"table --format":   none, // enum
 
 	"scaling --title":    asText,
 	"scaling --over":     none, // enum
