@@ -184,7 +184,7 @@ func loadedValue[T any](rs RunSpec, family string) (T, error) {
 }
 
 // kinds is the registry of instance kinds.
-var kinds = []*Kind{syntheticKind, ltrKind, mabKind, mabLTRKind, bcoKind, bcoLTRKind}
+var kinds = []*Kind{syntheticKind, ltrKind, dubeyKind, mabKind, mabLTRKind, bcoKind, bcoLTRKind}
 
 // Kinds returns the registered instance kinds.
 func Kinds() []*Kind { return kinds }

@@ -398,6 +398,24 @@ func (c *Config) Validate() error {
 	if len(c.Algorithms) == 0 {
 		return bad("algorithm", "no [[algorithm]] table: give at least one algorithm")
 	}
+	// An explicit empty list is not an absent key: it has no value to run
+	// (R4-09, R4-25: relation = [] took the default, M = [] read as 0).
+	for _, k := range []string{"eps", "delta", "M", "B", "T", "alpha", "relation", "noise"} {
+		if v, ok := c.lookup("grid", k); ok {
+			if l, isList := v.([]any); isList && len(l) == 0 {
+				return bad("grid."+k, "an empty list: give at least one value (or leave the key out where it has a default)")
+			}
+		}
+	}
+	for i := range c.Algorithms {
+		for _, k := range []string{"eps", "delta"} {
+			if v, ok := c.lookup("algorithm", i, k); ok {
+				if l, isList := v.([]any); isList && len(l) == 0 {
+					return bad(fmt.Sprintf("algorithm[%d].%s", i, k), "an empty list: give at least one value (or leave the key out for the grid's)")
+				}
+			}
+		}
+	}
 	g := c.Grid
 	// Every family has a horizon; whether M and B may be absent is the
 	// family's rule (its Compile).

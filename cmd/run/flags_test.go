@@ -50,6 +50,7 @@ var flagRules = map[string]map[string]string{
 	"plan --out":               asText, // read only: counts the runs done there
 	"plan --workers":           none,
 	"plan --list":              asBool,
+	"plan --json":              asBool,
 	"plan --rate":              none, // 1e3..1e15
 	"plan --remeasure":         asBool,
 	"plan --no-share-contexts": asBool,

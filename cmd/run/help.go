@@ -108,8 +108,21 @@ model's multiply-adds per second of one core, and every family's model speed
 is scaled by the same factor. A class whose one run needs more than 1 GiB is
 not timed (its model time stands): the plan allocates no run.
 
+The wall time schedules the runs on the workers as a sweep does, assuming a
+free core per worker: on a shared or loaded machine it is longer (the CPU time
+is not).
+
+--json prints one object for a program: sweep, semantics_version, runs,
+configurations, seeds, done, failed, pending, workers, cpu_seconds,
+wall_seconds, wall_assumes, longest_run_seconds, times_from ("measured" or
+"rate"), work [{unit, total}], peak_bytes, shared_bytes, collect_bytes,
+memory_warning (null or the pre-flight's message), instances [{name,
+description, hash, d, actions_per_round, bytes}], ignored_keys [{algorithm,
+name, keys}] and, with --list, run_list [{run_id, seed, group}].
+
 Examples:
 
     run plan sweeps/fig2c.toml
-    run plan sweeps/fig3a.toml --out results/fig3a --list`
+    run plan sweeps/fig3a.toml --out results/fig3a --list
+    run plan sweeps/fig3a.toml --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["cpu_seconds"])'`
 }
