@@ -179,6 +179,9 @@ func writeTables(dir string, recs []RunRecord, curves func(emit func([]CurvePoin
 			return fmt.Errorf("publish %s: %w (run collect again)", filepath.Join(dir, name), err)
 		}
 	}
+	if err := removeCSV(dir); err != nil {
+		return err
+	}
 	return atomicfile.SyncDir(dir)
 }
 
