@@ -379,11 +379,7 @@ func ReadTables(dir string) ([]RunRecord, []CurvePoint, error) {
 		group[runs[i].RunID] = runs[i].GroupID
 	}
 	for i := range curves {
-		g, ok := group[curves[i].RunID]
-		if !ok {
-			return nil, nil, fmt.Errorf("%s: run %s is not in %s (%w)", filepath.Join(dir, CurvesFile), curves[i].RunID, RunsFile, ErrTablesMismatch)
-		}
-		curves[i].GroupID = g
+		curves[i].GroupID = group[curves[i].RunID]
 	}
 	return runs, curves, nil
 }
