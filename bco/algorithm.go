@@ -17,6 +17,10 @@ type Algorithm struct {
 	Summary string // one line for help texts and docs
 	Trust   string // core.TrustNone or core.TrustLocal
 	Points  int    // loss evaluations per user and round: 1 or 2
+	// Step is its step size schedule: the step of round t from the
+	// tuning (Tuned: the tuned constant, or 1/(mu t) on strongly convex
+	// losses). The synthetic and the document runs both take it from here.
+	Step Step
 	// Params are its own sweep keys, under its [[algorithm]] table.
 	Params []core.Param
 	// Uses are the generic keys it reads; a grid over any other key plans
@@ -40,27 +44,48 @@ var (
 
 var genericKeys = []string{"T", "M", "B", "seed", "checkpoint_every"}
 
+// Step is a step size schedule: the step of round t (1, 2, ..., T) of a
+// run tuned as tu (its tuned constant step Eta, its strong-convexity
+// modulus Mu, 0 when the loss class has none, and the entry's step_scale).
+type Step func(t, T int, tu StepTuning) float64
+
+// StepTuning is what a step schedule reads of a run's tuning.
+type StepTuning struct {
+	Eta       float64 // the tuned constant step (when Mu == 0)
+	Mu        float64 // the modulus the run is tuned with (0: not strongly convex)
+	StepScale float64 // the entry's step_scale
+}
+
+// Tuned is the slides' schedule: the tuned constant step, or
+// step_scale/(mu t) on strongly convex losses.
+func Tuned(t, T int, tu StepTuning) float64 {
+	if tu.Mu > 0 {
+		return tu.StepScale / (tu.Mu * float64(t))
+	}
+	return tu.Eta
+}
+
 var algorithms = []*Algorithm{
 	{
-		Name: "one-point", Display: "One-point BCO", Trust: core.TrustNone, Points: 1,
+		Name: "one-point", Display: "One-point BCO", Trust: core.TrustNone, Points: 1, Step: Tuned,
 		Summary: "Flaxman, Kalai & McMahan's one-point gradient estimate with projected gradient descent, tuned per loss class (non-private)",
 		Params:  []core.Param{stepScale, exploreScale},
 		Uses:    genericKeys,
 	},
 	{
-		Name: "ldp-one-point", Display: "LDP one-point BCO", Trust: core.TrustLocal, Points: 1,
+		Name: "ldp-one-point", Display: "LDP one-point BCO", Trust: core.TrustLocal, Points: 1, Step: Tuned,
 		Summary: "Algorithm 1 of Huang et al.: each user adds N(0, sigma^2) to the loss she reports, around the one-point method",
 		Params:  []core.Param{stepScale, exploreScale, analytic, slidesTuning},
 		Uses:    append([]string{"eps", "delta"}, genericKeys...),
 	},
 	{
-		Name: "two-point", Display: "Two-point BCO", Trust: core.TrustNone, Points: 2,
+		Name: "two-point", Display: "Two-point BCO", Trust: core.TrustNone, Points: 2, Step: Tuned,
 		Summary: "Agarwal, Dekel & Xiao's two-point gradient estimate with the slides' step, exploration radius and shrinkage (non-private)",
 		Params:  []core.Param{stepScale, exploreScale},
 		Uses:    genericKeys,
 	},
 	{
-		Name: "ldp-two-point", Display: "LDP two-point BCO", Trust: core.TrustLocal, Points: 2,
+		Name: "ldp-two-point", Display: "LDP two-point BCO", Trust: core.TrustLocal, Points: 2, Step: Tuned,
 		Summary: "Algorithm 2 of Huang et al.: each user reports f(x1) - f(x2) + n^T (x1 - x2), n ~ N(0, sigma^2 I)",
 		Params:  []core.Param{stepScale, exploreScale, analytic},
 		Uses:    append([]string{"eps", "delta"}, genericKeys...),
@@ -89,18 +114,34 @@ func Lookup(name string) (*Algorithm, error) {
 type tuning struct {
 	delta     float64 // exploration radius (delta, or rho for two-point)
 	eta       float64 // constant step (when mu == 0)
-	mu        float64 // when > 0, the step of round t is stepScale / (mu t)
+	mu        float64 // the strong-convexity modulus tuned with (0: none)
 	stepScale float64
 	shrink    float64 // iterates stay in the ball of this radius
 	scale     float64 // gradient estimate = scale * report * u
 }
 
-// step returns the step size of round t.
-func (tu *tuning) step(t int) float64 {
-	if tu.mu > 0 {
-		return tu.stepScale / (tu.mu * float64(t))
+// step returns the step size of round t of T by the entry's schedule.
+func (tu *tuning) step(alg *Algorithm, t, T int) float64 {
+	return alg.Step(t, T, StepTuning{Eta: tu.eta, Mu: tu.mu, StepScale: tu.stepScale})
+}
+
+// tuneRun is the tuning of a run of alg (both the synthetic and the
+// document runs): the slides' reduction when its tuning key is 1 (only
+// ldp-one-point declares it), else tune for reports of second moment
+// C^2 + sigma^2. The entry's step schedule reads it (tuning.step).
+func tuneRun(alg *Algorithm, params map[string]float64, class string, d int, R, C, G, beta, mu, sigma float64, T int, delta float64) tuning {
+	var tu tuning
+	if params["tuning"] == 1 {
+		kappa := Kappa(C, sigma, T, delta)
+		tu = tuneSlides(class, d, R, C, G, beta, mu, kappa, T, params["step_scale"], params["explore_scale"])
+	} else {
+		// The one-point report's second moment is at most C^2 + sigma^2;
+		// the two-point method keeps the slides' parameters whatever the
+		// noise.
+		Ct := math.Sqrt(float64(C*C) + float64(sigma*sigma))
+		tu = tune(alg.Points, class, d, R, Ct, G, beta, mu, T, params["step_scale"], params["explore_scale"])
 	}
-	return tu.eta
+	return tu
 }
 
 // tune returns the tuning of a one-point or two-point method for a loss

@@ -50,6 +50,14 @@ type LTRData struct {
 // Docs returns the number of documents.
 func (d *LTRData) Docs() int { return len(d.Y) }
 
+// MinLTRRadius is the smallest radius of a bco-ltr ball. The synthetic
+// kind scales every loss with R, so its range reaches 1e-50; bco-ltr's
+// targets y do not: every w of a tiny ball predicts about 0, the regret is
+// about R |x| |y| per round against a loss sum of about y^2 per round, and
+// below about 1e-14 it is rounding noise (attack round 4, R4-10). 1e-8
+// keeps about eight significant digits.
+const MinLTRRadius = 1e-8
+
 // LTRInstance is a bco-ltr instance: the documents, the ball, the loss and
 // the order the documents arrive in.
 type LTRInstance struct {
@@ -65,8 +73,8 @@ func (in LTRInstance) Validate() error {
 	if in.Loss != LossSquared && in.Loss != LossAbsolute {
 		return fmt.Errorf("loss = %q: want %q or %q", in.Loss, LossSquared, LossAbsolute)
 	}
-	if !(in.Radius > 0) || math.IsInf(in.Radius, 0) || in.Radius > 1e100 {
-		return fmt.Errorf("radius = %v: need a finite radius > 0 (at most 1e100)", in.Radius)
+	if !(in.Radius >= MinLTRRadius) || math.IsInf(in.Radius, 0) || in.Radius > 1e100 {
+		return fmt.Errorf("radius = %v: need 1e-8 <= radius <= 1e100 (bco-ltr's targets y do not scale with the ball: below 1e-8 its regret is within the rounding of the loss sum, and below about 1e-16 exactly 0)", in.Radius)
 	}
 	if in.Order != OrderShuffled && in.Order != OrderDataset {
 		return fmt.Errorf("order = %q: want %q or %q", in.Order, OrderShuffled, OrderDataset)
@@ -205,13 +213,7 @@ func newLTRProblem(s LTRSpec) (*ltrProblem, error) {
 		}
 		p.sigma, claim = sigma, c
 	}
-	Ct := math.Sqrt(float64(C*C) + float64(p.sigma*p.sigma))
-	if params["tuning"] == 1 {
-		kappa := Kappa(C, p.sigma, s.T, s.Delta)
-		p.tu = tuneSlides(class, d, R, C, G, beta, 0, kappa, s.T, params["step_scale"], params["explore_scale"])
-	} else {
-		p.tu = tune(alg.Points, class, d, R, Ct, G, beta, 0, s.T, params["step_scale"], params["explore_scale"])
-	}
+	p.tu = tuneRun(alg, params, class, d, R, C, G, beta, 0, p.sigma, s.T, s.Delta)
 	runKey := rng.NewKey("bco-run", s.Seed)
 	p.silos = make([]silo, s.M)
 	for i := range p.silos {
@@ -288,7 +290,7 @@ func (p *ltrProblem) loss(k int, w []float64) float64 {
 // last one, so that the cumulative sum is the regret at each checkpoint.
 func (p *ltrProblem) Round(t int) (pseudo, realised float64) {
 	tu := &p.tu
-	eta := tu.step(t)
+	eta := tu.step(p.alg, t, p.s.T)
 	var round float64
 	for i := range p.silos {
 		si := &p.silos[i]

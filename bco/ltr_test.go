@@ -205,3 +205,22 @@ func TestLTRBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestR4_10LTRRadiusBounded: a bco-ltr ball below 1e-8 is refused (its
+// regret was rounding noise, and exactly 0 below about 1e-16); 1e-8 and
+// 1e100 are accepted.
+func TestR4_10LTRRadiusBounded(t *testing.T) {
+	in := LTRInstance{Data: &LTRData{D: 1, X: []float64{1}, Y: []float64{0}}, Loss: LossSquared, Order: OrderDataset}
+	for _, r := range []float64{1e-20, 1e-9, 0.99e-8} {
+		in.Radius = r
+		if err := in.Validate(); err == nil || !strings.Contains(err.Error(), "need 1e-8 <= radius <= 1e100") {
+			t.Errorf("radius %g: %v", r, err)
+		}
+	}
+	for _, r := range []float64{MinLTRRadius, 1, 1e100} {
+		in.Radius = r
+		if err := in.Validate(); err != nil {
+			t.Errorf("radius %g: %v", r, err)
+		}
+	}
+}

@@ -84,17 +84,7 @@ func newProblem(s Spec) (*problem, error) {
 		}
 		p.sigma, p.bound, claim = sigma, bound, c
 	}
-	// The one-point report's second moment is at most C^2 + sigma^2; the
-	// two-point method keeps the slides' parameters whatever the noise.
-	Ct := math.Sqrt(float64(C*C) + float64(p.sigma*p.sigma))
-	if params["tuning"] == 1 {
-		// The slides' reduction: the non-private tuning on reports
-		// divided by kappa (only ldp-one-point declares the key).
-		kappa := Kappa(C, p.sigma, s.T, s.Delta)
-		p.tu = tuneSlides(class, g.d, g.r, C, G, beta, g.mu, kappa, s.T, params["step_scale"], params["explore_scale"])
-	} else {
-		p.tu = tune(alg.Points, class, g.d, g.r, Ct, G, beta, g.mu, s.T, params["step_scale"], params["explore_scale"])
-	}
+	p.tu = tuneRun(alg, params, class, g.d, g.r, C, G, beta, g.mu, p.sigma, s.T, s.Delta)
 	runKey := rng.NewKey("bco-run", s.Seed)
 	p.silos = make([]silo, s.M)
 	for i := range p.silos {
@@ -127,7 +117,7 @@ func (p *problem) levelAt(si *silo, t int) int {
 // point(s) played and sends her (noisy) report; the silo steps.
 func (p *problem) Round(t int) (pseudo, realised float64) {
 	g, tu := p.g, &p.tu
-	eta := tu.step(t)
+	eta := tu.step(p.alg, t, p.s.T)
 	for i := range p.silos {
 		si := &p.silos[i]
 		k := p.levelAt(si, t)

@@ -185,22 +185,23 @@ var algorithms = []*Algorithm{
 	{
 		Name: AlgFedUCB, Display: "FedUCB", Model: accountant.ModelFedUCB,
 		Trust: core.TrustLocal, Mechanism: "tree-gaussian", Uses: uses(privateKeys, learnerKeys, noiseKeys),
-		Params: []core.Param{{Key: "sync_threshold", Default: math.NaN(), Min: 0, Max: math.MaxFloat64,
-			Doc: "log-det threshold D: silo i asks for a synchronisation when its log det growth exceeds D/(t - t_last); default T ln(MT)/(dM)"}},
-		paramDefault: func(s Spec, key string) (float64, bool) {
-			d := s.Dim()
-			return DefaultSyncThreshold(s.T, s.M, d), d > 0 && s.T > 0 && s.M > 0
-		},
-		Summary: "FedUCB (Dubey & Pentland 2020): a synchronisation when a silo's log-det condition fires on its own data, tree-based noise; never certified (the schedule leaks)",
+		Params:       fedUCBParams,
+		paramDefault: fedUCBThreshold,
+		Summary:      "FedUCB (Dubey & Pentland 2020): a synchronisation when a silo's log-det condition fires on its own data, tree-based noise; never certified (the schedule leaks)",
 		// FedUCB's silos send their noisy cumulative statistics.
 		Protocols: []string{ProtocolPAlt}, Learns: true, AdaptiveSchedule: true,
 		newParts: fedUCBParts,
-		validate: func(s Spec) error {
-			if s.Lazy {
-				return &FieldError{Field: "Lazy", Msg: "Lazy with feducb: its schedule needs the eager learner's leverage x^T V^-1 x"}
-			}
-			return nil
-		},
+		validate: validateFedUCB,
+	},
+	{
+		Name: AlgFedUCBNonPrivate, Display: "FedUCB (non-private)", Model: accountant.ModelNone, Trust: core.TrustNone,
+		Uses:         learnerKeys,
+		Params:       fedUCBParams,
+		paramDefault: fedUCBThreshold,
+		Summary:      "FedUCB without noise (Dubey & Pentland 2020, the non-private curves of their Figure 1 B): the same log-det schedule, the silos' exact statistics",
+		Protocols:    []string{ProtocolPAlt}, Learns: true, AdaptiveSchedule: true,
+		newParts: fedUCBParts,
+		validate: validateFedUCB,
 	},
 	{
 		Name: AlgLDPLinUCB, Display: "LDP-LinUCB", Model: accountant.ModelUserLDP,
@@ -230,6 +231,15 @@ var algorithms = []*Algorithm{
 			Doc: "probability that a silo plays a uniformly random action instead of its UCB choice"}},
 		newParts: epsGreedyParts,
 	},
+}
+
+// fedUCBParams are the parameters of FedUCB, private and not: the
+// threshold D and the communication regime that sets it.
+var fedUCBParams = []core.Param{
+	{Key: "sync_threshold", Default: math.NaN(), Min: 0, Max: math.MaxFloat64,
+		Doc: "log-det threshold D: silo i asks for a synchronisation when its log det growth exceeds D/(t - t_last), D = 0 after every round; default T ln(MT)/(dM); absent (null) with a regime, which sets D"},
+	{Key: "regime", Default: RegimeNone, Min: 0, Max: RegimeMT, Integer: true, Late: true,
+		Doc: "communication regime of Dubey & Pentland's Figure 1 B, which sets D: 1 n = O(M^1.5) (D = T ln(MT)/(dM)), 2 n = O(M log T) (D = 2Td/(ln(1 + T/d) + 1)), 3 n = O(M T) (every round), for the run's T, M and d; 0 (default): D is sync_threshold"},
 }
 
 // Algorithms returns the registry, in display order. The entries are

@@ -187,3 +187,94 @@ func TestFedUCBForcedScheduleIsFedLinUCB(t *testing.T) {
 		t.Error("FedUCB's own schedule played exactly like FedLinUCB: the forced schedule shows nothing")
 	}
 }
+
+// TestFedUCBRegimes: the communication regimes of Dubey & Pentland's
+// Figure 1 B. Their thresholds are the paper's formulas (golden values);
+// n = O(M T) synchronises after every one of the T rounds, private or
+// not, and its non-private run is FedLinUCB with B = 1 (eager learner,
+// protocol P_alt) bit for bit; n = O(M^1.5) and n = O(M log T) stay
+// within Proposition 1's bound 2 sqrt((d T/D) ln(1 + T/d)) + 4 (rho_min =
+// rho_max = 1, L = 1) and synchronise fewer times than every round,
+// O(M^1.5) more often than O(M log T). Mutation-checked: regime 2 with
+// D = 0 (every round) breaks the bound; regime 1 with regime 2's D breaks
+// the order.
+func TestFedUCBRegimes(t *testing.T) {
+	if got, want := RegimeThreshold(RegimeMLogT, 1000, 7, 10), 2*1000*10/(math.Log(101)+1); math.Abs(got-want) > 1e-12*want {
+		t.Errorf("O(M log T) threshold %v, want %v", got, want)
+	}
+	if got, want := RegimeThreshold(RegimeM15, 1000, 7, 10), 1000*math.Log(7000)/(10*7); math.Abs(got-want) > 1e-12*want {
+		t.Errorf("O(M^1.5) threshold %v, want %v", got, want)
+	}
+	if got := RegimeThreshold(RegimeMT, 1000, 7, 10); got != 0 {
+		t.Errorf("O(M T) threshold %v, want 0", got)
+	}
+	for _, alg := range []string{AlgFedUCB, AlgFedUCBNonPrivate} {
+		r, err := Run(context.Background(), dubeySpec(alg, 4, 300, RegimeMT))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Syncs != 300 {
+			t.Errorf("%s, n = O(M T): %d synchronisations in 300 rounds", alg, r.Syncs)
+		}
+	}
+	np, _ := Run(context.Background(), dubeySpec(AlgFedUCBNonPrivate, 4, 300, RegimeMT))
+	fl := dubeySpec(AlgFedLinUCB, 4, 300, 0)
+	fl.Lazy = false
+	flr, err := Run(context.Background(), fl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slicesEqualBits(resultBits(np), resultBits(flr)) {
+		t.Errorf("non-private FedUCB every round (pseudo %v) is not FedLinUCB with B = 1 (pseudo %v)", np.Pseudo, flr.Pseudo)
+	}
+	d := 5.0
+	for _, m := range []int{4, 16} {
+		for _, T := range []int{500, 4000} {
+			syncs := map[int]int{}
+			for _, regime := range []int{RegimeM15, RegimeMLogT} {
+				s := dubeySpec(AlgFedUCBNonPrivate, m, T, float64(regime))
+				r, err := Run(context.Background(), s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				D := RegimeThreshold(regime, T, m, int(d))
+				if got := r.Calibration; got.Lambda <= 0 {
+					t.Fatalf("lambda %v", got.Lambda)
+				}
+				bound := 2*math.Sqrt(d*float64(T)/D*math.Log(1+float64(T)/d)) + 4
+				if float64(r.Syncs) > bound || r.Syncs < 1 || r.Syncs >= T {
+					t.Errorf("regime %d, M = %d, T = %d: %d synchronisations, want 1 to %.1f (Proposition 1)", regime, m, T, r.Syncs, bound)
+				}
+				syncs[regime] = r.Syncs
+			}
+			if syncs[RegimeM15] <= syncs[RegimeMLogT] {
+				t.Errorf("M = %d, T = %d: O(M^1.5) %d synchronisations, O(M log T) %d", m, T, syncs[RegimeM15], syncs[RegimeMLogT])
+			}
+		}
+	}
+}
+
+// TestFedUCBRegimeParams: without a regime sync_threshold takes its
+// default; under a regime it stays absent (the regime sets D for the
+// run's own T, M and d); a threshold given with a regime is an error
+// naming sync_threshold, and a regime out of range one naming regime.
+func TestFedUCBRegimeParams(t *testing.T) {
+	s := dubeySpec(AlgFedUCB, 4, 1000, RegimeMLogT).WithDefaults()
+	if v, ok := s.Params["sync_threshold"]; ok {
+		t.Errorf("regime 2: sync_threshold %v, want absent", v)
+	}
+	s = dubeySpec(AlgFedUCB, 4, 1000, 0).WithDefaults()
+	if got, want := s.Params["sync_threshold"], DefaultSyncThreshold(1000, 4, 5); got != want || s.Params["regime"] != 0 {
+		t.Errorf("no regime: sync_threshold %v (want %v), regime %v", got, want, s.Params["regime"])
+	}
+	s = dubeySpec(AlgFedUCBNonPrivate, 4, 1000, RegimeMT)
+	s.Params["sync_threshold"] = 0
+	err := s.Validate()
+	if fe, ok := err.(*FieldError); !ok || fe.Field != "Params.sync_threshold" || !strings.Contains(fe.Msg, "regime = 3") {
+		t.Errorf("threshold with a regime: %v", err)
+	}
+	s.Params = map[string]float64{"regime": 4}
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "regime") {
+		t.Errorf("regime 4: %v", err)
+	}
+}

@@ -39,6 +39,7 @@ type instanceKind struct {
 var instanceKinds = map[string]*instanceKind{
 	InstanceSynthetic: syntheticKind,
 	InstanceLTR:       ltrKind,
+	InstanceDubey:     dubeyKind,
 }
 
 // kind returns the spec's instance kind (synthetic when empty).

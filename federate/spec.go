@@ -135,6 +135,9 @@ type Spec struct {
 	// (docs/privacy.md, "The discrete Gaussian"). Absent from the JSON when
 	// empty, so that no existing run id changes.
 	Noise string `json:"Noise,omitempty"`
+	// Dubey parameterises the Dubey & Pentland instance (Instance ==
+	// InstanceDubey; nil otherwise). Shared, read-only.
+	Dubey *DubeySpec `json:"Dubey,omitempty"`
 }
 
 // Noise samplers (Spec.Noise).

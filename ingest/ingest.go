@@ -19,8 +19,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/fedbandit/fedbandit/internal/atomicfile"
 )
@@ -261,10 +263,13 @@ type parsedChunk struct {
 type parseConfig struct {
 	nfeat    int
 	labelMax int
-	cs       *commentSchema
-	lenient  bool
-	rows     rowRule
-	sources  []*source
+	// labelHint follows an out-of-range label's message when labelMax
+	// was not given: where the range came from.
+	labelHint string
+	cs        *commentSchema
+	lenient   bool
+	rows      rowRule
+	sources   []*source
 }
 
 // parseChunk parses every line of c.
@@ -334,6 +339,9 @@ func (pc *parseConfig) parseChunk(c *chunk) *parsedChunk {
 			cv.strs[0] = ""
 		}
 		if fe != nil {
+			if fe.field == "label" && strings.HasPrefix(fe.msg, "label out of range") {
+				fe.msg += pc.labelHint
+			}
 			perr := fe.at(name, ln)
 			if !pc.lenient {
 				p.err = perr
@@ -414,14 +422,17 @@ func (rg *rowGroup) reset() {
 }
 
 // featureAcc accumulates per-feature statistics in row order.
+// Besides the plain sum it keeps the sum of the values scaled by 2^-64
+// (exact but for subnormals), whose mean stands in when the plain sum
+// overflows (features near MaxFloat64: R4-15).
 type featureAcc struct {
-	min, max, sum []float64
-	zeros         []int64
-	seen          bool
+	min, max, sum, scaled []float64
+	zeros                 []int64
+	seen                  bool
 }
 
 func newFeatureAcc(n int) *featureAcc {
-	return &featureAcc{min: make([]float64, n), max: make([]float64, n), sum: make([]float64, n), zeros: make([]int64, n)}
+	return &featureAcc{min: make([]float64, n), max: make([]float64, n), sum: make([]float64, n), scaled: make([]float64, n), zeros: make([]int64, n)}
 }
 
 func (a *featureAcc) add(rg *rowGroup) {
@@ -433,7 +444,7 @@ func (a *featureAcc) add(rg *rowGroup) {
 		if a.seen {
 			lo, hi = a.min[j], a.max[j]
 		}
-		s := 0.0
+		s, sc := 0.0, 0.0
 		var z int64
 		for _, v := range col {
 			if v < lo {
@@ -443,12 +454,14 @@ func (a *featureAcc) add(rg *rowGroup) {
 				hi = v
 			}
 			s += v
+			sc += float64(v * 0x1p-64)
 			if v == 0 {
 				z++
 			}
 		}
 		a.min[j], a.max[j] = lo, hi
 		a.sum[j] += s
+		a.scaled[j] += sc
 		a.zeros[j] += z
 	}
 	a.seen = true
@@ -457,11 +470,15 @@ func (a *featureAcc) add(rg *rowGroup) {
 func (a *featureAcc) result(rows int) []FeatureStats {
 	out := make([]FeatureStats, len(a.min))
 	for j := range out {
+		mean := a.sum[j] / float64(rows)
+		if math.IsInf(a.sum[j], 0) || math.IsNaN(a.sum[j]) {
+			mean = float64(a.scaled[j]/float64(rows)) * 0x1p64
+		}
 		out[j] = FeatureStats{
 			Index:        j + 1,
 			Min:          a.min[j],
 			Max:          a.max[j],
-			Mean:         a.sum[j] / float64(rows),
+			Mean:         mean,
 			ZeroFraction: float64(a.zeros[j]) / float64(rows),
 		}
 	}

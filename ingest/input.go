@@ -103,6 +103,9 @@ func resolveInputs(opts Options) (*resolved, error) {
 				s.parquet = true
 				s.part = strings.TrimSuffix(filepath.Base(in), filepath.Ext(in))
 				res.parquet = true
+			} else if strings.EqualFold(filepath.Ext(in), ".parquet") {
+				res.close()
+				return nil, fmt.Errorf("input %s: named .parquet but does not start with the Parquet magic bytes (PAR1): not a Parquet file (a text file is read as text under another name)", in)
 			}
 			res.sources = append(res.sources, s)
 			continue

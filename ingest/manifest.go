@@ -177,7 +177,10 @@ func ReadManifest(dir string) (*Manifest, error) {
 }
 
 // Verify checks that DIR/documents.parquet still has the sha256 recorded in
-// DIR/manifest.json (documents_sha256), i.e. that the dataset is intact.
+// DIR/manifest.json (documents_sha256), and that its rows still hash to
+// the dataset identity recorded there (data_sha256; a version-1 dataset's
+// identity is the file hash), i.e. that the dataset is intact and the
+// manifest describes it.
 func Verify(dir string) (*Manifest, error) {
 	m, err := ReadManifest(dir)
 	if err != nil {
@@ -190,6 +193,16 @@ func Verify(dir string) (*Manifest, error) {
 	}
 	if got != m.FileHash {
 		return nil, fmt.Errorf("verify %s: sha256 %s, manifest documents_sha256 %s (file changed or corrupt: re-run prep ingest)", p, got, m.FileHash)
+	}
+	if m.SchemaVersion == legacySchemaVersion {
+		return m, nil // its identity is the file's hash, just checked
+	}
+	rows, err := dataHashOf(p, m)
+	if err != nil {
+		return nil, fmt.Errorf("verify: %w", err)
+	}
+	if rows != m.DataHash {
+		return nil, fmt.Errorf("verify %s: its rows hash to %s, the manifest records data_sha256 %s (the manifest does not describe these rows: re-run prep ingest)", p, rows, m.DataHash)
 	}
 	return m, nil
 }

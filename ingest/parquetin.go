@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -58,7 +57,7 @@ type pqCol struct {
 	// below it is a null or empty list, one from it up to maxDef-1 a null
 	// element.
 	repDef int
-	kind   parquet.Kind
+	ty     pqType
 }
 
 // pqLayout says which columns of a Parquet input hold what.
@@ -76,14 +75,6 @@ type pqLayout struct {
 // group).
 func schemaError(file, column, format string, args ...any) error {
 	return &colError{File: file, RowGroup: -1, Column: column, Msg: fmt.Sprintf(format, args...)}
-}
-
-func isNumericKind(k parquet.Kind) bool {
-	switch k {
-	case parquet.Int32, parquet.Int64, parquet.Float, parquet.Double:
-		return true
-	}
-	return false
 }
 
 // leafOf returns the column of the top-level field f: its only leaf.
@@ -113,15 +104,24 @@ func leafOf(pf *parquet.File, f parquet.Field) (pqCol, error) {
 	if !ok {
 		return pqCol{}, fmt.Errorf("no leaf column at %s", strings.Join(path, "."))
 	}
-	return pqCol{name: f.Name(), index: lc.ColumnIndex, maxDef: lc.MaxDefinitionLevel, maxRep: lc.MaxRepetitionLevel, repDef: repDef, kind: lc.Node.Type().Kind()}, nil
+	return pqCol{name: f.Name(), index: lc.ColumnIndex, maxDef: lc.MaxDefinitionLevel, maxRep: lc.MaxRepetitionLevel, repDef: repDef, ty: classify(lc.Node.Type())}, nil
 }
 
 // detectLayout reads the schema of a Parquet input and decides its layout.
+// Every column is read as what its type denotes (classify) or refused
+// naming its type; a name given twice, a column in two roles, and an
+// extra column that would take a name documents.parquet gives to another
+// (a feature fK, the label, the qid, the part) are refused.
 func detectLayout(path string, pf *parquet.File, opts Options) (*pqLayout, error) {
 	fields := pf.Schema().Fields()
 	byName := map[string]parquet.Field{}
+	pos := map[string]int{}
 	var names []string
-	for _, f := range fields {
+	for i, f := range fields {
+		if j, dup := pos[f.Name()]; dup {
+			return nil, schemaError(path, f.Name(), "appears twice (columns %d and %d of the file): rename one", j+1, i+1)
+		}
+		pos[f.Name()] = i
 		byName[f.Name()] = f
 		names = append(names, f.Name())
 	}
@@ -143,10 +143,10 @@ func detectLayout(path string, pf *parquet.File, opts Options) (*pqLayout, error
 			return c, err
 		}
 		if c.maxRep > 0 {
-			return c, schemaError(path, name, "a list, want one %s per row", what)
+			return c, schemaError(path, name, "a list column, want %s per row", what)
 		}
-		if !isNumericKind(c.kind) {
-			return c, schemaError(path, name, "not numeric (%s), want %s", c.kind, what)
+		if !c.ty.class.numeric() {
+			return c, schemaError(path, name, "not numeric (%s), want %s", c.ty.name, what)
 		}
 		return c, nil
 	}
@@ -154,6 +154,20 @@ func detectLayout(path string, pf *parquet.File, opts Options) (*pqLayout, error
 	var err error
 	labelName := cmp.Or(opts.LabelColumn, "label")
 	qidName := cmp.Or(opts.QIDColumn, "qid")
+	if labelName == qidName {
+		return nil, schemaError(path, labelName, "named as both the label and the qid (--label-column, --qid-column): they are two columns")
+	}
+	// role names the role a chosen column has (for messages).
+	role := map[string]string{labelName: "the label (--label-column)", qidName: "the qid (--qid-column)"}
+	for i, n := range opts.FeatureColumns {
+		if r, ok := role[n]; ok {
+			if strings.HasPrefix(r, "feature") {
+				return nil, schemaError(path, n, "listed twice in --feature-columns (as %s and feature %d)", r, i+1)
+			}
+			return nil, schemaError(path, n, "is %s: it cannot be a feature too (--feature-columns)", r)
+		}
+		role[n] = "feature " + strconv.Itoa(i+1)
+	}
 	if l.label, err = scalar(labelName, "--label-column", "an integer label"); err != nil {
 		return nil, err
 	}
@@ -194,8 +208,8 @@ func detectLayout(path string, pf *parquet.File, opts Options) (*pqLayout, error
 			if c.maxRep > 1 {
 				return nil, schemaError(path, c.name, "a nested list, want a list of numbers")
 			}
-			if !isNumericKind(c.kind) {
-				return nil, schemaError(path, c.name, "a list of %s, want a list of numbers", c.kind)
+			if !c.ty.class.numeric() {
+				return nil, schemaError(path, c.name, "a list of %s, want a list of numbers", c.ty.name)
 			}
 			l.list = &c
 			used[c.name] = true
@@ -203,8 +217,14 @@ func detectLayout(path string, pf *parquet.File, opts Options) (*pqLayout, error
 	}
 	if l.list == nil {
 		for _, n := range featNames {
-			c, err := scalar(n, "--feature-columns", "one number per row")
+			c, err := col(n, "--feature-columns")
+			if err == nil && c.maxRep > 0 {
+				err = schemaError(path, n, "a list column; --feature-columns names one list column alone, or scalar columns")
+			}
 			if err != nil {
+				return nil, err
+			}
+			if c, err = scalar(n, "--feature-columns", "one number"); err != nil {
 				return nil, err
 			}
 			l.feats = append(l.feats, c)
@@ -214,7 +234,7 @@ func detectLayout(path string, pf *parquet.File, opts Options) (*pqLayout, error
 	}
 	if f, ok := byName["part"]; ok && !used["part"] {
 		c, err := leafOf(pf, f)
-		if err != nil || c.maxRep > 0 || c.kind != parquet.ByteArray {
+		if err != nil || c.maxRep > 0 || c.ty.class != pqString {
 			return nil, schemaError(path, "part", "want a STRING column (each row's part)")
 		}
 		l.part = &c
@@ -224,20 +244,23 @@ func detectLayout(path string, pf *parquet.File, opts Options) (*pqLayout, error
 		if used[f.Name()] {
 			continue
 		}
+		if reservedColumn(f.Name()) && f.Name() != "comment" {
+			return nil, schemaError(path, f.Name(), "would be carried as an extra column, but documents.parquet gives this name to its own %s column (the features are %s): drop or rename the column in the input", f.Name(), strings.Join(featNames, ", "))
+		}
 		c, err := leafOf(pf, f)
 		switch {
 		case err != nil:
 			return nil, schemaError(path, f.Name(), "%v: not a column prep ingest can carry (only numbers and strings)", err)
 		case c.maxRep > 0:
 			return nil, schemaError(path, f.Name(), "a second list column (the features are in %s)", strings.Join(featNames, ", "))
-		case c.kind == parquet.ByteArray:
+		case c.ty.class == pqString:
 			l.cs.keys = append(l.cs.keys, c.name)
 			l.cs.numeric = append(l.cs.numeric, false)
-		case isNumericKind(c.kind):
+		case c.ty.class.numeric():
 			l.cs.keys = append(l.cs.keys, c.name)
 			l.cs.numeric = append(l.cs.numeric, true)
 		default:
-			return nil, schemaError(path, f.Name(), "of type %s: prep ingest carries numbers and strings only", c.kind)
+			return nil, schemaError(path, f.Name(), "of type %s: prep ingest carries numbers and strings only", c.ty.name)
 		}
 		l.comments = append(l.comments, c)
 	}
@@ -278,6 +301,9 @@ type parquetReader struct {
 	names []string
 	nameI map[string]int32
 	vals  []parquet.Value
+	buf   []byte // a value spelled in decimal
+	// labelHint follows a label error: where the label range came from.
+	labelHint string
 }
 
 // next returns the next row group of the current source as a parsed
@@ -367,22 +393,28 @@ func (r *parquetReader) decode(rg parquet.RowGroup) (*parsedChunk, error) {
 	if err != nil {
 		return nil, err
 	}
+	buf := r.buf[:0]
 	for i, v := range vals {
-		x, ok := integral(v)
-		if !ok || x < 0 || x > int64(r.labelMax) {
-			return nil, bad(l.label, i, "label %v: want an integer 0..%d", number(v), r.labelMax)
+		buf = l.label.ty.spell(buf[:0], v)
+		x, fe := parseLabel(buf, r.labelMax)
+		if fe != nil {
+			if strings.HasPrefix(fe.msg, "label out of range") {
+				fe.msg += r.labelHint
+			}
+			return nil, bad(l.label, i, "%s: %q", fe.msg, buf)
 		}
-		pc.label[i] = int32(x)
+		pc.label[i] = x
 	}
 	if vals, err = scalars(l.qid); err != nil {
 		return nil, err
 	}
 	for i, v := range vals {
-		x, ok := integral(v)
-		if !ok {
-			return nil, bad(l.qid, i, "query id %v: want an integer", number(v))
+		buf = l.qid.ty.spell(buf[:0], v)
+		q, fe := parseQIDValue(buf)
+		if fe != nil {
+			return nil, bad(l.qid, i, "%s: %q", fe.msg, buf)
 		}
-		pc.qid[i] = x
+		pc.qid[i] = q
 	}
 	pc.x = make([][]float64, l.nfeat)
 	if l.list == nil {
@@ -392,7 +424,15 @@ func (r *parquetReader) decode(rg parquet.RowGroup) (*parsedChunk, error) {
 			}
 			pc.x[j] = make([]float64, n)
 			for i, v := range vals {
-				pc.x[j][i] = number(v)
+				x, ok := c.ty.exact(v)
+				if !ok {
+					buf = c.ty.spell(buf[:0], v)
+					var fe *fieldError
+					if x, fe = parseValue(c.name, buf, buf); fe != nil {
+						return nil, bad(c, i, "%s: %q", fe.msg, buf)
+					}
+				}
+				pc.x[j][i] = x
 			}
 		}
 	} else if err := r.decodeList(pc, l, cols[l.list.index], bad); err != nil {
@@ -404,7 +444,7 @@ func (r *parquetReader) decode(rg parquet.RowGroup) (*parsedChunk, error) {
 		if vals, err = scalars(c); err != nil {
 			return nil, err
 		}
-		if c.kind == parquet.ByteArray {
+		if c.ty.class == pqString {
 			pc.cstr[k] = make([]string, n)
 			for i, v := range vals {
 				pc.cstr[k][i] = string(v.ByteArray())
@@ -413,9 +453,17 @@ func (r *parquetReader) decode(rg parquet.RowGroup) (*parsedChunk, error) {
 		}
 		pc.cnum[k] = make([]float64, n)
 		for i, v := range vals {
-			pc.cnum[k][i] = number(v)
+			x, ok := c.ty.exact(v)
+			if !ok {
+				// A carried number may be NaN or infinite (as in a
+				// text comment); only its spelling is the file's.
+				buf = c.ty.spell(buf[:0], v)
+				x, _ = strconv.ParseFloat(string(buf), 64)
+			}
+			pc.cnum[k][i] = x
 		}
 	}
+	r.buf = buf
 	if l.part != nil {
 		if vals, err = scalars(*l.part); err != nil {
 			return nil, err
@@ -475,7 +523,15 @@ func (r *parquetReader) decodeList(pc *parsedChunk, l *pqLayout, cc parquet.Colu
 		if k >= l.nfeat {
 			return bad(c, row, "more than %d features, the first row has %d (ragged lists)", k, l.nfeat)
 		}
-		pc.x[k][row] = number(v)
+		x, ok := c.ty.exact(v)
+		if !ok {
+			r.buf = c.ty.spell(r.buf[:0], v)
+			var fe *fieldError
+			if x, fe = parseValue(c.name, r.buf, r.buf); fe != nil {
+				return bad(c, row, "feature %d: %s: %q", k+1, fe.msg, r.buf)
+			}
+		}
+		pc.x[k][row] = x
 		k++
 	}
 	if err := end(); err != nil {
@@ -485,38 +541,6 @@ func (r *parquetReader) decodeList(pc *parsedChunk, l *pqLayout, cc parquet.Colu
 		return bad(c, -1, "%d lists for %d rows", row+1, n)
 	}
 	return nil
-}
-
-// integral returns the integer value of a numeric v, ok false for a
-// non-integral or out-of-range floating-point value.
-func integral(v parquet.Value) (int64, bool) {
-	switch v.Kind() {
-	case parquet.Int32:
-		return int64(v.Int32()), true
-	case parquet.Int64:
-		return v.Int64(), true
-	case parquet.Float, parquet.Double:
-		f := number(v)
-		if f != math.Trunc(f) || math.Abs(f) > 1<<53 {
-			return 0, false
-		}
-		return int64(f), true
-	}
-	return 0, false
-}
-
-// number returns a numeric v as a float64 (exact for FLOAT and INT32;
-// INT64 beyond 2^53 rounds).
-func number(v parquet.Value) float64 {
-	switch v.Kind() {
-	case parquet.Int32:
-		return float64(v.Int32())
-	case parquet.Int64:
-		return float64(v.Int64())
-	case parquet.Float:
-		return float64(v.Float())
-	}
-	return v.Double()
 }
 
 // firstListLength returns the number of elements in the first row of the
@@ -590,8 +614,10 @@ func (p *pipeline) setupParquet(res *resolved) error {
 			s.part = ""
 		}
 	}
-	p.setup(res, l.nfeat, l.cs)
-	pr.labelMax = p.cfg.labelMax
+	if err := p.setup(res, l.nfeat, l.cs); err != nil {
+		return err
+	}
+	pr.labelMax, pr.labelHint = p.cfg.labelMax, p.cfg.labelHint
 	if l.part != nil {
 		p.partNames = nil
 	}

@@ -222,7 +222,7 @@ func TestParquetInputErrors(t *testing.T) {
 	badLabel := append([]optRow(nil), good...)
 	badLabel[0].Label = i32(9)
 	_, err = run(writeOpt("badlabel.parquet", badLabel), Options{})
-	expect("label out of range", err, "badlabel.parquet", "row group 0", `column "label"`, "label 9")
+	expect("label out of range", err, "badlabel.parquet", "row group 0", `column "label"`, "label out of range 0..4", `"9"`)
 
 	// A missing column, and the flags that name it.
 	type renamed struct {

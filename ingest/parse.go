@@ -113,7 +113,9 @@ func splitComment(line []byte) (data, comment []byte) {
 	return line, nil
 }
 
-// parseLabel parses an integer relevance label in [0, labelMax].
+// parseLabel parses an integer relevance label in [0, labelMax]: the
+// label rule of every input format (a Parquet value is spelled in decimal
+// first).
 func parseLabel(tok []byte, labelMax int) (int32, *fieldError) {
 	if len(tok) == 0 {
 		return 0, ferr("label", tok, "missing label")
@@ -146,7 +148,18 @@ func parseQID(tok []byte) (int64, *fieldError) {
 	if !bytes.HasPrefix(tok, []byte("qid:")) {
 		return 0, ferr("qid", tok, "missing qid (expected qid:N after the label)")
 	}
-	q, err := strconv.ParseInt(bstr(tok[4:]), 10, 64)
+	q, fe := parseQIDValue(tok[4:])
+	if fe != nil {
+		fe.token = string(tok)
+	}
+	return q, fe
+}
+
+// parseQIDValue parses a query id: an integer 0..2^63-1. It is the qid
+// rule of every input format (a Parquet value is spelled in decimal
+// first).
+func parseQIDValue(tok []byte) (int64, *fieldError) {
+	q, err := strconv.ParseInt(bstr(tok), 10, 64)
 	if err != nil || q < 0 {
 		return 0, ferr("qid", tok, "malformed qid (expected a non-negative integer)")
 	}
@@ -173,7 +186,9 @@ func parseFeatureIndex(tok []byte) (idx int, colon int, fe *fieldError) {
 	return n, colon, nil
 }
 
-// parseValue parses a finite float64 feature value.
+// parseValue parses a finite float64 feature value: the feature rule of
+// every input format (a Parquet value that is not exactly a finite
+// float64 is spelled in decimal first).
 func parseValue(field string, tok, val []byte) (float64, *fieldError) {
 	v, err := strconv.ParseFloat(bstr(val), 64)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/parquet-go/parquet-go"
 	"io"
 	"math"
 	"path/filepath"
@@ -120,13 +121,40 @@ func newPipeline(ctx context.Context, opts Options, res *resolved) (*pipeline, e
 	}
 	_, comment := splitComment(trimLine(first))
 	cs := detectCommentSchema(comment)
-	p.setup(res, nfeat, cs)
+	if err := p.setup(res, nfeat, cs); err != nil {
+		p.stop()
+		return nil, err
+	}
 	return p, nil
 }
 
+// maxColumns is the most columns a Parquet file written by parquet-go
+// holds (column indices are int16); documents.parquet has four besides
+// the features and the comment columns.
+const maxColumns = parquet.MaxColumnIndex + 1
+
+// MaxFeatures is the most features a dataset without comment columns has:
+// documents.parquet's qid, doc, label and part take four of its
+// maxColumns columns.
+const MaxFeatures = maxColumns - 4
+
+// checkWidth refuses a schema documents.parquet cannot hold: more than
+// maxColumns columns in all.
+func checkWidth(file string, nfeat int, cs *commentSchema) error {
+	nc := len(cs.columns())
+	if 4+nfeat+nc <= maxColumns {
+		return nil
+	}
+	return fmt.Errorf("%s: %d features and %d comment columns: documents.parquet holds at most %d columns (qid, doc, label, part, the features and the comment columns), so at most %d features here; reduce the features (or the extra columns) before ingesting", file, nfeat, nc, maxColumns, maxColumns-4-nc)
+}
+
 // setup fixes the schema (nfeat features, comment columns cs), the format
-// and the largest label, and makes the stages' channels.
-func (p *pipeline) setup(res *resolved, nfeat int, cs commentSchema) {
+// and the largest label, and makes the stages' channels. It refuses a
+// schema wider than documents.parquet can hold.
+func (p *pipeline) setup(res *resolved, nfeat int, cs commentSchema) error {
+	if err := checkWidth(res.sources[0].name, nfeat, &cs); err != nil {
+		return err
+	}
 	opts := p.opts
 	p.format = res.format
 	if p.format == "" {
@@ -139,14 +167,19 @@ func (p *pipeline) setup(res *resolved, nfeat int, cs commentSchema) {
 			p.format = FormatSVMlight
 		}
 	}
-	labelMax := opts.LabelMax
+	labelMax, labelHint := opts.LabelMax, ""
 	if labelMax == 0 {
 		labelMax = 4
+		labelHint = " (the default range; --label-max N for another)"
 		if p.format == FormatLETOR4 {
 			labelMax = 2
+			labelHint = " (LETOR 4.0's range; --label-max N for another)"
+			if res.format == "" {
+				labelHint = " (LETOR 4.0's range, guessed from the 46 features; --label-max N for another)"
+			}
 		}
 	}
-	p.cfg = &parseConfig{nfeat: nfeat, labelMax: labelMax, cs: &cs, lenient: opts.Lenient, rows: newRowRule(p.format, opts.AllowRagged), sources: res.sources}
+	p.cfg = &parseConfig{nfeat: nfeat, labelMax: labelMax, labelHint: labelHint, cs: &cs, lenient: opts.Lenient, rows: newRowRule(p.format, opts.AllowRagged), sources: res.sources}
 
 	p.rgRows = opts.RowGroupRows
 	if p.rgRows <= 0 {
@@ -170,6 +203,7 @@ func (p *pipeline) setup(res *resolved, nfeat int, cs commentSchema) {
 		}
 		p.srcPart[i] = int32(partIdx[s.part])
 	}
+	return nil
 }
 
 // readToFirstLine reads chunks into p.pending up to the first data line

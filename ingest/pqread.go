@@ -28,12 +28,24 @@ func openParquet(path string) (*pqFile, error) {
 		f.Close()
 		return nil, err
 	}
-	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	pf, err := openFile(f, st.Size())
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: not a readable Parquet file: %w", path, err)
 	}
 	return &pqFile{path: path, f: f, pf: pf}, nil
+}
+
+// openFile is parquet.OpenFile, with the panics parquet-go raises on
+// some valid footers it does not support (a DECIMAL on BYTE_ARRAY, more
+// than 32,768 columns) turned into errors.
+func openFile(f *os.File, size int64) (pf *parquet.File, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("parquet-go cannot read its schema: %v", r)
+		}
+	}()
+	return parquet.OpenFile(f, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 }
 
 func (p *pqFile) close() error { return p.f.Close() }

@@ -4,8 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"hash"
 	"math"
+	"slices"
 	"strconv"
 	"sync"
 )
@@ -138,4 +141,60 @@ func (h *rowHasher) sum() string {
 		top.Write(c.Sum(nil))
 	}
 	return hex.EncodeToString(top.Sum(nil))
+}
+
+// dataHashOf recomputes the data hash (data_sha256) of the
+// documents.parquet at path from its rows, as the ingest that wrote it
+// did: its columns must be exactly the ones the manifest m describes, in
+// documentsSchema's order and each name once.
+func dataHashOf(path string, m *Manifest) (string, error) {
+	cs := &commentSchema{}
+	for _, c := range m.CommentColumns {
+		cs.keys = append(cs.keys, c.Name)
+		cs.numeric = append(cs.numeric, c.Type == "double")
+	}
+	h := newRowHasher(m.Features, cs)
+	f, err := openParquet(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.close()
+	fields := f.pf.Schema().Fields()
+	var names []string
+	for _, fl := range fields {
+		names = append(names, fl.Name())
+	}
+	if !slices.Equal(names, h.names) {
+		return "", fmt.Errorf("%s: columns %v, the manifest describes %v (re-run prep ingest)", path, names, h.names)
+	}
+	for g, rg := range f.pf.RowGroups() {
+		n := int(rg.NumRows())
+		b := &rowGroup{n: n, qid: make([]int64, n), doc: make([]int32, n), label: make([]int32, n),
+			part: make([]int32, n), parts: make([]string, n), x: make([][]float64, m.Features),
+			cstr: make([][]string, len(cs.keys)), cnum: make([][]float64, len(cs.keys))}
+		cc := rg.ColumnChunks()
+		errs := []error{readRequiredInt64(cc[0], b.qid), readRequiredInt32(cc[1], b.doc), readRequiredInt32(cc[2], b.label), readStrings(cc[3], b.parts)}
+		for i := range b.part {
+			b.part[i] = int32(i)
+		}
+		for j := range b.x {
+			b.x[j] = make([]float64, n)
+			errs = append(errs, readRequiredDouble(cc[4+j], b.x[j]))
+		}
+		for k := range cs.keys {
+			c := cc[4+m.Features+k]
+			if cs.numeric[k] {
+				b.cnum[k] = make([]float64, n)
+				errs = append(errs, readRequiredDouble(c, b.cnum[k]))
+			} else {
+				b.cstr[k] = make([]string, n)
+				errs = append(errs, readStrings(c, b.cstr[k]))
+			}
+		}
+		if err := errors.Join(errs...); err != nil {
+			return "", fmt.Errorf("%s: row group %d: %w", path, g, err)
+		}
+		h.add(b)
+	}
+	return h.sum(), nil
 }

@@ -8,9 +8,10 @@ import (
 )
 
 // Algorithm describes one entry of the family: batched successive
-// elimination with one privacy protocol. An entry is declarative: its
-// noise (what is added, and where) and its batch schedule say how it
-// runs and how it is accounted; no code chooses behaviour by its name.
+// elimination with one privacy protocol, or a Policy of another shape
+// (UCB1). An entry is declarative: its noise (what is added, and where)
+// and its batch schedule, or its policy, say how it runs and how it is
+// accounted; no code chooses behaviour by its name.
 type Algorithm struct {
 	Name    string // sweep-file name, e.g. "dist-rdp-se"
 	Display string // label in plots and tables
@@ -25,6 +26,11 @@ type Algorithm struct {
 	// Uses lists the generic keys the algorithm reads (of eps, delta, T,
 	// seed); a grid value for another generic key does not change its run.
 	Uses []string
+	// Policy, set for an entry that is not batched successive
+	// elimination, builds its rule (Noise and Schedule are then unset);
+	// the family plays it on the run's reward stream. Only a non-private
+	// policy is accepted: no accountant of the family covers another.
+	Policy func(PolicySetup) Policy
 }
 
 // Noise declares an entry's privacy noise: its law (Kind) and where it is
@@ -119,6 +125,8 @@ var Algorithms = []Algorithm{
 		Trust: core.TrustDistributed, Model: "zcdp", Schedule: Geometric,
 		Noise:  Noise{Kind: NoiseDGauss, Placement: PlaceShares, Mechanism: "dgauss-secagg", Sampler: core.SamplerDiscreteGaussian, SamplerNote: "exact discrete Gaussian (CKS20)"},
 		Params: []core.Param{paramConf, paramCrs, paramGrow, paramS, paramPaper}, Uses: []string{"eps", "delta", "T", "seed"}},
+	{Name: "ucb1", Display: "UCB1", Summary: "Auer et al. (2002): the arm of largest mean + c sqrt(2 ln n / n_a) each round, non-private (not batched)",
+		Trust: core.TrustNone, Policy: newUCB1, Params: []core.Param{paramC}, Uses: []string{"T", "seed"}},
 }
 
 // Lookup returns the entry named name.

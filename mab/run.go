@@ -14,14 +14,11 @@ import (
 // confidence bound falls below the largest lower bound is eliminated.
 // Users contribute once. Round is O(1) apart from the batch ends.
 type Run struct {
-	means   []float64
-	best    int
-	reward  func(r *rand.Rand, mu float64) float64
-	rewards *rand.Rand
-	proto   protocol
-	crs     float64
-	size    func(b, k int) int // users per arm in batch b with k active arms
-	maxN    int                // batch sizes are capped at T (a larger batch cannot complete)
+	bandit
+	proto protocol
+	crs   float64
+	size  func(b, k int) int // users per arm in batch b with k active arms
+	maxN  int                // batch sizes are capped at T (a larger batch cannot complete)
 
 	active []int
 	b, n   int // current batch and its users per arm
@@ -35,12 +32,7 @@ type Run struct {
 // Round plays round t: one user pulls the current arm.
 func (r *Run) Round(t int) (pseudo, realised float64) {
 	i := r.pos / r.n
-	arm := r.active[i]
-	x := r.reward(r.rewards, r.means[arm])
-	if arm != r.best {
-		xb := r.reward(r.rewards, r.means[r.best])
-		pseudo, realised = r.means[r.best]-r.means[arm], xb-x
-	}
+	x, pseudo, realised := r.pull(r.active[i])
 	r.proto.add(i, x)
 	r.pos++
 	if r.pos == r.n*len(r.active) {

@@ -19,17 +19,10 @@ type Spec struct {
 	Instance  Instance
 }
 
-// New validates spec and builds its run and the privacy claim its noise
-// certifies. Bad input is an error naming the key.
+// New validates spec and builds its run (a *Run of batched successive
+// elimination, or the entry's Policy played by the family) and the
+// privacy claim its noise certifies. Bad input is an error naming the key.
 func New(spec Spec) (core.Problem, core.Privacy, error) {
-	r, claim, err := build(spec)
-	if err != nil {
-		return nil, core.Privacy{}, err
-	}
-	return r, claim, nil
-}
-
-func build(spec Spec) (*Run, core.Privacy, error) {
 	alg, ok := Lookup(spec.Algorithm)
 	if !ok {
 		return nil, core.Privacy{}, fmt.Errorf("algorithm = %q: not an entry of the mab family", spec.Algorithm)
@@ -54,23 +47,27 @@ func build(spec Spec) (*Run, core.Privacy, error) {
 		return nil, core.Privacy{}, fmt.Errorf("instance: %w", err)
 	}
 	key := rng.Derive(rng.NewKey("mab-run", spec.Seed), "instance", spec.Instance.Seed)
-	r := &Run{
-		means:   means,
-		rewards: rng.New(key, "rewards"),
-		crs:     params["crs"],
-		maxN:    spec.T,
-		b:       1,
-	}
+	b := bandit{means: means, rewards: rng.New(key, "rewards")}
 	for a := range means {
-		r.active = append(r.active, a)
-		if means[a] > means[r.best] {
-			r.best = a
+		if means[a] > means[b.best] {
+			b.best = a
 		}
 	}
 	if spec.Instance.Reward == RewardBernoulli {
-		r.reward = bernoulliReward
+		b.reward = bernoulliReward
 	} else {
-		r.reward = gaussianClipped(spec.Instance.NoiseSD)
+		b.reward = gaussianClipped(spec.Instance.NoiseSD)
+	}
+	if alg.Policy != nil {
+		if alg.Trust != core.TrustNone {
+			return nil, core.Privacy{}, fmt.Errorf("algorithm = %q: a private policy entry, which no accountant of the family covers", alg.Name)
+		}
+		p := &policyRun{bandit: b, policy: alg.Policy(PolicySetup{Arms: len(means), T: spec.T, Params: params})}
+		return p, account(alg, spec, params, ledger{}), nil
+	}
+	r := &Run{bandit: b, crs: params["crs"], maxN: spec.T, b: 1}
+	for a := range means {
+		r.active = append(r.active, a)
 	}
 	size := alg.Schedule
 	r.size = func(b, k int) int { return capSize(size(b, k, spec.Eps, params), spec.T) }

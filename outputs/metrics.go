@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/fedbandit/fedbandit/internal/suggest"
 )
 
 // Metric is one curve metric: what `run plot --metric` and `run table
@@ -78,7 +80,7 @@ func LookupMetric(name string) (Metric, error) {
 			return m, nil
 		}
 	}
-	return Metric{}, fmt.Errorf("unknown metric %q, want one of %s", name, strings.Join(MetricNames(), ", "))
+	return Metric{}, fmt.Errorf("unknown metric %q%s (the metrics: %s)", name, suggest.DidYouMean(name, MetricNames()), strings.Join(MetricNames(), ", "))
 }
 
 // Value returns the metric of a curve row, false when it is null (the

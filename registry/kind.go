@@ -10,6 +10,7 @@ import (
 
 	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/ingest"
+	"github.com/fedbandit/fedbandit/internal/suggest"
 	"github.com/fedbandit/fedbandit/ltr"
 	"github.com/fedbandit/fedbandit/outputs"
 )
@@ -183,7 +184,7 @@ func loadedValue[T any](rs RunSpec, family string) (T, error) {
 }
 
 // kinds is the registry of instance kinds.
-var kinds = []*Kind{syntheticKind, ltrKind, mabKind, mabLTRKind, bcoKind, bcoLTRKind}
+var kinds = []*Kind{syntheticKind, ltrKind, dubeyKind, mabKind, mabLTRKind, bcoKind, bcoLTRKind}
 
 // Kinds returns the registered instance kinds.
 func Kinds() []*Kind { return kinds }
@@ -225,7 +226,7 @@ func DecodeInstance(table map[string]any, dir string) (Instance, error) {
 			continue
 		}
 		if !slices.ContainsFunc(k.Keys, func(kk Key) bool { return kk.Key == key }) {
-			return nil, &KeyError{Key: key, Msg: fmt.Sprintf("not a key of kind %q (its keys: %s)", k.Name, strings.Join(keyNames(k.Keys), ", "))}
+			return nil, &KeyError{Key: key, Msg: fmt.Sprintf("not a key of kind %q (its keys: %s)%s", k.Name, strings.Join(keyNames(k.Keys), ", "), suggest.DidYouMean(key, keyNames(k.Keys)))}
 		}
 		rest[key] = v
 	}

@@ -16,7 +16,7 @@ var bcoLTRKind = &Kind{
 	Keys: []Key{
 		{"dataset", "a dataset directory prepared with `prep` (relative to the sweep file; $VARIABLES expanded)"},
 		{"features", "the feature set of x, as the ltr kind's (all, title, body or a column list); x is its learner's view (unit norm, intercept 0.01 first)"},
-		{"radius", "radius R of the ball w lives in (default 1; > 0)"},
+		{"radius", "radius R of the ball w lives in (default 1; 1e-8 to 1e100: the targets do not scale with R, so a smaller ball's regret is rounding noise)"},
 		{"loss", fmt.Sprintf("%q ((<x, w> - y)^2 / 2) or %q (|<x, w> - y|); no default", bco.LossSquared, bco.LossAbsolute)},
 		{"order", fmt.Sprintf("the order the documents arrive in: %q (default: a permutation drawn from seed, a fresh one per pass) or %q (the dataset's, repeated)", bco.OrderShuffled, bco.OrderDataset)},
 		{"seed", "draws the shuffled order (>= 0, default 0; only with order = \"shuffled\")"},

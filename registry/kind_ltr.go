@@ -76,6 +76,10 @@ func decodeLTR(table map[string]any, base string) (Instance, error) {
 	if err != nil {
 		return nil, err
 	}
+	if man.DocsPerQuery.Max == 1 {
+		// Every round would offer one action: regret identically 0 (R4-11).
+		return nil, &KeyError{Key: "dataset", Msg: fmt.Sprintf("%s: every one of its %d queries has 1 document, so every round would offer a single action and regret would be identically 0: the ltr kind needs queries of at least 2 documents", dir, man.Queries)}
+	}
 	return &ltrInstance{t: t, dir: dir, queries: man.Queries}, nil
 }
 

@@ -242,7 +242,9 @@ func TestBCOLTRBadInput(t *testing.T) {
 		{"features", "1-50", "uses column 47 but the dataset has only 46 features (dataset " + dir},
 		{"features", "", "empty feature set"},
 		{"loss", "quadratic", `"quadratic": want "squared" or "absolute"`},
-		{"radius", 0.0, "0: need a finite radius"},
+		{"radius", 0.0, "0: need 1e-8 <= radius <= 1e100"},
+		{"radius", 1e-20, "1e-20: need 1e-8 <= radius"},   // R4-10: regret exactly 0 at 1e-20
+		{"radius", 1e-300, "1e-300: need 1e-8 <= radius"}, // R4-21: was refused at algorithm[0]
 		{"order", "random", `"random"`},
 		{"seed", int64(-1), "want a seed >= 0"},
 		{"gap", 0.5, "not a key"},

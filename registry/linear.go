@@ -61,6 +61,8 @@ func linearError(err error) error {
 		key = strings.TrimPrefix(fe.Field, "Params.")
 	case syntheticKeys[fe.Field] != "":
 		key = "instance." + syntheticKeys[fe.Field]
+	case dubeyKeys[fe.Field] != "":
+		key = "instance." + dubeyKeys[fe.Field]
 	}
 	return &FieldError{Key: key, Msg: fe.Msg}
 }
@@ -193,10 +195,16 @@ func linearID(rs RunSpec) (string, error) {
 // so a field at its zero value (the behaviour before it existed) changes
 // no id, while any other value gives a new one; an intentional change of
 // identity bumps SemanticsVersion, which `run plan` prints.
-// runner.TestRunIDsPinned pins the ids of the shipped sweeps.
+// runner.TestRunIDsPinned pins the ids of the shipped sweeps. A Late
+// parameter at its default is left out (core.Identity).
 func LinearRunID(spec federate.Spec, instanceHash string) (string, error) {
 	spec.LTR = nil
 	spec.Calib = nil
+	if a, err := federate.LookupAlgorithm(spec.Algorithm); err == nil && len(spec.Params) > 0 {
+		// A parameter added later enters ids only when set off its
+		// default (core.Param.Late), as in every family.
+		spec.Params = core.Identity(a.Params, spec.Params)
+	}
 	return hashJSON(struct {
 		Domain       string
 		Format       int // named when the layout was hashed; the name is encoded, so it stays

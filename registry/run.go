@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 
@@ -122,6 +123,17 @@ func neutralCompile(a *Algorithm) func(RunSpec) (RunSpec, error) {
 		}
 		if !a.UsesKey("delta") {
 			out.Delta = 0
+		}
+		// A non-finite eps or delta has no run id (JSON has no NaN or
+		// infinity): refused here naming the key, whatever the family's
+		// own range says later (R4-14).
+		for _, k := range []struct {
+			key string
+			v   float64
+		}{{"eps", out.Eps}, {"delta", out.Delta}} {
+			if math.IsNaN(k.v) || math.IsInf(k.v, 0) {
+				return rs, &FieldError{Key: k.key, Msg: fmt.Sprintf("%s = %v, want a finite value > 0", k.key, k.v)}
+			}
 		}
 		if rs.IsSet("checkpoint_every") && rs.Every < 1 {
 			return rs, &FieldError{Key: "checkpoint_every", Msg: fmt.Sprintf("%d, want a spacing >= 1 round (or leave it out)", rs.Every)}

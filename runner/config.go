@@ -7,11 +7,13 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/fedbandit/fedbandit/internal/suggest"
 	"github.com/fedbandit/fedbandit/registry"
 )
 
@@ -193,6 +195,41 @@ func LoadConfig(path string) (*Config, error) {
 	return c, nil
 }
 
+// didYouMeanKey is the "did you mean" for an unknown key of the sweep
+// file's own tables (top level, [grid], [advanced]): the closest keys of
+// the same table, from Config's toml tags, in the same dotted form.
+func didYouMeanKey(key toml.Key) string {
+	t := reflect.TypeOf(Config{})
+	for _, p := range key[:len(key)-1] {
+		f, ok := fieldByTag(t, p)
+		if !ok || f.Type.Kind() != reflect.Struct {
+			return ""
+		}
+		t = f.Type
+	}
+	var known []string
+	for i := range t.NumField() {
+		if tag := t.Field(i).Tag.Get("toml"); tag != "" && tag != "-" {
+			known = append(known, tag)
+		}
+	}
+	near := suggest.Closest(key[len(key)-1], known)
+	for i, k := range near {
+		near[i] = strings.Join(append(slices.Clone(key[:len(key)-1]), k), ".")
+	}
+	return suggest.Phrase(near)
+}
+
+// fieldByTag returns t's field whose toml tag is name.
+func fieldByTag(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := range t.NumField() {
+		if f := t.Field(i); f.Tag.Get("toml") == name {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
 // ParseConfig parses and validates a sweep file's bytes; dir resolves
 // relative dataset paths.
 func ParseConfig(raw []byte, dir string) (*Config, error) {
@@ -216,7 +253,13 @@ func ParseConfig(raw []byte, dir string) (*Config, error) {
 		keys = append(keys, k.String())
 	}
 	if len(keys) > 0 {
-		return nil, &KeyError{Key: keys[0], Msg: fmt.Sprintf("unknown key (all unknown: %s)", strings.Join(keys, ", "))}
+		first := md.Undecoded()[0]
+		for _, k := range md.Undecoded() {
+			if k.String() == keys[0] {
+				first = k
+			}
+		}
+		return nil, &KeyError{Key: keys[0], Msg: fmt.Sprintf("unknown key%s (all unknown: %s)", didYouMeanKey(first), strings.Join(keys, ", "))}
 	}
 	if err := toml.Unmarshal(raw, &c.tree); err != nil {
 		return nil, err
@@ -292,7 +335,7 @@ func (c *Config) decodeTables() error {
 				if len(alg.Params) > 0 {
 					what = "parameters " + strings.Join(alg.ParamKeys(), ", ")
 				}
-				return &KeyError{Key: at, Msg: fmt.Sprintf("unknown key: %s has %s", a.Name, what)}
+				return &KeyError{Key: at, Msg: fmt.Sprintf("unknown key: %s has %s%s", a.Name, what, suggest.DidYouMean(k, alg.ParamKeys()))}
 			}
 			vals, err := numbers(t[k])
 			if err != nil {
@@ -354,6 +397,24 @@ func (c *Config) Validate() error {
 	}
 	if len(c.Algorithms) == 0 {
 		return bad("algorithm", "no [[algorithm]] table: give at least one algorithm")
+	}
+	// An explicit empty list is not an absent key: it has no value to run
+	// (R4-09, R4-25: relation = [] took the default, M = [] read as 0).
+	for _, k := range []string{"eps", "delta", "M", "B", "T", "alpha", "relation", "noise"} {
+		if v, ok := c.lookup("grid", k); ok {
+			if l, isList := v.([]any); isList && len(l) == 0 {
+				return bad("grid."+k, "an empty list: give at least one value (or leave the key out where it has a default)")
+			}
+		}
+	}
+	for i := range c.Algorithms {
+		for _, k := range []string{"eps", "delta"} {
+			if v, ok := c.lookup("algorithm", i, k); ok {
+				if l, isList := v.([]any); isList && len(l) == 0 {
+					return bad(fmt.Sprintf("algorithm[%d].%s", i, k), "an empty list: give at least one value (or leave the key out for the grid's)")
+				}
+			}
+		}
 	}
 	g := c.Grid
 	// Every family has a horizon; whether M and B may be absent is the

@@ -361,3 +361,34 @@ func TestValidateUnknownAlgorithm(t *testing.T) {
 		t.Errorf("Validate: %v", err)
 	}
 }
+
+// TestUnknownKeyDidYouMean: an unknown key of the sweep file's own
+// tables, of an instance kind or of an algorithm names the closest known
+// key of the same table; a key close to none gets no suggestion.
+// Mutation-checked: dropping didYouMeanKey's table prefix, or the
+// suggestion in the algorithm's or the kind's message, fails it.
+func TestUnknownKeyDidYouMean(t *testing.T) {
+	for _, tc := range []struct{ name, cfg, old, new, key, want string }{
+		{"grid", base, "eps = [1, 5]", "epsilon = [1, 5]", "grid.epsilon", `did you mean "grid.eps"?`},
+		{"top level", base, "seeds = 2", "seeds = 2\nseds = 3", "seds", `did you mean "seeds"?`},
+		{"advanced", base, "[grid]", "[advanced]\nnoclip = true\n[grid]", "advanced.noclip", `did you mean "advanced.no_clip"?`},
+		{"instance kind", base, "noise_var = 0.25", "noise_vr = 0.25", "instance[0].noise_vr", `did you mean "noise_var"?`},
+		{"algorithm", genericMAB, "S = [10, 100]", "S = [10, 100]\ngrwoth = [2]", "algorithm[0].grwoth", `did you mean "growth"?`},
+		{"far from every key", base, "eps = [1, 5]", "eps = [1, 5]\nzebra = [1]", "grid.zebra", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := strings.Replace(tc.cfg, tc.old, tc.new, 1)
+			if cfg == tc.cfg {
+				t.Fatalf("%q not in the config", tc.old)
+			}
+			_, err := ParseConfig([]byte(cfg), t.TempDir())
+			var ke *KeyError
+			if !errors.As(err, &ke) || ke.Key != tc.key {
+				t.Fatalf("error %v, want a KeyError on %s", err, tc.key)
+			}
+			if tc.want == "" && strings.Contains(ke.Msg, "did you mean") || !strings.Contains(ke.Msg, tc.want) {
+				t.Errorf("%s: %q, want %q", tc.key, ke.Msg, tc.want)
+			}
+		})
+	}
+}

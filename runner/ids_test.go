@@ -73,8 +73,18 @@ var pinnedIDs = map[string][2]string{
 	"mab-fig4.toml": {"005deb42c22ee2fdb3d980e279265193eb2ade7434fcc443dfb50b3e3a4351f8", "a04bfc40ba97ed5128ba3a54acf0cd0be97cf4480660d8e9dc06d53120aed501"},
 	// Issue 32: the data-backed kinds of the mab and bco families, on the
 	// MQ2008 stand-in (standInMQ2008).
-	"mab-ltr.toml": {"0255da788e2cabd6c588dd3d1c4d6c83841b593fbbe0449d8e8e1a2d4e3e8eee", "d62bfa8f1f3c21fde12df6cda35ca0556fc316e4ac58a17399d723ba8b5e36bd"},
-	"bco-ltr.toml": {"057d70c9729007b7143a473fa59a95f06b5c56c58563fb3b4cf7ee4827b000c5", "c3c2e23e51099b1985f8567b1ccb9ea519eb0dc846e203df65dcea4c258c76c2"},
+	"ldp-gloc.toml": {"010114ea243db13d83937032b6bee10f9e4b33b0300d9b05050085268696c57f", "628a4dcd82e9d7d1862c948b2c943cb04ed15448eaf3289772dee53772d2119e"},
+	"mab-ltr.toml":  {"0255da788e2cabd6c588dd3d1c4d6c83841b593fbbe0449d8e8e1a2d4e3e8eee", "d62bfa8f1f3c21fde12df6cda35ca0556fc316e4ac58a17399d723ba8b5e36bd"},
+	"bco-ltr.toml":  {"057d70c9729007b7143a473fa59a95f06b5c56c58563fb3b4cf7ee4827b000c5", "c3c2e23e51099b1985f8567b1ccb9ea519eb0dc846e203df65dcea4c258c76c2"},
+	// Issue 38: Dubey & Pentland's Figure 1 A-C on their instance (kind
+	// dubey), reduced and at the paper's scale (new sweeps; FedUCB's
+	// regime is a Late parameter, so feducb.toml keeps its ids).
+	"dubey-fig1a.toml":       {"033cf85feba863d13df3c5753aa87e97440df9655b9ec3ac2a695e060d931f38", "5460b2982092dd1a52c691048afcead69683e8f514f3f4782ddc1861d5416381"},
+	"dubey-fig1b.toml":       {"2a36c51fb41f8f55e2cc169d3a2ccf54d3ac4d4c0581de3713eba566266ea3a4", "ce7a15691b17ffa13bb7743fbcda93e512e6584ab8e9ab32f07febe6dcec3373"},
+	"dubey-fig1c.toml":       {"00fda59275279055cac0a7a029f80d59aa547f4c43799e07df03df61a09ef248", "8669d417c8b6aeee968c3eaae751924b34a684712fb1da8589ebcb8a9026f6a2"},
+	"dubey-fig1a-paper.toml": {"000c3739dcd4ef18f2ee60eb738fe87ed54fac105125c7164f258ed4e926eb39", "9d4a7beec60884ada6c7e6466c1705a792752eb61bcb1bb89b226b30b238e458"},
+	"dubey-fig1b-paper.toml": {"00449ea7d30d3bec93ec69e447e3d0803e843a1922ded37872786ce07a294f0c", "f54065cb1e0c0cc132fdd42cc216b3872d9d037b4c2071fc218e07930d83e607"},
+	"dubey-fig1c-paper.toml": {"002831e284a0100ab96d0b3191580070974bf2e486c857c50b190b747bd02222", "31e685d851d07c8173b21c450204665c0c8d48f8e95446885125a4d68fd30848"},
 }
 
 // printIDs is the command that prints the pins of TestRunIDsPinned in

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -303,17 +302,10 @@ func TestRateCacheFile(t *testing.T) {
 	}
 }
 
-// TestMachineKeyParts: the revision is the vcs.revision build setting
-// ("unknown" without one) and the CPU is cpuinfo's model name. Mutation
-// controls: rates.go's `s.Key == "vcs.revision"`, the open error test and
-// the `== "model name"` test negated fail.
+// TestMachineKeyParts: the CPU is cpuinfo's model name (the revision
+// is internal/buildinfo's, tested there). Mutation controls: the open
+// error test and the `== "model name"` test negated fail.
 func TestMachineKeyParts(t *testing.T) {
-	if got := revision([]debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: "abc123"}, {Key: "vcs.time", Value: "2026"}}); got != "abc123" {
-		t.Errorf("revision %q", got)
-	}
-	if got := revision([]debug.BuildSetting{{Key: "GOOS", Value: "linux"}}); got != "unknown" {
-		t.Errorf("no revision: %q", got)
-	}
 	p := filepath.Join(t.TempDir(), "cpuinfo")
 	os.WriteFile(p, []byte("processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 7763 64-Core Processor\nflags\t\t: fpu\n"), 0o644)
 	if got := cpuModel(p); got != "AMD EPYC 7763 64-Core Processor" {

@@ -12,11 +12,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"time"
 
 	"github.com/fedbandit/fedbandit/internal/atomicfile"
+	"github.com/fedbandit/fedbandit/internal/buildinfo"
 	"github.com/fedbandit/fedbandit/outputs"
 	"github.com/fedbandit/fedbandit/registry"
 )
@@ -275,23 +275,7 @@ func cacheKey(machine, class string) string {
 // model, the kernels in use, the OS and architecture, the Go version and
 // the program's revision.
 func machineKey() string {
-	var settings []debug.BuildSetting
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		settings = bi.Settings
-	}
-	return strings.Join([]string{cpuModel("/proc/cpuinfo"), registry.Kernels(), runtime.GOOS, runtime.GOARCH, runtime.Version(), revision(settings)}, "|")
-}
-
-// revision is the program's vcs.revision among its build settings
-// ("unknown" without one).
-func revision(settings []debug.BuildSetting) string {
-	rev := "unknown"
-	for _, s := range settings {
-		if s.Key == "vcs.revision" {
-			rev = s.Value
-		}
-	}
-	return rev
+	return strings.Join([]string{cpuModel("/proc/cpuinfo"), registry.Kernels(), runtime.GOOS, runtime.GOARCH, runtime.Version(), buildinfo.Read().Revision}, "|")
 }
 
 // cpuModel is the "model name" of cpuinfo, a file in the format of

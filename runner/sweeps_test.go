@@ -53,7 +53,19 @@ func TestShippedSweeps(t *testing.T) {
 		// others at 3 eps, 5 seeds.
 		"mab-ltr.toml": {70, 0, 1000000, map[string]int{"se": 10, "dist-dp-se": 30, "dist-rdp-se": 30}, true},
 		// 2 losses x 2 T x 3 seeds; the private ones at 2 eps.
-		"bco-ltr.toml": {72, 1, 0, map[string]int{"one-point": 12, "two-point": 12, "ldp-one-point": 24, "ldp-two-point": 24}, true},
+		// Huang et al.'s comparison: 2 instances (linear, logistic), LDP-LinUCB at
+		// 2 eps and the random policy, 10 seeds.
+		"ldp-gloc.toml": {60, 10, 2000, map[string]int{"ldp-linucb": 40, "random": 20}, true},
+		"bco-ltr.toml":  {72, 1, 0, map[string]int{"one-point": 12, "two-point": 12, "ldp-one-point": 24, "ldp-two-point": 24}, true},
+		// Issue 38, Dubey & Pentland's Figure 1 (m 0: a grid over M):
+		// A: 5 eps x 4 M, feducb-np once per M; B: 3 regimes x 2
+		// algorithms; C: 5 d x 2 algorithms. Reduced: 3 seeds; paper: 100.
+		"dubey-fig1a.toml":       {72, 0, 2000, map[string]int{"feducb": 60, "feducb-np": 12}, false},
+		"dubey-fig1b.toml":       {18, 100, 5000, map[string]int{"feducb": 9, "feducb-np": 9}, false},
+		"dubey-fig1c.toml":       {30, 20, 5000, map[string]int{"feducb": 15, "feducb-np": 15}, false},
+		"dubey-fig1a-paper.toml": {2400, 0, 10000000, map[string]int{"feducb": 2000, "feducb-np": 400}, false},
+		"dubey-fig1b-paper.toml": {600, 100, 1000000, map[string]int{"feducb": 300, "feducb-np": 300}, false},
+		"dubey-fig1c-paper.toml": {1000, 100, 1000000, map[string]int{"feducb": 500, "feducb-np": 500}, false},
 	}
 	files, _ := filepath.Glob(filepath.Join("..", "sweeps", "*.toml"))
 	if len(files) != len(want) {
@@ -82,6 +94,16 @@ func TestShippedSweeps(t *testing.T) {
 			// (the random policy has no learner: nothing of it applies).
 			if r.Spec.Algorithm == federate.AlgRandom {
 				if r.Spec.M != w.m || r.Spec.T != w.t {
+					t.Errorf("%s: run %+v", f, r.Spec)
+				}
+				continue
+			}
+			if r.Spec.Instance == federate.InstanceDubey {
+				// FedUCB's own noise (the paper preset), the reward clamp,
+				// the eager learner; the regime sets D (no sync_threshold).
+				_, threshold := r.Spec.Params["sync_threshold"]
+				if (w.m != 0 && r.Spec.M != w.m) || r.Spec.T != w.t || r.Spec.B != 25 || r.Spec.NoClip || r.Spec.Lazy || threshold ||
+					r.Spec.Params["regime"] == 0 || (r.Spec.Algorithm == federate.AlgFedUCB && (r.Spec.Preset != "paper" || r.Spec.Delta != 0.1)) {
 					t.Errorf("%s: run %+v", f, r.Spec)
 				}
 				continue

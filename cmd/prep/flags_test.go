@@ -39,6 +39,7 @@ var (
 var flagRules = map[string]flagRule{
 	" --help":    boolean,
 	" --verbose": boolean,
+	" --version": boolean,
 
 	"ingest <INPUT>":        path,
 	"ingest --out":          path,
@@ -338,6 +339,22 @@ func TestEmptyColumnNames(t *testing.T) {
 		err := prep(t, append([]string{"ingest", in, "--out", filepath.Join(t.TempDir(), "ds")}, args...)...)
 		if err == nil || !strings.Contains(err.Error(), args[0]+": an empty column name") {
 			t.Errorf("prep ingest %s %q: %v, want an error naming %s", args[0], args[1], err, args[0])
+		}
+	}
+}
+
+// TestR4_19EmptyFeatureColumns: --feature-columns with an empty value (kong
+// made it an empty list, which meant the default f1..fN) is the same
+// error as an empty name inside the list.
+func TestR4_19EmptyFeatureColumns(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "in.parquet")
+	if err := os.WriteFile(in, []byte("PAR1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"--feature-columns="}, {"--feature-columns", ""}} {
+		err := prep(t, append([]string{"ingest", in, "--out", filepath.Join(t.TempDir(), "ds")}, args...)...)
+		if err == nil || !strings.Contains(err.Error(), "--feature-columns: an empty column name") {
+			t.Errorf("prep ingest %q: %v, want the empty-name error", args, err)
 		}
 	}
 }

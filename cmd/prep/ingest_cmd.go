@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"context"
 	"fmt"
+	"github.com/alecthomas/kong"
 	"io"
 	"log/slog"
 	"os"
@@ -26,14 +27,14 @@ type IngestCmd struct {
 	Parts []string `sep:"," placeholder:"PART" help:"Files of the layout: train,vali,test (of --fold; default all three), or S1..S5 for LETOR 4.0 without --fold (default all five). The defaults read every query exactly once."`
 
 	LabelMax    *int `placeholder:"N" help:"Largest allowed label, 1 <= N <= 65536. Default: 4 for MSLR-WEB (136 features), 2 for LETOR 4.0 (46 features), 4 otherwise."`
-	Features    *int `placeholder:"N" help:"Number of feature columns f1..fN, 1 <= N <= 65536. Default: the largest index on the first data line; larger indices later are errors."`
+	Features    *int `placeholder:"N" help:"Number of feature columns f1..fN, 1 <= N <= 32764 (documents.parquet holds at most 32,768 columns, four of them qid, doc, label and part). Default: the largest index on the first data line; larger indices later are errors."`
 	Lenient     bool `help:"Skip bad lines instead of stopping at the first; their count and first examples go into manifest.json."`
 	AllowRagged bool `help:"Accept MSLR-WEB / LETOR 4.0 lines with fewer features than the format's 136 / 46 (zero-filled); their count and first examples go into manifest.json as ragged_rows. Without it such a line is an error."`
 	Workers     *int `placeholder:"N" help:"Parser goroutines, 1 <= N <= 1024 (default: number of CPUs)."`
 
-	LabelColumn    *string  `placeholder:"NAME" help:"Parquet input: the label column (default label)."`
-	QIDColumn      *string  `name:"qid-column" placeholder:"NAME" help:"Parquet input: the query id column (default qid)."`
-	FeatureColumns []string `sep:"," placeholder:"NAME" help:"Parquet input: the feature columns, in order, or one list column (default f1..fN, else the one list column)."`
+	LabelColumn    *string    `placeholder:"NAME" help:"Parquet input: the label column (default label)."`
+	QIDColumn      *string    `name:"qid-column" placeholder:"NAME" help:"Parquet input: the query id column (default qid)."`
+	FeatureColumns columnList `placeholder:"NAME,..." help:"Parquet input: the feature columns, in order, or one list column (default f1..fN, else the one list column)."`
 }
 
 // Validate checks the flags as given (kong calls it after parsing): an
@@ -55,7 +56,7 @@ func (c *IngestCmd) Validate() error {
 	if err := checkColumn("--qid-column", c.QIDColumn); err != nil {
 		return err
 	}
-	for _, name := range c.FeatureColumns {
+	for _, name := range c.FeatureColumns.names {
 		if err := checkColumn("--feature-columns", &name); err != nil {
 			return err
 		}
@@ -129,7 +130,7 @@ func (c *IngestCmd) Run() error {
 
 		LabelColumn:    optString(c.LabelColumn),
 		QIDColumn:      optString(c.QIDColumn),
-		FeatureColumns: c.FeatureColumns,
+		FeatureColumns: c.FeatureColumns.names,
 	}
 	// A bar on a terminal; plain log lines (progress every few seconds and
 	// a summary) otherwise, e.g. in CI or when stderr goes to a file.
@@ -254,3 +255,21 @@ func (c *SynthCmd) Run() error {
 
 // newGzipWriter compresses synth output written to a .gz file.
 func newGzipWriter(w io.Writer) io.WriteCloser { return gzip.NewWriter(w) }
+
+// columnList is the value of --feature-columns: column names separated by
+// commas. Given with an empty value it holds one empty name (an error in
+// Validate), never nothing, which would mean the default columns.
+type columnList struct {
+	names []string
+}
+
+// Decode reads one --feature-columns value (kong.MapperValue); a repeated
+// flag adds its names.
+func (l *columnList) Decode(ctx *kong.DecodeContext) error {
+	var s string
+	if err := ctx.Scan.PopValueInto("NAME,...", &s); err != nil {
+		return err
+	}
+	l.names = append(l.names, strings.Split(s, ",")...)
+	return nil
+}

@@ -8,16 +8,21 @@
 package main
 
 import (
+	"io"
 	"log/slog"
 	"os"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/fedbandit/fedbandit/internal/buildinfo"
+	"github.com/fedbandit/fedbandit/internal/cliconv"
 )
 
 // cli is the command tree. Each command's type lives in its own file:
 // ingest_cmd.go (ingest, synth) and fit_cmd.go (fit, partition, all).
 type cli struct {
-	Verbose bool `help:"Log debug detail." short:"v"`
+	Verbose bool             `help:"Log debug detail." short:"v"`
+	Version kong.VersionFlag `help:"Print this build's version and VCS revision, and exit."`
 
 	Ingest    IngestCmd    `cmd:"" help:"Convert LETOR / MSLR-WEB text (plain, .gz, directory or the original .zip) into DATASET_DIR/documents.parquet and manifest.json."`
 	Synth     SynthCmd     `cmd:"" help:"Write MSLR-WEB10K-shaped text (seeded) for scale tests and benchmarks."`
@@ -27,17 +32,38 @@ type cli struct {
 	Verify    VerifyCmd    `cmd:"" help:"Check a dataset directory: documents.parquet against the manifest's documents_sha256, every theta and partition artifact against its own content hash."`
 }
 
-func main() {
-	var c cli
-	ctx := kong.Parse(&c,
+func main() { os.Exit(prepMain(os.Args[1:], os.Stderr)) }
+
+// newParser builds the command-line parser of prep over c; opts come
+// after the program's own (tests redirect the output and the exit).
+func newParser(c *cli, opts ...kong.Option) (*kong.Kong, error) {
+	return kong.New(c, append([]kong.Option{
 		kong.Name("prep"),
 		kong.Description("Prepare learning-to-rank datasets and bandit instances for fedbandit."),
-		kong.UsageOnError(),
-	)
+		kong.Vars{"version": buildinfo.Read().String()},
+	}, opts...)...)
+}
+
+// prepMain runs the command line args, reporting errors on stderr, and
+// returns the exit status: 0, 1
+// for an error, 2 for a usage error (cliconv).
+func prepMain(args []string, stderr io.Writer) int {
+	var c cli
+	k, err := newParser(&c)
+	if err != nil {
+		panic(err) // the grammar is the program's own
+	}
+	kctx, err := cliconv.Parse(k, args)
+	if err != nil {
+		return cliconv.Report(stderr, k, nil, err)
+	}
 	level := slog.LevelInfo
 	if c.Verbose {
 		level = slog.LevelDebug
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
-	ctx.FatalIfErrorf(ctx.Run())
+	if err := kctx.Run(); err != nil {
+		return cliconv.Report(stderr, k, kctx, err)
+	}
+	return 0
 }

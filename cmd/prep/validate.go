@@ -6,14 +6,15 @@ import (
 	"unicode"
 
 	"github.com/fedbandit/fedbandit/features"
+	"github.com/fedbandit/fedbandit/ingest"
 )
 
 // Bounds of the count flags. A value above them is a typo or an attack, not
 // a dataset: each would allocate or spawn that many of something.
 const (
-	maxWorkers  = 1024    // --workers: goroutines
-	maxLabel    = 1 << 16 // --label-max: the label histogram has N+1 entries
-	maxFeatures = 1 << 16 // --features: columns (the parser's index limit)
+	maxWorkers  = 1024               // --workers: goroutines
+	maxLabel    = 1 << 16            // --label-max: the label histogram has N+1 entries
+	maxFeatures = ingest.MaxFeatures // --features: what documents.parquet can hold
 	maxQueries  = 10_000_000
 	maxDocs     = 1_000_000
 	maxFolds    = 1000

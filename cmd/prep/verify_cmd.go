@@ -21,8 +21,9 @@ type VerifyCmd struct {
 func (c *VerifyCmd) Help() string {
 	return `Hashes documents.parquet unconditionally (loads skip the hash while the
 file's size, modification time and, on Linux, device, inode and
-status-change time are those of the last successful check)
-and reads every instances/*.theta.json and partitions/*.json, which check
+status-change time are those of the last successful check), re-hashes
+its rows and compares them with the dataset identity (data_sha256) the
+manifest records, and reads every instances/*.theta.json and partitions/*.json, which check
 their own content hashes and the dataset hash they were made from.
 Exits non-zero, naming each bad file, if anything changed.
 

@@ -40,6 +40,7 @@ var (
 // flag cannot be added without deciding what 0, -1, NaN, ... mean for it.
 var flagRules = map[string]map[string]string{
 	"--verbose": asBool,
+	"--version": asBool,
 
 	"quickstart --out":     asText,
 	"quickstart --cache":   asText,
@@ -49,6 +50,7 @@ var flagRules = map[string]map[string]string{
 	"plan --out":               asText, // read only: counts the runs done there
 	"plan --workers":           none,
 	"plan --list":              asBool,
+	"plan --json":              asBool,
 	"plan --rate":              none, // 1e3..1e15
 	"plan --remeasure":         asBool,
 	"plan --no-share-contexts": asBool,
@@ -94,10 +96,26 @@ var flagRules = map[string]map[string]string{
 
 	"status --all": asBool,
 
+	"reproduce --out":                 asText,
+	"reproduce --quick":               asBool,
+	"reproduce --scale":               none,   // enum
+	"reproduce --workers":             none,   // 1..4096
+	"reproduce --mslr":                asText, // a path, checked when a reproduction starts
+	"reproduce --only":                none,   // experiment names of the catalogue
+	"reproduce --list":                asBool,
+	"reproduce --report-only":         asText,
+	"reproduce --cache":               asText,
+	"reproduce --log-every":           none, // > 0
+	"reproduce --rate":                none,
+	"reproduce --remeasure":           asBool,
+	"reproduce --no-share-contexts":   asBool,
+	"reproduce --ignore-memory-check": asBool,
+
 	"table --at":       none, // rounds >= 1
 	"table --metric":   none,
 	"table --over":     none, // enum
 	"table --markdown": asBool,
+	"table --format":   none, // enum
 
 	"scaling --title":    asText,
 	"scaling --over":     none, // enum
@@ -177,6 +195,7 @@ T = [2]
 		"table":      {"table", results},
 		"scaling":    {"scaling", results},
 		"audit":      {"audit"},
+		"reproduce":  {"reproduce", "--list"},
 	}
 	var app cli
 	k := kong.Must(&app, kong.Name("run"))

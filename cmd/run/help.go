@@ -10,22 +10,36 @@ import (
 
 // Help texts shown by `run COMMAND --help` (kong's detailed help).
 
+// quickstartConfigs is the number of configurations of the main job's
+// three sweeps (quickstart*.toml): FedLinUCB, LDP at three eps; SE,
+// Dist-DP-SE; two-point, LDP two-point. TestQuickstart holds it to the
+// sweeps.
+const quickstartConfigs = 8
+
 // Help explains the main job.
 func (c *QuickstartCmd) Help() string {
-	return `Runs on a fresh machine with no download:
+	return fmt.Sprintf(`Runs on a fresh machine with no download:
 
   1. extracts the embedded real MQ2008 dataset (LETOR 4.0, 784 queries) and prepares
      it into the cache: ingest to Parquet, lasso theta* with alpha chosen by 5-fold
-     cross-validation, contiguous partition into 10 silos (done once, keyed by content);
-  2. runs 25 seeded runs: FedLinUCB, LDP-FedLinUCB at eps 0.2, 1, 5 and SDP-FedLinUCB
-     at eps 1 (delta 0.1, T = 2000, B = 25, 5 seeds), concurrently and resumably;
-  3. writes --out/runs.arrow, --out/curves.arrow, --out/regret.png and .svg, and prints
-     a summary with the privacy each configuration actually delivers.
+     cross-validation, contiguous partition into %[3]d silos (done once, keyed by content);
+  2. runs %[1]d seeded runs (%[4]d configurations x %[2]d seeds, T = %[5]d), one sweep per
+     family, concurrently and resumably. Linear: FedLinUCB, and LDP-FedLinUCB at eps
+     0.2, 1 and 5 (delta 0.1; M = %[3]d silos, B = 25). Multi-armed: SE, and Dist-DP-SE at
+     eps 1, the documents of query 10056 as arms. Convex: online least squares by the
+     two-point method, non-private and LDP (eps 1, delta 1e-5);
+  3. writes --out/runs.arrow and curves.arrow (and their Parquet copies),
+     --out/regret.png and .svg, and prints a summary with the privacy each
+     configuration actually delivers, and how to load the tables in Python.
+
+--quick: %[6]d runs (%[7]d seeds, T = %[8]d), a few seconds.
 
 Examples:
 
     go run ./cmd/run                         # the main job, outputs in ./fedbandit-quickstart
-    go run ./cmd/run --quick --out /tmp/qs   # CI size (a few seconds)`
+    go run ./cmd/run --quick --out /tmp/qs   # CI size (a few seconds)`,
+		quickstartConfigs*fullSeeds, fullSeeds, quickstartSilos, quickstartConfigs, fullRounds,
+		quickstartConfigs*quickSeeds, quickSeeds, quickRounds)
 }
 
 // algorithmsHelp lists the registered algorithms with their own
@@ -94,8 +108,21 @@ model's multiply-adds per second of one core, and every family's model speed
 is scaled by the same factor. A class whose one run needs more than 1 GiB is
 not timed (its model time stands): the plan allocates no run.
 
+The wall time schedules the runs on the workers as a sweep does, assuming a
+free core per worker: on a shared or loaded machine it is longer (the CPU time
+is not).
+
+--json prints one object for a program: sweep, semantics_version, runs,
+configurations, seeds, done, failed, pending, workers, cpu_seconds,
+wall_seconds, wall_assumes, longest_run_seconds, times_from ("measured" or
+"rate"), work [{unit, total}], peak_bytes, shared_bytes, collect_bytes,
+memory_warning (null or the pre-flight's message), instances [{name,
+description, hash, d, actions_per_round, bytes}], ignored_keys [{algorithm,
+name, keys}] and, with --list, run_list [{run_id, seed, group}].
+
 Examples:
 
     run plan sweeps/fig2c.toml
-    run plan sweeps/fig3a.toml --out results/fig3a --list`
+    run plan sweeps/fig3a.toml --out results/fig3a --list
+    run plan sweeps/fig3a.toml --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["cpu_seconds"])'`
 }

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -29,12 +30,16 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/fedbandit/fedbandit/internal/buildinfo"
+	"github.com/fedbandit/fedbandit/internal/cliconv"
+	"github.com/fedbandit/fedbandit/outputs"
 	"github.com/fedbandit/fedbandit/runner"
 )
 
 // cli is the command tree.
 type cli struct {
-	Verbose bool `help:"Log debug detail." short:"v"`
+	Verbose bool             `help:"Log debug detail." short:"v"`
+	Version kong.VersionFlag `help:"Print this build's version, VCS revision, simulator semantics and results layout, and exit."`
 
 	Quickstart QuickstartCmd `cmd:"" default:"withargs" help:"The main job (default when no command is given): prepare the embedded real MQ2008 dataset (cached), run a small sweep per family (FedLinUCB and LDP at three eps; SE and Dist-DP-SE on one query's documents; online least squares by the two-point method, non-private and LDP; several seeds), write Arrow tables and a plot."`
 	Plan       PlanCmd       `cmd:"" help:"Expand a sweep file and print its run count, how many are already done, and CPU-time and memory estimates. Runs nothing."`
@@ -46,6 +51,7 @@ type cli struct {
 	Status     StatusCmd     `cmd:"" help:"Show an array job's progress per task from its published runs, and the command that reruns only the incomplete tasks."`
 	Table      TableCmd      `cmd:"" help:"Print every configuration's time-average regret at chosen rounds (--at 1000,2500,5000,10000), mean ± standard error over seeds (--over instance: over instances, as run plot --over instance); --markdown for docs."`
 	Scaling    ScalingCmd    `cmd:"" help:"Fit how regret grows with M, T or eps (--over): over M the privacy cost (pseudo-regret minus FedLinUCB's at the same M and seed) per algorithm, over T or eps the mean pseudo-regret per configuration (with --baseline ALG: the cost against ALG, paired by seed); print the exponents and the local exponents with 95% intervals and draw DIR/scaling.png and .svg (scaling-T, scaling-eps)."`
+	Reproduce  ReproduceCmd  `cmd:"" help:"Every experiment of the seed papers by one command: plan (total estimate first), run (resumable, any worker count, the same bytes) and write DIR/REPORT.md, each figure beside its reference values and the papers' claims with a verdict (--quick: every experiment in about a minute; --scale paper: Slurm arrays)."`
 	Audit      AuditCmd      `cmd:"" help:"Audit private algorithms empirically (privacy.md T8): draw one silo's release many times under two neighbouring datasets through the real code path and compare the measured privacy with the accountant's claim. One spec from the flags (eager and lazy learner), or every private configuration of a sweep file (--sweep); --out writes audit.arrow and a plot."`
 }
 
@@ -134,14 +140,39 @@ func (c *cli) AfterApply(kctx *kong.Context) error {
 	return nil
 }
 
-func main() {
-	var c cli
-	k := kong.Parse(&c,
+func main() { os.Exit(runMain(os.Args[1:], os.Stderr)) }
+
+// newParser builds the command-line parser of run over c; opts come after
+// the program's own (tests redirect the output and the exit).
+func newParser(c *cli, opts ...kong.Option) (*kong.Kong, error) {
+	return kong.New(c, append([]kong.Option{
 		kong.Name("run"),
 		kong.Description("Run seeded, resumable sweeps of federated bandit simulations and write their results as Arrow tables.\n\nWith no command, runs the main job on the embedded MQ2008 dataset."),
-		kong.UsageOnError(),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-	)
+		kong.Vars{"version": versionLine()},
+	}, opts...)...)
+}
+
+// versionLine is what --version prints: the build (module version, VCS
+// revision, Go release), the simulator semantics that run ids are keyed
+// by, and the results layout this build writes.
+func versionLine() string {
+	return fmt.Sprintf("%s; simulator semantics v%d, results layout %d", buildinfo.Read(), runner.SemanticsVersion, outputs.FormatVersion)
+}
+
+// runMain runs the command line args, reporting errors on stderr, and returns the exit status: 0, 1
+// for an error, 2 for a usage error (cliconv), 128 + the signal's number
+// after Ctrl-C or SIGTERM.
+func runMain(args []string, stderr io.Writer) int {
+	var c cli
+	k, err := newParser(&c)
+	if err != nil {
+		panic(err) // the grammar is the program's own
+	}
+	kctx, err := cliconv.Parse(k, args)
+	if err != nil {
+		return cliconv.Report(stderr, k, nil, err)
+	}
 	level := slog.LevelInfo
 	if c.Verbose {
 		level = slog.LevelDebug
@@ -152,25 +183,25 @@ func main() {
 	// simulations stop at the next round, finished runs stay published. A
 	// second one kills at once.
 	ctx := notifyContext(os.Exit)
-	k.BindTo(ctx, (*context.Context)(nil))
-	err := k.Run()
+	kctx.BindTo(ctx, (*context.Context)(nil))
+	err = kctx.Run()
 	var sc signalCause
 	switch {
 	case err == nil:
+		return 0
 	case errors.As(err, &sc):
-		fmt.Fprintln(os.Stderr, "run:", err)
-		os.Exit(sc.exitStatus())
+		fmt.Fprintln(stderr, "run:", err)
+		return sc.exitStatus()
 	case errors.Is(err, runner.ErrInterrupted):
-		fmt.Fprintln(os.Stderr, "run:", err)
-		os.Exit(130)
+		fmt.Fprintln(stderr, "run:", err)
+		return 130
 	case errors.As(context.Cause(ctx), &sc):
 		// A command that stopped on the signal with an error of its own
 		// (a context error from deep inside): still the signal's status.
-		fmt.Fprintf(os.Stderr, "run: %v: stopped (%v); published results are kept; rerun the same command to continue\n", sc, err)
-		os.Exit(sc.exitStatus())
-	default:
-		k.FatalIfErrorf(err)
+		fmt.Fprintf(stderr, "run: %v: stopped (%v); published results are kept; rerun the same command to continue\n", sc, err)
+		return sc.exitStatus()
 	}
+	return cliconv.Report(stderr, k, kctx, err)
 }
 
 // isTerminal reports whether f is a character device (a terminal), where a

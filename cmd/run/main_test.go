@@ -59,17 +59,22 @@ func TestQuickstart(t *testing.T) {
 		"two-point": quickSeeds, "ldp-two-point": quickSeeds}; !reflect.DeepEqual(perAlg, want) {
 		t.Errorf("runs per algorithm: %v, want %v", perAlg, want)
 	}
+	// quickstart --help counts the runs the sweeps make (it said 25 runs
+	// of one family after the job had grown to three: notebook review 2).
+	if len(runs) != quickstartConfigs*quickSeeds {
+		t.Errorf("%d runs, quickstart --help says %d configurations x %d seeds", len(runs), quickstartConfigs, quickSeeds)
+	}
 	// run table: one row per configuration, cells at the last round;
 	// a round that is no configuration's checkpoint is an error naming
 	// --at (attack round 2, case 37).
 	var tb strings.Builder
-	if err := writeTable(&tb, out, []int{quickRounds}, "realised", figure.OverSeed, true); err != nil {
+	if err := writeTable(&tb, out, []int{quickRounds}, "realised", figure.OverSeed, formatMarkdown); err != nil {
 		t.Fatal(err)
 	}
 	if lines := strings.Count(tb.String(), "\n| "); lines != 8 || !strings.Contains(tb.String(), " ± ") {
 		t.Errorf("run table:\n%s", tb.String())
 	}
-	if err := writeTable(io.Discard, out, []int{quickRounds, quickRounds + 1}, "realised", figure.OverSeed, true); err == nil || !strings.Contains(err.Error(), "--at 201") {
+	if err := writeTable(io.Discard, out, []int{quickRounds, quickRounds + 1}, "realised", figure.OverSeed, formatMarkdown); err == nil || !strings.Contains(err.Error(), "--at 201") {
 		t.Errorf("run table --at beyond T: err = %v", err)
 	}
 	for _, f := range []string{"regret.svg", "sweep.toml", "manifest.json"} {

@@ -132,7 +132,7 @@ func quickstartPlans(dataset string, quick bool) ([]*runner.Plan, error) {
 // query, and the contiguous partition into m silos (prepare.Run in cache
 // mode: valid artifacts are reused, a damaged or stale dataset is rebuilt,
 // concurrent main jobs wait for each other).
-func PrepareMQ2008(ctx context.Context, cache string, m int, log *slog.Logger) (string, error) {
+func PrepareMQ2008(ctx context.Context, cache string, m int, log *slog.Logger, extra ...string) (string, error) {
 	key, err := embeddedHash()
 	if err != nil {
 		return "", err
@@ -143,12 +143,16 @@ func PrepareMQ2008(ctx context.Context, cache string, m int, log *slog.Logger) (
 		return "", err
 	}
 	dataset := filepath.Join(root, "dataset")
+	var fits []lasso.FitOptions
+	for _, f := range append([]string{quickstartFeatures}, extra...) {
+		fits = append(fits, lasso.FitOptions{
+			Features: f, Model: lasso.ModelReference,
+			Lasso: lasso.Options{CV: &lasso.CVOptions{Folds: lasso.DefaultFolds}},
+		})
+	}
 	res, err := prepare.Run(ctx, prepare.Options{
 		Inputs: src, Out: dataset, Cache: true, Log: log,
-		Fits: []lasso.FitOptions{{
-			Features: quickstartFeatures, Model: lasso.ModelReference,
-			Lasso: lasso.Options{CV: &lasso.CVOptions{Folds: lasso.DefaultFolds}},
-		}},
+		Fits:       fits,
 		Partitions: []prepare.Partition{{Strategy: partition.Contiguous, Silos: m}},
 	})
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -32,6 +33,7 @@ type PlanCmd struct {
 	Out     string `help:"Output directory of the sweep: count the runs already done there." type:"path"`
 	Workers *int   `help:"Workers to assume for the wall-time and memory estimates, 1..4096 (default: one per core)."`
 	List    bool   `help:"Also print every run: id, then its configuration and seed, in run order."`
+	JSON    bool   `help:"Print the plan as one JSON object on stdout (the estimate's notes go to stderr); with --list it holds every run. Its fields are listed by run plan --help."`
 	speedFlags
 }
 
@@ -145,18 +147,28 @@ func (c *PlanCmd) Run(ctx context.Context) error {
 		}
 	}
 	workers := workersOr(c.Workers, runtime.NumCPU())
-	printPlanHead(os.Stdout, plan)
-	e, err := c.estimate(ctx, os.Stdout, plan, scan, workers, nil)
+	notes := io.Writer(os.Stdout)
+	if c.JSON {
+		notes = os.Stderr
+	} else {
+		printPlanHead(os.Stdout, plan)
+	}
+	e, err := c.estimate(ctx, notes, plan, scan, workers, nil)
 	if err != nil {
 		return err
 	}
-	printEstimate(os.Stdout, e, workers)
+	var memWarning error
 	if e.Pending > 0 {
 		// What run sweep's memory pre-flight would say (plan itself
 		// allocates no run: its pilots are bounded).
-		if err := (memoryFlag{}).check("run sweep", e.PeakBytes); err != nil {
-			fmt.Printf("  WARNING: %v\n", err)
-		}
+		memWarning = (memoryFlag{}).check("run sweep", e.PeakBytes)
+	}
+	if c.JSON {
+		return writePlanJSON(os.Stdout, plan, e, workers, c.Rate != nil, memWarning, c.List)
+	}
+	printEstimate(os.Stdout, e, workers)
+	if memWarning != nil {
+		fmt.Printf("  WARNING: %v\n", memWarning)
 	}
 	fmt.Printf("  collecting the tables: about %s (streamed: every run's record and one batch of curve rows)\n", bytesText(plan.CollectMemory()))
 	if c.List {
@@ -165,6 +177,108 @@ func (c *PlanCmd) Run(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// planJSON is run plan --json's object; PlanCmd.Help lists its fields.
+type planJSON struct {
+	Sweep             string         `json:"sweep"`
+	SemanticsVersion  int            `json:"semantics_version"`
+	Runs              int            `json:"runs"`
+	Configurations    int            `json:"configurations"`
+	Seeds             int            `json:"seeds"`
+	Done              int            `json:"done"`
+	Failed            int            `json:"failed"`
+	Pending           int            `json:"pending"`
+	Workers           int            `json:"workers"`
+	CPUSeconds        float64        `json:"cpu_seconds"`
+	WallSeconds       float64        `json:"wall_seconds"`
+	WallAssumes       string         `json:"wall_assumes"`
+	LongestRunSeconds float64        `json:"longest_run_seconds"`
+	TimesFrom         string         `json:"times_from"`
+	Work              []planWork     `json:"work"`
+	PeakBytes         int64          `json:"peak_bytes"`
+	SharedBytes       int64          `json:"shared_bytes"`
+	CollectBytes      int64          `json:"collect_bytes"`
+	MemoryWarning     *string        `json:"memory_warning"`
+	Instances         []planInstance `json:"instances"`
+	Ignored           []planIgnored  `json:"ignored_keys"`
+	RunList           []planRun      `json:"run_list,omitempty"`
+}
+
+// planWork is the pending runs' work in one family's unit.
+type planWork struct {
+	Unit  string  `json:"unit"`
+	Total float64 `json:"total"`
+}
+
+// planInstance is one instance of the plan.
+type planInstance struct {
+	Name        string  `json:"name"`
+	Description string  `json:"description"`
+	Hash        string  `json:"hash"`
+	Dim         int     `json:"d"`
+	Actions     float64 `json:"actions_per_round"`
+	Bytes       int64   `json:"bytes"`
+}
+
+// planIgnored lists the keys of the file an algorithm ignores.
+type planIgnored struct {
+	Algorithm int      `json:"algorithm"`
+	Name      string   `json:"name"`
+	Keys      []string `json:"keys"`
+}
+
+// planRun is one run of the plan (--list).
+type planRun struct {
+	RunID string `json:"run_id"`
+	Seed  uint64 `json:"seed"`
+	Group string `json:"group"`
+}
+
+// wallAssumption is what the wall-time estimate takes for granted: it
+// schedules the runs on the workers as if each had a core to itself.
+const wallAssumption = "idle cores: one free core per worker; on a shared or loaded machine the wall time is longer (the CPU time is not)"
+
+// writePlanJSON writes the plan as one JSON object.
+func writePlanJSON(w io.Writer, plan *runner.Plan, e runner.Estimate, workers int, rate bool, memWarning error, list bool) error {
+	groups := map[string]bool{}
+	for _, r := range plan.Runs {
+		groups[r.GroupID] = true
+	}
+	p := planJSON{
+		Sweep: plan.Config.Name, SemanticsVersion: runner.SemanticsVersion, Runs: len(plan.Runs), Configurations: len(groups),
+		Seeds: plan.Config.Seeds, Done: e.Done, Failed: e.Failed, Pending: e.Pending, Workers: workers,
+		CPUSeconds: e.CPUSeconds, WallSeconds: e.WallSeconds, WallAssumes: wallAssumption, LongestRunSeconds: e.LongestRunSeconds,
+		TimesFrom: "measured", Work: []planWork{}, PeakBytes: e.PeakBytes, SharedBytes: e.SharedBytes,
+		CollectBytes: plan.CollectMemory(), Instances: []planInstance{}, Ignored: []planIgnored{},
+	}
+	if rate {
+		p.TimesFrom = "rate"
+	}
+	if memWarning != nil {
+		msg := memWarning.Error()
+		p.MemoryWarning = &msg
+	}
+	for _, u := range e.Work {
+		p.Work = append(p.Work, planWork{u.Unit, u.Total})
+	}
+	for _, in := range plan.Instances {
+		p.Instances = append(p.Instances, planInstance{in.Config.Name, in.Name, in.Hash, in.Dim, in.Actions, in.Bytes})
+	}
+	ignored := plan.Config.IgnoredKeys()
+	for i, a := range plan.Config.Algorithms {
+		if keys := ignored[i]; len(keys) > 0 {
+			p.Ignored = append(p.Ignored, planIgnored{i, a.Name, keys})
+		}
+	}
+	if list {
+		for _, r := range plan.Runs {
+			p.RunList = append(p.RunList, planRun{r.ID, r.Seed(), r.Group})
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(p)
 }
 
 // printPlanHead prints what the plan runs: its size, instances and the
@@ -194,8 +308,9 @@ func printEstimate(w io.Writer, e runner.Estimate, workers int) {
 	for _, u := range e.Work {
 		work = append(work, fmt.Sprintf("%.3g %s", u.Total, u.Unit))
 	}
-	fmt.Fprintf(w, "  cost: %s CPU (longest run %s), about %s wall with %d workers; %s\n",
+	fmt.Fprintf(w, "  cost: %s CPU (longest run %s), about %s wall with %d workers on idle cores; %s\n",
 		durText(e.CPUSeconds), durText(e.LongestRunSeconds), durText(e.WallSeconds), workers, strings.Join(work, ", "))
+	fmt.Fprintln(w, "  (the wall time assumes a free core per worker: on a shared or loaded machine it is longer, the CPU time is not)")
 	fmt.Fprintf(w, "  peak memory: about %s (shared instances %s + per worker one run state, or a unit of runs sharing a context stream)\n", bytesText(e.PeakBytes), bytesText(e.SharedBytes))
 }
 
@@ -285,7 +400,7 @@ func (c *SweepCmd) Run(ctx context.Context) error {
 // warnEstimate prints the estimate of the runs about to execute, and a
 // warning when it is huge (it does not stop: the user may mean it).
 func warnEstimate(w io.Writer, e runner.Estimate, workers int) {
-	fmt.Fprintf(w, "%d of %d runs to do: about %s CPU, %s wall with %d workers, peak memory about %s (estimate: run plan)\n",
+	fmt.Fprintf(w, "%d of %d runs to do: about %s CPU, %s wall with %d workers on idle cores, peak memory about %s (estimate: run plan)\n",
 		e.Pending, e.Runs, durText(e.CPUSeconds), durText(e.WallSeconds), workers, bytesText(e.PeakBytes))
 	if h := e.CPUSeconds / 3600; h > hugeCPUHours {
 		fmt.Fprintf(w, "WARNING: this sweep is estimated at %.3g CPU-hours (%.3g days of wall time here). If that is not intended, "+

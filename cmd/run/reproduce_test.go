@@ -1,0 +1,233 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/fedbandit/fedbandit/reproduce"
+	"github.com/fedbandit/fedbandit/runner"
+)
+
+// quickRepro is `run reproduce --quick --only ONLY --out OUT` with a
+// fixed --rate (no timing pilots) and the MQ2008 stand-in cached in
+// cache.
+func quickRepro(out, cache string, workers int, only ...string) *ReproduceCmd {
+	rate := 4e9
+	return &ReproduceCmd{Out: out, Quick: true, Scale: reproduce.Default, Workers: &workers, Only: only, Cache: cache,
+		LogEvery: time.Hour, speedFlags: speedFlags{Rate: &rate}}
+}
+
+// TestReproduceBadInput: an --out that is another command's results, a
+// dataset or a folder of other files, an unknown experiment, a --mslr
+// that is not a prepared MSLR-WEB10K and contradictory flags are usage
+// errors (exit status 2) that say what is wrong, and nothing is written.
+func TestReproduceBadInput(t *testing.T) {
+	tmp := t.TempDir()
+	sweepDir := filepath.Join(tmp, "sweep")
+	os.MkdirAll(sweepDir, 0o755)
+	os.WriteFile(filepath.Join(sweepDir, runner.ResultsMarker), nil, 0o644)
+	mine := filepath.Join(tmp, "mine")
+	os.MkdirAll(mine, 0o755)
+	os.WriteFile(filepath.Join(mine, "notes.txt"), []byte("keep"), 0o644)
+	mq := filepath.Join(tmp, "mq")
+	os.MkdirAll(mq, 0o755)
+	os.WriteFile(filepath.Join(mq, "manifest.json"), []byte(`{"schema_version":1,"queries":784,"features":46}`), 0o644)
+
+	for name, tc := range map[string]struct {
+		cmd  *ReproduceCmd
+		want []string
+	}{
+		"sweep dir": {quickRepro(sweepDir, tmp, 1), []string{"results directory of another run command"}},
+		"own files": {quickRepro(mine, tmp, 1), []string{"not a reproduction directory", "holds other files"}},
+		"dataset":   {quickRepro(mq, tmp, 1), []string{"prepared dataset"}},
+		"unknown":   {quickRepro(filepath.Join(tmp, "new1"), tmp, 1, "zc-fig3a", "fig9"), []string{`unknown experiment "fig9"`, "huang-gloc"}},
+		"mslr":      {func() *ReproduceCmd { c := quickRepro(filepath.Join(tmp, "new2"), tmp, 1); c.MSLR = mq; return c }(), []string{"46 features, want 136", "784 queries, want 10000", "prep ingest", "prep fit"}},
+		"mslr none": {func() *ReproduceCmd { c := quickRepro(filepath.Join(tmp, "new3"), tmp, 1); c.MSLR = mine; return c }(), []string{"not a prepared dataset", "prep ingest"}},
+		"two scales": {func() *ReproduceCmd {
+			c := quickRepro(filepath.Join(tmp, "new4"), tmp, 1)
+			c.Scale = reproduce.PaperScale
+			return c
+		}(), []string{"--quick and --scale paper"}},
+		"no out": {quickRepro("", tmp, 1), []string{"--out DIR is required"}},
+		"report": {&ReproduceCmd{ReportOnly: mine, Scale: reproduce.Default, LogEvery: time.Hour}, []string{"not a reproduction directory"}},
+	} {
+		err := tc.cmd.Run(context.Background())
+		var ue usageError
+		if !errors.As(err, &ue) || ue.ExitCode() != 2 {
+			t.Errorf("%s: %v, want a usage error (exit 2)", name, err)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %v, want it to say %q", name, err, w)
+			}
+		}
+	}
+	// Nothing written.
+	for dir, n := range map[string]int{sweepDir: 1, mine: 1, mq: 1} {
+		if ents, _ := os.ReadDir(dir); len(ents) != n {
+			t.Errorf("%s: %d entries after the refusals", dir, len(ents))
+		}
+	}
+	for _, d := range []string{"new1", "new2", "new3", "new4"} {
+		if _, err := os.Stat(filepath.Join(tmp, d)); err == nil {
+			t.Errorf("%s created by a refused command", d)
+		}
+	}
+}
+
+// TestReproduceResume: a quick reproduction of two experiments writes
+// REPORT.md; regenerating it from the directory gives the same bytes; a
+// rerun redoes no run; 1 and 2 workers write the same curves; a damaged
+// or missing reference file fails the report naming the file.
+func TestReproduceResume(t *testing.T) {
+	tmp := t.TempDir()
+	out := filepath.Join(tmp, "repro")
+	if err := quickRepro(out, tmp, 2, "zc-fig3a", "huang-gloc").Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	report, err := os.ReadFile(filepath.Join(out, reproduce.ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"| [zc-fig3a](#zc-fig3a) | Zhou & Chowdhury, Figure 3a | 8 |", "## huang-gloc", "LDP-FedLinUCB (eps=5)", "Not compared at scale quick", "| holds |", "zc-fig3a/regret-realised.png"} {
+		if !bytes.Contains(report, []byte(w)) {
+			t.Errorf("report lacks %q", w)
+		}
+	}
+	cat, _ := reproduce.Load()
+	again, err := reproduce.Report(out, cat, reproduce.ReferenceFS)
+	if err != nil || !bytes.Equal(again, report) {
+		t.Errorf("regenerated report differs (%v)", err)
+	}
+	if err := (&ReproduceCmd{ReportOnly: out, Scale: reproduce.Default, LogEvery: time.Hour}).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, reproduce.ReportFile)); !bytes.Equal(b, report) {
+		t.Error("--report-only wrote other bytes")
+	}
+
+	// A rerun redoes nothing: every run file keeps its modification time.
+	mtimes := func() map[string]time.Time {
+		m := map[string]time.Time{}
+		files, _ := filepath.Glob(filepath.Join(out, "*", "runs", "*"))
+		for _, f := range files {
+			st, _ := os.Stat(f)
+			m[f] = st.ModTime()
+		}
+		return m
+	}
+	before := mtimes()
+	if len(before) < 26 {
+		t.Fatalf("%d run files", len(before))
+	}
+	time.Sleep(20 * time.Millisecond)
+	if err := quickRepro(out, tmp, 1, "zc-fig3a", "huang-gloc").Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	after := mtimes()
+	for f, m := range before {
+		if !after[f].Equal(m) {
+			t.Errorf("%s rewritten by the rerun", f)
+		}
+	}
+
+	// Another worker count, the same curves.
+	one := filepath.Join(tmp, "one")
+	if err := quickRepro(one, tmp, 1, "zc-fig3a", "huang-gloc").Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []string{"zc-fig3a", "huang-gloc"} {
+		a, _ := os.ReadFile(filepath.Join(out, e, "curves.arrow"))
+		b, _ := os.ReadFile(filepath.Join(one, e, "curves.arrow"))
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("%s: curves.arrow differs between 2 workers and 1 (%d and %d bytes)", e, len(a), len(b))
+		}
+	}
+
+	// A damaged or missing reference file fails the report, naming it.
+	good, _ := reproduce.ReferenceFS.ReadFile("reference/zc-published-3a.csv")
+	for name, data := range map[string][]byte{
+		"damaged": bytes.Replace(good, []byte("1.21,0.09"), []byte("1.21;0.09"), 1),
+		"no note": bytes.Replace(good, []byte("# SOURCE:"), []byte("# source"), 1),
+	} {
+		fsys := fstest.MapFS{"reference/zc-published-3a.csv": {Data: data}}
+		if _, err := reproduce.Report(out, cat, fsys); err == nil || !strings.Contains(err.Error(), "reference/zc-published-3a.csv") {
+			t.Errorf("%s reference: %v", name, err)
+		}
+	}
+	if _, err := reproduce.Report(out, cat, fstest.MapFS{}); err == nil || !strings.Contains(err.Error(), "reference/zc-published-3a.csv") {
+		t.Errorf("missing reference: %v", err)
+	}
+
+	// A resumed reproduction must keep its scale.
+	c := quickRepro(out, tmp, 1, "huang-gloc")
+	c.Quick = false
+	if err := c.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "holds a reproduction at scale quick") {
+		t.Errorf("other scale: %v", err)
+	}
+}
+
+// TestReproduceQuickGolden runs `run reproduce --quick` end to end (every
+// experiment, about a minute on 2 cores: .ci/run sets
+// FEDBANDIT_REPRODUCE_QUICK=1) and compares its REPORT.md with
+// testdata/reproduce-quick.md. Only the machine and time fields are
+// normalised: the command, commit and machine of the record, and every
+// experiment's CPU and wall seconds (set to 0), before the report is
+// regenerated. FEDBANDIT_UPDATE_GOLDEN=1 rewrites the golden copy.
+func TestReproduceQuickGolden(t *testing.T) {
+	if os.Getenv("FEDBANDIT_REPRODUCE_QUICK") == "" {
+		t.Skip("FEDBANDIT_REPRODUCE_QUICK=1 runs the whole quick reproduction (.ci/run does)")
+	}
+	tmp := t.TempDir()
+	out := filepath.Join(tmp, "repro")
+	if err := quickRepro(out, tmp, 2).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := reproduce.ReadRecord(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Command, rec.Commit, rec.Machine = "run reproduce --quick --out DIR", "COMMIT", "MACHINE"
+	for i := range rec.Experiments {
+		rec.Experiments[i].CPUSeconds, rec.Experiments[i].WallSeconds = 0, 0
+	}
+	if err := reproduce.WriteRecord(out, rec); err != nil {
+		t.Fatal(err)
+	}
+	cat, _ := reproduce.Load()
+	got, err := reproduce.Report(out, cat, reproduce.ReferenceFS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "reproduce-quick.md")
+	if os.Getenv("FEDBANDIT_UPDATE_GOLDEN") != "" {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		os.WriteFile(filepath.Join(t.TempDir(), "got.md"), got, 0o644)
+		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+		for i := 0; i < min(len(gl), len(wl)); i++ {
+			if gl[i] != wl[i] {
+				t.Fatalf("REPORT.md differs from %s at line %d:\n got  %s\n want %s", golden, i+1, gl[i], wl[i])
+			}
+		}
+		t.Fatalf("REPORT.md differs from %s in length (%d and %d lines)", golden, len(gl), len(wl))
+	}
+	b, _ := json.Marshal(rec)
+	t.Logf("record: %s", b)
+}

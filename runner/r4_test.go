@@ -1,0 +1,52 @@
+package runner
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestR4_14NonFiniteEpsOfMabAndBco: NaN or an infinite eps or delta in a mab
+// or bco sweep is an error naming grid.eps[i] / grid.delta[i] and the
+// value, as for the linear family (it was "encode run spec: json:
+// unsupported value: NaN", no file and no key).
+func TestR4_14NonFiniteEpsOfMabAndBco(t *testing.T) {
+	for fam, cfg := range map[string]string{"mab": genericMAB, "bco": genericBCO} {
+		eps := "eps = [1]"
+		if fam == "bco" {
+			eps = "eps = [1, 2]"
+		}
+		for _, c := range []struct{ old, new, key, val string }{
+			{eps, "eps = [nan]", "grid.eps[0]", "eps = NaN"},
+			{eps, "eps = [inf]", "grid.eps[0]", "eps = +Inf"},
+			{eps, "eps = [1, -inf]", "grid.eps[1]", "eps = -Inf"},
+			{"delta = [1e-5]", "delta = [nan]", "grid.delta[0]", "delta = NaN"},
+			{"delta = [1e-5]", "delta = [inf]", "grid.delta[0]", "delta = +Inf"},
+		} {
+			_, err := ParseConfig([]byte(strings.Replace(cfg, c.old, c.new, 1)), t.TempDir())
+			if err == nil || !strings.Contains(err.Error(), c.key+": "+c.val) || !strings.Contains(err.Error(), "want a finite value > 0") {
+				t.Errorf("%s %s: %v, want %s: %s", fam, c.new, err, c.key, c.val)
+			}
+		}
+	}
+}
+
+// TestR4_09R4_25EmptyListsRefused: an explicit empty list in [grid] (or an
+// algorithm's eps / delta) is an error naming the key, never the default
+// (relation, noise) nor a zero (M, B, alpha).
+func TestR4_09R4_25EmptyListsRefused(t *testing.T) {
+	for _, c := range []struct{ old, new, key string }{
+		{"T = [100]", "T = [100]\nrelation = []", "grid.relation"},
+		{"T = [100]", "T = [100]\nnoise = []", "grid.noise"},
+		{"M = [5]", "M = []", "grid.M"},
+		{"B = [10]", "B = []", "grid.B"},
+		{"T = [100]", "T = [100]\nalpha = []", "grid.alpha"},
+		{"T = [100]", "T = []", "grid.T"},
+		{"eps = [1, 5]", "eps = []", "grid.eps"},
+		{`preset = "reference-code"`, "preset = \"reference-code\"\neps = []", "algorithm[0].eps"},
+	} {
+		_, err := ParseConfig([]byte(strings.Replace(base, c.old, c.new, 1)), t.TempDir())
+		if err == nil || !strings.Contains(err.Error(), c.key+": an empty list") {
+			t.Errorf("%s: %v, want %s: an empty list", c.new, err, c.key)
+		}
+	}
+}
