@@ -90,8 +90,8 @@ func AuditTrialsNeeded(mu float64) float64 {
 func normalQuantile(p float64) float64 { return -math.Sqrt2 * math.Erfcinv(2*p) }
 
 // Audit releases the worst-case pair of a private spec's first user
-// (silo 0, round 1) trials times each through the production randomiser
-// (problem.noisy, the function Round uses) and compares the pair's
+// (silo 0, round 1) trials times each through the run's own Round (its
+// one randomiser, sendReport, on the run's privacy stream) and compares the pair's
 // empirical Gaussian DP mu with the claim the run records (auditedClaim).
 // A halved noise scale doubles mu and is a violation; a recorded sigma
 // that is not the one drawn is flagged as NoiseOff; a claim whose mu the
@@ -121,21 +121,42 @@ func Audit(s Spec, trials int, sigmaScale float64) (*AuditResult, error) {
 	}
 	C, G, _ := p.g.bounds()
 	// One-point: loss C against -C at the same point; two-point: the
-	// difference 2 G rho against -2 G rho at the same pair of points.
+	// difference 2 G rho against -2 G rho at the same pair of points
+	// (G rho at the first point, -G rho at the second, or the reverse).
 	norm, hi := 1.0, C
 	if p.alg.Points == 2 {
 		norm = 2 * p.tu.delta
 		hi = G * norm
 	}
-	si := &p.silos[0]
 	r.Sens, r.Sigma = 2*hi, p.sigma*norm
 	// The mutation control (sigmaScale != 1): the randomiser draws sigma
 	// times sigmaScale while the run records the calibrated sigma.
 	p.sigma *= sigmaScale
+	// Every release is the report silo 0's user sends in the run's own
+	// Round (sendReport, the one randomiser), her loss replaced by the
+	// pair's: the report's scale, stream and noise are the run's.
+	var sign float64
+	p.hooks.loss = func(j int, _ []float64) float64 {
+		if p.alg.Points == 2 {
+			return sign * float64(hi/2) * float64(1-2*j) // f1 - f2 = sign hi
+		}
+		return sign * hi
+	}
+	var got float64
+	p.hooks.sent = func(i int, report, _ float64) {
+		if i == 0 {
+			got = report
+		}
+	}
+	release := func(s float64) float64 {
+		sign = s
+		p.Round(1)
+		return got
+	}
 	var s0, s1, q0, q1 float64
 	for range trials {
-		a := p.noisy(si, hi, norm)
-		b := p.noisy(si, -hi, norm)
+		a := release(1)
+		b := release(-1)
 		s0, q0 = s0+a, q0+float64(a*a)
 		s1, q1 = s1+b, q1+float64(b*b)
 	}

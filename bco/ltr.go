@@ -214,15 +214,7 @@ func newLTRProblem(s LTRSpec) (*ltrProblem, error) {
 		p.sigma, claim = sigma, c
 	}
 	p.tu = tuneRun(alg, params, class, d, R, C, G, beta, 0, p.sigma, s.T, s.Delta)
-	runKey := rng.NewKey("bco-run", s.Seed)
-	p.silos = make([]silo, s.M)
-	for i := range p.silos {
-		p.silos[i] = silo{
-			x: make([]float64, d), u: make([]float64, d), y: make([]float64, d),
-			explore: rng.New(runKey, "silo", i, "explore"),
-			privacy: rng.New(runKey, "silo", i, "privacy"),
-		}
-	}
+	p.silos = newSilos(rng.NewKey("bco-run", s.Seed), s.M, d)
 	if s.Instance.Order == OrderShuffled {
 		p.order = rng.New(rng.NewKey("bco-ltr-order", s.Instance.Seed), "order")
 	}
@@ -296,25 +288,7 @@ func (p *ltrProblem) Round(t int) (pseudo, realised float64) {
 		si := &p.silos[i]
 		k := p.deal()
 		fillUnit(si.u, si.explore)
-		var lossPlayed, report float64
-		if p.alg.Points == 1 {
-			for j := range si.y {
-				si.y[j] = si.x[j] + float64(tu.delta*si.u[j])
-			}
-			lossPlayed = p.loss(k, si.y)
-			report = p.noisy(si, lossPlayed, 1)
-		} else {
-			for j := range si.y {
-				si.y[j] = si.x[j] + float64(tu.delta*si.u[j])
-			}
-			f1 := p.loss(k, si.y)
-			for j := range si.y {
-				si.y[j] = si.x[j] - float64(tu.delta*si.u[j])
-			}
-			f2 := p.loss(k, si.y)
-			lossPlayed = (f1 + f2) / 2
-			report = p.noisy(si, f1-f2, 2*tu.delta)
-		}
+		lossPlayed, report, _ := sendReport(p.alg.Points, p.sigma, tu.delta, si, func(_ int, y []float64) float64 { return p.loss(k, y) })
 		c := eta * tu.scale * report
 		for j := range si.x {
 			si.x[j] -= float64(c * si.u[j])
@@ -334,14 +308,6 @@ func (p *ltrProblem) Round(t int) (pseudo, realised float64) {
 		p.prevBest = best
 	}
 	return realised, realised
-}
-
-// noisy is the user's randomiser (problem.noisy).
-func (p *ltrProblem) noisy(si *silo, v, norm float64) float64 {
-	if p.sigma == 0 {
-		return v
-	}
-	return v + float64(p.sigma*norm*si.privacy.NormFloat64())
 }
 
 // average replaces every silo's iterate by the mean (problem.average).

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/fedbandit/fedbandit/core"
+	"github.com/fedbandit/fedbandit/internal/mutation"
 	"github.com/fedbandit/fedbandit/internal/rng"
 )
 
@@ -16,6 +17,61 @@ type silo struct {
 	explore *rand.Rand // exploration directions u_t
 	loss    *rand.Rand // stochastic noise levels
 	privacy *rand.Rand // the users' report noise
+}
+
+// newSilos returns the M silos of a run of dimension d, each on its own
+// named streams of the run's key (both problems build them here: one
+// silo's privacy stream is independent of every other's).
+func newSilos(runKey rng.Key, m, d int) []silo {
+	silos := make([]silo, m)
+	for i := range silos {
+		pi := i
+		if mutation.On("P5-18b") { // every silo on silo 0's privacy stream
+			pi = 0
+		}
+		silos[i] = silo{
+			x: make([]float64, d), u: make([]float64, d), y: make([]float64, d),
+			explore: rng.New(runKey, "silo", i, "explore"),
+			loss:    rng.New(runKey, "silo", i, "loss"),
+			privacy: rng.New(runKey, "silo", pi, "privacy"),
+		}
+	}
+	return silos
+}
+
+// sendReport is the family's one randomiser, which every problem's Round
+// calls: silo si's user plays x + rho u (points = 1), or x + rho u and
+// then x - rho u (points = 2), suffers loss(j, y) at the j-th point y,
+// and sends her report: the loss, or the difference f1 - f2, plus
+// N(0, (sigma norm)^2) from her silo's privacy stream, where norm is 1
+// for a loss and ||x1 - x2|| = 2 rho for a difference (n^T (x1 - x2) with
+// n ~ N(0, sigma^2 I_d) has exactly that law, so one normal stands for
+// the d-dimensional draw; sigma 0: no noise). It returns the loss played
+// (the mean of the two for two points), the report and its noise's
+// standard deviation sigma norm.
+func sendReport(points int, sigma, rho float64, si *silo, loss func(j int, y []float64) float64) (played, report, sd float64) {
+	for j := range si.y {
+		si.y[j] = si.x[j] + float64(rho*si.u[j])
+	}
+	f1 := loss(0, si.y)
+	v, norm := f1, 1.0
+	played = f1
+	if points == 2 {
+		for j := range si.y {
+			si.y[j] = si.x[j] - float64(rho*si.u[j])
+		}
+		f2 := loss(1, si.y)
+		played = (f1 + f2) / 2
+		v, norm = f1-f2, 2*rho
+		if mutation.On("P5-17") { // the difference's scale taken as rho, not ||x1 - x2||
+			norm = rho
+		}
+	}
+	if sigma == 0 {
+		return played, v, 0
+	}
+	sd = sigma * norm
+	return played, v + float64(sd*si.privacy.NormFloat64()), sd
 }
 
 // problem is one run: it implements core.Problem.
@@ -35,6 +91,18 @@ type problem struct {
 	syncs    int
 	scalars  int64
 	claim    core.Privacy
+	hooks    hooks
+}
+
+// hooks are the audit's and the tests' instruments on a run's Round;
+// nil in a run.
+type hooks struct {
+	// loss replaces the user's loss at the j-th point she plays (the
+	// audit's worst-case pair).
+	loss func(j int, y []float64) float64
+	// sent observes every report silo i sends and its noise's standard
+	// deviation.
+	sent func(i int, report, sd float64)
 }
 
 // New builds a run of a spec and returns it with its privacy claim.
@@ -85,16 +153,7 @@ func newProblem(s Spec) (*problem, error) {
 		p.sigma, p.bound, claim = sigma, bound, c
 	}
 	p.tu = tuneRun(alg, params, class, g.d, g.r, C, G, beta, g.mu, p.sigma, s.T, s.Delta)
-	runKey := rng.NewKey("bco-run", s.Seed)
-	p.silos = make([]silo, s.M)
-	for i := range p.silos {
-		p.silos[i] = silo{
-			x: make([]float64, g.d), u: make([]float64, g.d), y: make([]float64, g.d),
-			explore: rng.New(runKey, "silo", i, "explore"),
-			loss:    rng.New(runKey, "silo", i, "loss"),
-			privacy: rng.New(runKey, "silo", i, "privacy"),
-		}
-	}
+	p.silos = newSilos(rng.NewKey("bco-run", s.Seed), s.M, g.d)
 	if s.Instance.Sequence == Stochastic {
 		p.fmin = g.expectedMin()
 	} else {
@@ -122,35 +181,24 @@ func (p *problem) Round(t int) (pseudo, realised float64) {
 		si := &p.silos[i]
 		k := p.levelAt(si, t)
 		fillUnit(si.u, si.explore)
-		var lossPlayed, report, pseudoI float64
-		if p.alg.Points == 1 {
-			for j := range si.y {
-				si.y[j] = si.x[j] + float64(tu.delta*si.u[j])
-			}
-			lossPlayed = g.value(si.y, k)
-			report = p.noisy(si, lossPlayed, 1)
+		// The expected loss at the point(s) played (stochastic
+		// pseudo-regret), summed as the randomiser plays them.
+		var e, pseudoI float64
+		loss := func(_ int, y []float64) float64 {
 			if p.s.Instance.Sequence == Stochastic {
-				pseudoI = g.expected(si.y) - p.fmin
+				e += g.expected(y)
 			}
-		} else {
-			// x1 = x + rho u, x2 = x - rho u; y holds x1 then x2.
-			for j := range si.y {
-				si.y[j] = si.x[j] + float64(tu.delta*si.u[j])
-			}
-			f1 := g.value(si.y, k)
-			e1 := 0.0
-			if p.s.Instance.Sequence == Stochastic {
-				e1 = g.expected(si.y)
-			}
-			for j := range si.y {
-				si.y[j] = si.x[j] - float64(tu.delta*si.u[j])
-			}
-			f2 := g.value(si.y, k)
-			lossPlayed = (f1 + f2) / 2
-			report = p.noisy(si, f1-f2, 2*tu.delta)
-			if p.s.Instance.Sequence == Stochastic {
-				pseudoI = float64((e1+g.expected(si.y))/2) - p.fmin
-			}
+			return g.value(y, k)
+		}
+		if p.hooks.loss != nil {
+			loss = p.hooks.loss
+		}
+		lossPlayed, report, sd := sendReport(p.alg.Points, p.sigma, tu.delta, si, loss)
+		if p.hooks.sent != nil {
+			p.hooks.sent(i, report, sd)
+		}
+		if p.s.Instance.Sequence == Stochastic {
+			pseudoI = e/float64(p.alg.Points) - p.fmin
 		}
 		// Gradient step on the estimate scale * report * u, then projection
 		// onto the shrunk ball.
@@ -173,18 +221,6 @@ func (p *problem) Round(t int) (pseudo, realised float64) {
 		pseudo = realised // an oblivious sequence has no expectation to take
 	}
 	return pseudo, realised
-}
-
-// noisy is the user's randomiser: her report v plus N(0, (sigma
-// norm)^2) from her silo's privacy stream, where norm is 1 for a loss
-// value and ||x1 - x2|| = 2 rho for a difference of two losses (n^T (x1 -
-// x2) with n ~ N(0, sigma^2 I_d) has exactly that law, so one normal
-// stands for the d-dimensional draw). Non-private algorithms report v.
-func (p *problem) noisy(si *silo, v, norm float64) float64 {
-	if p.sigma == 0 {
-		return v
-	}
-	return v + float64(p.sigma*norm*si.privacy.NormFloat64())
 }
 
 // average replaces every silo's iterate by the mean (the server's

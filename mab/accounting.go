@@ -323,7 +323,9 @@ func dgaussSumRDP(d, s2 float64, n int64) func(alpha float64) float64 {
 		term := fmath.Exp(-2 * math.Pi * math.Pi * s2 * float64(k) / float64(k+1))
 		tau += term
 		if k == 100000 || term < 1e-300 {
-			tau += float64(float64(n-1-k) * term)
+			if !mutation.On("P5-03") { // the terms beyond 10^5 not bounded
+				tau += float64(float64(n-1-k) * term)
+			}
 			break
 		}
 	}

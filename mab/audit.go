@@ -8,6 +8,7 @@ import (
 
 	"github.com/fedbandit/fedbandit/core"
 	"github.com/fedbandit/fedbandit/internal/fmath"
+	"github.com/fedbandit/fedbandit/internal/mutation"
 	"github.com/fedbandit/fedbandit/internal/rng"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -118,10 +119,46 @@ func Audit(spec AuditSpec) (AuditResult, error) {
 	if params["reference_code"] == 1 {
 		return AuditResult{}, fmt.Errorf("reference_code = 1: never certified, nothing to audit")
 	}
-	l, err := newLedger(alg, Spec{Algorithm: alg.Name, Eps: spec.Eps, Delta: spec.Delta, T: spec.T, Params: params}, params, spec.Slots)
+	hasPerUser := false
+	for _, p := range alg.Params {
+		hasPerUser = hasPerUser || p.Key == "per_user"
+	}
+	// Every release is drawn from the protocol of a run that New builds
+	// (New: its ledger calibrated, its protocol wired to the ledger's
+	// noise parameter), on an instance of Slots arms, one run per mode
+	// and dataset, so that a fault in the calibration, the wiring or the
+	// randomiser is what the audit measures.
+	newRun := func(mode float64, d int) (*Run, core.Privacy, error) {
+		mp := maps.Clone(spec.Params)
+		if hasPerUser {
+			if mp == nil {
+				mp = map[string]float64{}
+			}
+			mp["per_user"] = mode
+		}
+		// The means play no part in the audit's batch (it feeds the
+		// rewards itself); they only set the run's K.
+		means := make([]float64, spec.Slots)
+		for i := range means {
+			means[i] = float64(i+1) / float64(spec.Slots+1)
+		}
+		seed := rng.New(rng.Derive(rng.NewKey("mab-audit", spec.Seed), "dataset", uint64(d), "per_user", uint64(mode)), "seed").Uint64()
+		p, claim, err := New(Spec{Algorithm: alg.Name, Eps: spec.Eps, Delta: spec.Delta, T: spec.T, Seed: seed, Params: mp,
+			Instance: Instance{Means: means, NoiseSD: 0.1, Reward: RewardGaussianClipped}})
+		if err != nil {
+			return nil, claim, err
+		}
+		r, ok := p.(*Run)
+		if !ok {
+			return nil, claim, fmt.Errorf("algorithm = %q: not batched successive elimination, no batch to audit", alg.Name)
+		}
+		return r, claim, nil
+	}
+	base, claim, err := newRun(params["per_user"], 0)
 	if err != nil {
 		return AuditResult{}, err
 	}
+	l := base.ledger
 	bc, ok := l.at(int64(spec.N))
 	if !ok {
 		var ns []int64
@@ -130,16 +167,13 @@ func Audit(spec AuditSpec) (AuditResult, error) {
 		}
 		return AuditResult{}, fmt.Errorf("N = %d: not a batch of the run (T = %d): its batches have %v users per arm", spec.N, spec.T, ns)
 	}
-	res := AuditResult{Claimed: bc.eps, NoiseEps: l.noiseEps}
+	res := AuditResult{Claimed: bc.eps, NoiseEps: l.noiseEps, Certified: claim.Certified}
 	if alg.Model != "pure" {
 		res.Delta = spec.Delta
 	}
-	res.Certified = account(alg, Spec{Algorithm: alg.Name, Eps: spec.Eps, Delta: spec.Delta, T: spec.T}, params, l).Certified
 	modes := []float64{params["per_user"]}
-	for _, p := range alg.Params {
-		if p.Key == "per_user" {
-			modes = []float64{0, 1}
-		}
+	if hasPerUser {
+		modes = []float64{0, 1}
 	}
 	type release struct {
 		name string
@@ -148,8 +182,6 @@ func Audit(spec AuditSpec) (AuditResult, error) {
 	var rels []*release
 	j := spec.Slots - 1 // the varying user's slot: not the first
 	for _, mode := range modes {
-		mp := maps.Clone(params)
-		mp["per_user"] = mode
 		mname := "aggregate"
 		if mode == 1 || alg.Noise.Placement == PlaceLocal || alg.Noise.Kind == NoiseDGauss {
 			mname = "per-user"
@@ -167,12 +199,12 @@ func Audit(spec AuditSpec) (AuditResult, error) {
 		}
 		rels = append(rels, rs...)
 		for d := range 2 {
-			key := rng.Derive(rng.NewKey("mab-audit", spec.Seed), "dataset", uint64(d), "per_user", uint64(mode))
-			proto, err := newProtocol(alg, l.noiseEps, mp, key)
+			run, c, err := newRun(mode, d)
 			if err != nil {
 				return AuditResult{}, err
 			}
-			setArms(proto, l.arms)
+			res.Certified = res.Certified && c.Certified
+			proto := run.proto
 			if spec.NoiseDivisor > 1 { // the mutation control: reach the noise scale
 				switch p := proto.(type) {
 				case *secagg:
@@ -214,6 +246,9 @@ func Audit(spec AuditSpec) (AuditResult, error) {
 	tests := 4 * nq * len(rels) // two events, two bounds each, per threshold and release
 	a := spec.Alpha / float64(tests)
 	res.Ceiling = ceiling(spec.Trials, a, res.Delta)
+	if mutation.On("P5-05") { // the ceiling at the unsplit alpha
+		res.Ceiling = ceiling(spec.Trials, spec.Alpha, res.Delta)
+	}
 	res.LowerEps = math.Inf(-1)
 	for _, r := range rels {
 		lo, c := lowerEps(r.outs, spec.Trials, a, res.Delta, nq)
@@ -255,7 +290,11 @@ func lowerEps(outs [2][]float64, trials int, a, delta float64, nq int) (float64,
 			}
 			ph := cpLower(kh, trials, a)
 			pl := cpUpper(kl, trials, a)
-			if e := fmath.Log((ph - delta) / pl); ph > delta && e > best {
+			e := fmath.Log((ph - delta) / pl)
+			if mutation.On("P5-25") { // delta left out of the bound
+				e = fmath.Log(ph / pl)
+			}
+			if ph > delta && e > best {
 				best, at = e, c
 			}
 		}

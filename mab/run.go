@@ -15,10 +15,11 @@ import (
 // Users contribute once. Round is O(1) apart from the batch ends.
 type Run struct {
 	bandit
-	proto protocol
-	crs   float64
-	size  func(b, k int) int // users per arm in batch b with k active arms
-	maxN  int                // batch sizes are capped at T (a larger batch cannot complete)
+	proto  protocol
+	ledger ledger // what the accountant certifies; proto draws at its noise parameter (the audit reads both)
+	crs    float64
+	size   func(b, k int) int // users per arm in batch b with k active arms
+	maxN   int                // batch sizes are capped at T (a larger batch cannot complete)
 
 	active []int
 	b, n   int // current batch and its users per arm

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/fedbandit/fedbandit/core"
+	"github.com/fedbandit/fedbandit/internal/mutation"
 	"github.com/fedbandit/fedbandit/internal/rng"
 )
 
@@ -75,11 +76,15 @@ func New(spec Spec) (core.Problem, core.Privacy, error) {
 	if err != nil {
 		return nil, core.Privacy{}, err
 	}
-	proto, err := newProtocol(alg, l.noiseEps, params, key)
+	noiseEps := l.noiseEps
+	if mutation.On("I42-wiring") { // the protocol drawn at the target eps, not the ledger's calibrated parameter
+		noiseEps = spec.Eps
+	}
+	proto, err := newProtocol(alg, noiseEps, params, key)
 	if err != nil {
 		return nil, core.Privacy{}, err
 	}
-	r.proto = proto
+	r.proto, r.ledger = proto, l
 	setArms(proto, l.arms)
 	if err := fits(proto, int64(spec.T), l.maxBatch); err != nil {
 		return nil, core.Privacy{}, err
@@ -104,7 +109,7 @@ func newProtocol(alg Algorithm, eps float64, params map[string]float64, key rng.
 		if ref {
 			return &sharedLaplace{eps: eps, conf: conf, noise: rng.New(key, "noise")}, nil
 		}
-		return newCentralLaplace(eps, conf, rng.New(key, "encode"), rng.Source(key, "noise"))
+		return newCentralLaplace(eps, conf, rng.New(key, "encode"), rng.Source(key, noiseStream()))
 	}
 	kind, err := secaggKind(alg.Noise)
 	if err != nil {
@@ -114,11 +119,20 @@ func newProtocol(alg Algorithm, eps float64, params map[string]float64, key rng.
 	if !ok {
 		scale = 1
 	}
-	s, err := newSecagg(kind, eps, conf, scale, params["per_user"] == 1, rng.New(key, "encode"), rng.Source(key, "noise"))
+	s, err := newSecagg(kind, eps, conf, scale, params["per_user"] == 1, rng.New(key, "encode"), rng.Source(key, noiseStream()))
 	if err == nil {
 		s.inverted = ref
 	}
 	return s, err
+}
+
+// noiseStream names the protocols' noise stream, distinct from the
+// rounding stream "encode" (the noise must not depend on the data).
+func noiseStream() string {
+	if mutation.On("P5-22") { // the noise drawn from the rounding stream
+		return "encode"
+	}
+	return "noise"
 }
 
 // setArms union-bounds a SecAgg protocol's accuracy tau over a run's K

@@ -32,6 +32,8 @@ package dpnoise
 import (
 	"math/bits"
 	"math/rand/v2"
+
+	"github.com/fedbandit/fedbandit/internal/mutation"
 )
 
 // uniform returns an integer uniform on [0, n) for n >= 1 (Lemire's
@@ -41,7 +43,7 @@ func uniform(src rand.Source, n uint64) uint64 {
 		return src.Uint64() & (n - 1)
 	}
 	hi, lo := bits.Mul64(src.Uint64(), n)
-	if lo < n {
+	if lo < n && !mutation.On("P5-10") { // P5-10: no rejection (modulo bias)
 		thresh := -n % n
 		for lo < thresh {
 			hi, lo = bits.Mul64(src.Uint64(), n)
