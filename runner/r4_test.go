@@ -74,3 +74,27 @@ func TestR4_23CollectLockMessage(t *testing.T) {
 		t.Errorf("lock file not openable: %v, want an error without the hint", err)
 	}
 }
+
+// TestR4_24InlineArrayOfTables: instance = [{...}] and algorithm = [{...}]
+// (valid TOML, the same document as [[instance]] tables) plan as the
+// [[instance]] form does.
+func TestR4_24InlineArrayOfTables(t *testing.T) {
+	inline := "name = \"inline\"\nseeds = 1\ninstance = [{name = \"a\", kind = \"mab\", gap = 0.5}]\nalgorithm = [{name = \"se\"}]\ngrid = {T = [100]}\n"
+	tables := "name = \"inline\"\nseeds = 1\n[[instance]]\nname = \"a\"\nkind = \"mab\"\ngap = 0.5\n[[algorithm]]\nname = \"se\"\n[grid]\nT = [100]\n"
+	a, err := ParseConfig([]byte(inline), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ParseConfig([]byte(tables), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pa, err := a.Configurations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, _ := b.Configurations()
+	if len(a.Instances) != 1 || len(a.Algorithms) != 1 || len(pa) != len(pb) {
+		t.Errorf("inline: %d instances, %d algorithms, %d configurations; tables: %d", len(a.Instances), len(a.Algorithms), len(pa), len(pb))
+	}
+}
