@@ -191,6 +191,12 @@ func runMain(args []string, stderr io.Writer) int {
 	err = kctx.Run()
 	var sc signalCause
 	switch {
+	case err == nil && errors.As(context.Cause(ctx), &sc):
+		// The signal came as the command finished (work that does not
+		// watch the context): still the signal's status, as if the grace
+		// period had run out.
+		fmt.Fprintf(stderr, "run: %v as the command finished; published results are kept; rerun the same command to continue\n", sc)
+		return sc.exitStatus()
 	case err == nil:
 		return 0
 	case errors.As(err, &sc):
