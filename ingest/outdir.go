@@ -92,6 +92,10 @@ func checkOutput(out string, inputs []string, force bool) error {
 	if !force {
 		return fmt.Errorf("%s already exists (use --force to replace a dataset directory written by prep ingest)", out)
 	}
+	if st.Mode()&fs.ModeSymlink != 0 {
+		target, _ := os.Readlink(out)
+		return fmt.Errorf("--force replaces only a dataset directory written by prep ingest; %s is a symbolic link (to %s): give the directory itself", out, target)
+	}
 	if !st.IsDir() {
 		return fmt.Errorf("--force replaces only a dataset directory written by prep ingest; %s is not a directory", out)
 	}

@@ -442,3 +442,21 @@ func TestR4_34ListAmongScalarFeatures(t *testing.T) {
 	_, _, err := ingestPQ(t, p, Options{FeatureColumns: []string{"features", "f1"}})
 	wantErr(t, "list among scalars", err, `column "features"`, "--feature-columns names one list column alone, or scalar columns")
 }
+
+// TestR4_33ForceIntoSymlink: --force into a symbolic link to a dataset
+// says it is a link and to give the directory itself; nothing changes.
+func TestR4_33ForceIntoSymlink(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "rows.txt")
+	os.WriteFile(src, []byte("0 qid:1 1:0.5\n1 qid:1 1:0.25\n"), 0o644)
+	real := filepath.Join(dir, "real")
+	if _, err := Run(t.Context(), Options{Inputs: []string{src}, Out: real}); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink("real", link); err != nil {
+		t.Skip(err)
+	}
+	_, err := Run(t.Context(), Options{Inputs: []string{src}, Out: link, Force: true})
+	wantErr(t, "--force into a link", err, link+" is a symbolic link (to real): give the directory itself")
+}

@@ -46,7 +46,7 @@ func decodeBCOLTR(table map[string]any, base string) (Instance, error) {
 	var t bcoLTRTable
 	set, err := decodeTable(table, &t)
 	if err != nil {
-		return nil, &KeyError{Msg: err.Error()}
+		return nil, tableError(err)
 	}
 	if !set("radius") {
 		t.Radius = 1

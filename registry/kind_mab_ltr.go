@@ -46,7 +46,7 @@ func decodeMABLTR(table map[string]any, base string) (Instance, error) {
 	var t mabLTRTable
 	set, err := decodeTable(table, &t)
 	if err != nil {
-		return nil, &KeyError{Msg: err.Error()}
+		return nil, tableError(err)
 	}
 	dir, man, err := preparedDataset(t.Dataset, base)
 	if err != nil {
@@ -117,6 +117,11 @@ func (y *mabLTRInstance) Load(_ int, env Env) (*Loaded, error) {
 	means, err := mab.LTRMeans(q.Labels, ds.Manifest.LabelMax, y.t.ClickModel)
 	if err != nil {
 		return nil, &KeyError{Key: "dataset", Msg: fmt.Sprintf("%s: %v", y.dir, err)}
+	}
+	if slices.Min(q.Labels) == slices.Max(q.Labels) {
+		// mab's own check would name its key means, which mab-ltr has not
+		// (R4-17).
+		return nil, &KeyError{Key: "query", Msg: fmt.Sprintf("%d: its %d documents all have label %v in %s, so every arm has one mean and regret would be identically 0: choose a query with different labels", y.t.Query, len(q.Labels), q.Labels[0], y.dir)}
 	}
 	in := mab.DefaultInstance()
 	in.Arms, in.Means, in.Reward = 0, means, mab.RewardBernoulli

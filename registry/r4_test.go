@@ -21,3 +21,44 @@ func TestR4_11LTROneDocumentQueriesRefused(t *testing.T) {
 		t.Errorf("a query of two documents: %v", err)
 	}
 }
+
+// TestR4_17MABLTRQueryOfOneLabel: a mab-ltr query whose documents all have
+// one label is refused naming instance.query and the label, not the key
+// means, which mab-ltr does not have.
+func TestR4_17MABLTRQueryOfOneLabel(t *testing.T) {
+	dir := tinyDataset(t, 3, [][2]int{{1, 5}, {1, 5}, {1, 5}, {0, 6}, {2, 6}})
+	for _, model := range []map[string]any{{"click_model": "navigational"}, {"reward": "label"}} {
+		table := map[string]any{"kind": "mab-ltr", "dataset": dir, "query": 5}
+		for k, v := range model {
+			table[k] = v
+		}
+		_, err := loadKind(t, table, Env{})
+		var ke *KeyError
+		if !asKeyError(err, &ke) || ke.Key != "query" || !strings.Contains(ke.Msg, "5: its 3 documents all have label 1") {
+			t.Errorf("%v: %v", model, err)
+		}
+	}
+}
+
+// TestR4_20FloatInIntegerKey: a float in an integer key is echoed as the
+// file spells it, with what to change, and mab-ltr's and bco-ltr's errors
+// name the key as every kind's do (instance[0].query, not "instance[0]:
+// query:").
+func TestR4_20FloatInIntegerKey(t *testing.T) {
+	for _, c := range []struct {
+		table    map[string]any
+		key, msg string
+	}{
+		{map[string]any{"kind": "mab", "gap": 0.5, "arms": 4.0}, "arms", "4.0: want an integer (no decimal point)"},
+		{map[string]any{"kind": "mab-ltr", "dataset": "x", "query": 15522.0, "click_model": "perfect"}, "query", "15522.0: want an integer (no decimal point)"},
+		{map[string]any{"kind": "bco-ltr", "dataset": "x", "seed": 2.0, "loss": "squared"}, "seed", "2.0: want an integer (no decimal point)"},
+		{map[string]any{"kind": "mab", "gap": 0.5, "seed": 1.5}, "seed", "1.5: want an integer"},
+	} {
+		c.table["name"] = "i"
+		_, err := DecodeInstance(c.table, "")
+		var ke *KeyError
+		if !asKeyError(err, &ke) || ke.Key != c.key || !strings.Contains(ke.Msg, c.msg) {
+			t.Errorf("%v: %v, want key %s saying %q", c.table, err, c.key, c.msg)
+		}
+	}
+}

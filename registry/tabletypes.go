@@ -2,7 +2,9 @@ package registry
 
 import (
 	"fmt"
+	"math"
 	"reflect"
+	"strconv"
 	"strings"
 )
 
@@ -24,6 +26,9 @@ func checkTypes(table map[string]any, dst any) error {
 			continue
 		}
 		if want := typeMismatch(f.Type, v); want != "" {
+			if x, isFloat := v.(float64); isFloat && want == "an integer" && x == math.Trunc(x) {
+				want += " (no decimal point)" // R4-20: "4.0: want an integer"
+			}
 			return &KeyError{Key: key, Msg: fmt.Sprintf("%s: want %s", showValue(v), want)}
 		}
 	}
@@ -81,6 +86,11 @@ func showValue(v any) string {
 			s[i] = showValue(e)
 		}
 		return "[" + strings.Join(s, ", ") + "]"
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1e21 {
+			return strconv.FormatFloat(x, 'f', 1, 64) // a float the file spells 4.0, not 4
+		}
+		return strconv.FormatFloat(x, 'g', -1, 64)
 	}
 	return fmt.Sprint(v)
 }

@@ -82,7 +82,7 @@ type Experiment struct {
 	// Plot is the figure: "curves" (regret against rounds, the
 	// default) or "scaling-T" / "scaling-eps" (regret against T or eps
 	// on log-log axes with the fitted exponents, package
-	// outputs/scaling).
+	// outputs/scaling), or "scaling-M" (the privacy cost against M).
 	Plot string `toml:"plot"`
 	// LogX, LogY are the paper's axes.
 	LogX bool `toml:"log_x"`
@@ -144,7 +144,8 @@ const (
 	// At (Welch's one-sided test at level Alpha).
 	KindBelow = "below"
 	// KindExponent: the exponent of a fit over T or eps (package
-	// outputs/scaling) is Value (its 95% interval contains Value).
+	// outputs/scaling), or of the privacy cost over M, is Value (its 95%
+	// interval contains Value).
 	KindExponent = "exponent"
 )
 
@@ -160,7 +161,7 @@ type Check struct {
 	// At is the round of a KindBelow check (absent: the last
 	// checkpoint of the scale).
 	At *int `toml:"at"`
-	// Over ("T" or "eps"), Series (substrings selecting one fit),
+	// Over ("T", "eps" or "M": the privacy cost against FedLinUCB), Series (substrings selecting one fit),
 	// Baseline (optional: the privacy cost against this algorithm),
 	// Value (the claimed exponent) and Local (the last local exponent
 	// instead of the fit over every point) define a KindExponent check.
@@ -234,9 +235,9 @@ func (c *Catalogue) validate() error {
 			return fmt.Errorf("%s: over %q: want \"seed\" or \"instance\"", where, e.Over)
 		}
 		switch e.Plot {
-		case "", "curves", "scaling-T", "scaling-eps":
+		case "", "curves", "scaling-T", "scaling-eps", "scaling-M":
 		default:
-			return fmt.Errorf("%s: plot %q: want curves, scaling-T or scaling-eps", where, e.Plot)
+			return fmt.Errorf("%s: plot %q: want curves, scaling-T, scaling-eps or scaling-M", where, e.Plot)
 		}
 		if e.Metric == "" {
 			return fmt.Errorf("%s: metric is required", where)
@@ -300,8 +301,11 @@ func (ck *Check) validate() error {
 			return fmt.Errorf("at %d: want a round >= 1", *ck.At)
 		}
 	case KindExponent:
-		if ck.Over != "T" && ck.Over != "eps" {
-			return fmt.Errorf("over %q: want T or eps", ck.Over)
+		if ck.Over != "T" && ck.Over != "eps" && ck.Over != "M" {
+			return fmt.Errorf("over %q: want T, eps or M", ck.Over)
+		}
+		if ck.Over == "M" && ck.Baseline != "" {
+			return fmt.Errorf("over M fits the privacy cost against FedLinUCB: no baseline")
 		}
 		if len(ck.Series) == 0 || ck.Value == nil {
 			return fmt.Errorf("kind exponent needs series and value")

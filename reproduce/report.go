@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
+	"gonum.org/v1/plot/vg"
 
 	"github.com/fedbandit/fedbandit/internal/atomicfile"
 	"github.com/fedbandit/fedbandit/outputs"
@@ -165,8 +166,8 @@ func experimentSection(w *bytes.Buffer, dir string, rec *Record, er *ExpRecord, 
 	default:
 		over := strings.TrimPrefix(e.Plot, "scaling-")
 		var fits []scaling.Fit
-		if fits, err = scaling.FitsOver(runs, over); err == nil {
-			paths, err = scaling.SaveOver(edir, fits, title, over)
+		if fits, err = fitsOver(runs, over, ""); err == nil {
+			paths, err = savePanels(edir, title, over, fits)
 		}
 	}
 	if err != nil && !errors.Is(err, figure.ErrNothingToDraw) {
@@ -366,11 +367,15 @@ func writeTable(w *bytes.Buffer, all []series, at []int, e *Experiment) error {
 // pseudo-regret at each value, the exponent over all of them and the
 // last local exponent, each with its 95% interval.
 func writeFits(w *bytes.Buffer, runs []outputs.RunRecord, over string) error {
-	fits, err := scaling.FitsOver(runs, over)
+	fits, err := fitsOver(runs, over, "")
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "Pseudo-regret R(T) (summed over silos) against %s, mean ± standard error over seeds; exponent: least squares of log mean on log %s with its 95%% t-interval; local: between the last two values of %s (delta method):\n\n", over, over, over)
+	what := "Pseudo-regret R(T) (summed over silos)"
+	if over == scaling.OverM {
+		what = "Privacy cost (pseudo-regret R_M(T) minus " + scaling.Baseline + "'s at the same M and seed)"
+	}
+	fmt.Fprintf(w, "%s against %s, mean ± standard error over seeds; exponent: least squares of log mean on log %s with its 95%% t-interval; local: between the last two values of %s (delta method):\n\n", what, over, over, over)
 	fmt.Fprintf(w, "| configuration | %s: mean ± SE | exponent [95%% CI] | local exponent [95%% CI] |\n|---|---|---|---|\n", over)
 	for _, f := range fits {
 		var pts []string
@@ -434,13 +439,7 @@ func decide(ck *Check, scale string, all []series, runs []outputs.RunRecord, at 
 		stat, verdict := Below(lo.Mean[i], lo.SE[i], lo.n, hi.Mean[j], hi.SE[j], hi.n)
 		return fmt.Sprintf("t = %d: %s %s vs %s %s; %s", t, short(lo.label), meanSE(lo.Mean[i], lo.SE[i], lo.n), short(hi.label), meanSE(hi.Mean[j], hi.SE[j], hi.n), stat), verdict, nil
 	case KindExponent:
-		var fits []scaling.Fit
-		var err error
-		if ck.Baseline != "" {
-			fits, err = scaling.CostsOver(runs, ck.Over, ck.Baseline)
-		} else {
-			fits, err = scaling.FitsOver(runs, ck.Over)
-		}
+		fits, err := fitsOver(runs, ck.Over, ck.Baseline)
 		if err != nil {
 			return "", "", err
 		}
@@ -467,6 +466,108 @@ func decide(ck *Check, scale string, all []series, runs []outputs.RunRecord, at 
 		return fmt.Sprintf("%s (%s): %s", what, short(s.label), stat), verdict, nil
 	}
 	return "", "", fmt.Errorf("kind %q", ck.Kind)
+}
+
+// savePanels draws the fits one figure per instance (the "instance=..."
+// field of their labels; one figure when there is none), each legend
+// without the fields its fits share, as DIR/scaling-OVER[-INSTANCE].png
+// and .svg.
+func savePanels(dir, title, over string, fits []scaling.Fit) ([]string, error) {
+	groups := map[string][]scaling.Fit{}
+	var names []string
+	for _, f := range fits {
+		inst := ""
+		for _, part := range labelParts(f.Label) {
+			if v, ok := strings.CutPrefix(part, "instance="); ok {
+				inst = v
+			}
+		}
+		if groups[inst] == nil {
+			names = append(names, inst)
+		}
+		groups[inst] = append(groups[inst], f)
+	}
+	slices.Sort(names)
+	var paths []string
+	for _, inst := range names {
+		g := shortLabels(groups[inst])
+		t, base := title, "scaling-"+over
+		if inst != "" {
+			t, base = title+": "+inst, base+"-"+inst
+		}
+		p, err := scaling.DrawOver(g, t, over)
+		if err != nil {
+			return nil, err
+		}
+		ps, err := figure.SavePlot(p, dir, base, 18*vg.Centimeter, 12*vg.Centimeter)
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, ps...)
+	}
+	return paths, nil
+}
+
+// labelParts are the "key=value" fields of a label "Name (k=v, ...)".
+func labelParts(l string) []string {
+	_, in, ok := strings.Cut(l, " (")
+	if !ok {
+		return nil
+	}
+	if i := strings.LastIndex(in, ")"); i >= 0 {
+		in = in[:i]
+	}
+	return strings.Split(in, ", ")
+}
+
+// shortLabels drops from the fits' labels every field whose key has one
+// value in all the labels that carry it.
+func shortLabels(fits []scaling.Fit) []scaling.Fit {
+	vals := map[string]map[string]bool{}
+	for _, f := range fits {
+		for _, part := range labelParts(f.Label) {
+			k, v, _ := strings.Cut(part, "=")
+			if vals[k] == nil {
+				vals[k] = map[string]bool{}
+			}
+			vals[k][v] = true
+		}
+	}
+	out := slices.Clone(fits)
+	for i, f := range out {
+		name, _, _ := strings.Cut(f.Label, " (")
+		var keep []string
+		for _, part := range labelParts(f.Label) {
+			k, _, _ := strings.Cut(part, "=")
+			if len(vals[k]) > 1 {
+				keep = append(keep, part)
+			}
+		}
+		out[i].Label = name
+		if len(keep) > 0 {
+			out[i].Label += " (" + strings.Join(keep, ", ") + ")"
+		}
+	}
+	return out
+}
+
+// fitsOver fits the runs over T, eps or M (the privacy cost against
+// FedLinUCB), or their privacy cost against baseline over T or eps, with
+// the local exponents between consecutive points.
+func fitsOver(runs []outputs.RunRecord, over, baseline string) ([]scaling.Fit, error) {
+	var fits []scaling.Fit
+	var err error
+	if baseline != "" {
+		fits, err = scaling.CostsOver(runs, over, baseline)
+	} else {
+		fits, err = scaling.FitsOver(runs, over)
+	}
+	for i := range fits {
+		if len(fits[i].Local) == 0 {
+			fits[i].Local = scaling.Slopes(fits[i].Points)
+		}
+	}
+	return fits, err
 }
 
 func pointsText(pts []scaling.Point) string {

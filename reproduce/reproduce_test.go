@@ -133,7 +133,8 @@ func TestParseRejects(t *testing.T) {
 		"bad kind":      {"[[experiment.check]]\nclaim = \"c\"\nkind = \"above\"\n", `kind "above"`},
 		"bad scale":     {"[experiment.scale.huge]\ncheckpoints = [1]\n", "scale.huge"},
 		"no tolerance":  {"[[experiment.reference]]\nfile = \"f.csv\"\nscales = [\"default\"]\n", "tolerance"},
-		"exponent over": {"[[experiment.check]]\nclaim = \"c\"\nkind = \"exponent\"\nover = \"M\"\nseries = [\"a\"]\nvalue = 1\n", `over "M"`},
+		"exponent over": {"[[experiment.check]]\nclaim = \"c\"\nkind = \"exponent\"\nover = \"B\"\nseries = [\"a\"]\nvalue = 1\n", `over "B"`},
+		"M baseline":    {"[[experiment.check]]\nclaim = \"c\"\nkind = \"exponent\"\nover = \"M\"\nbaseline = \"ldp\"\nseries = [\"a\"]\nvalue = 1\n", "no baseline"},
 	} {
 		text := head + exp + tc.add
 		if name == "no paper" {

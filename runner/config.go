@@ -264,6 +264,23 @@ func ParseConfig(raw []byte, dir string) (*Config, error) {
 	if err := toml.Unmarshal(raw, &c.tree); err != nil {
 		return nil, err
 	}
+	// An inline array of tables (instance = [{...}]) is the same document
+	// as [[instance]] tables, but decodes as a list of maps (R4-24).
+	for k, v := range c.tree {
+		l, ok := v.([]any)
+		if !ok || len(l) == 0 {
+			continue
+		}
+		tables := make([]map[string]any, len(l))
+		for i, e := range l {
+			if tables[i], ok = e.(map[string]any); !ok {
+				break
+			}
+		}
+		if ok {
+			c.tree[k] = tables
+		}
+	}
 	c.applyDefaults()
 	if err := c.decodeTables(); err != nil {
 		return nil, err

@@ -580,8 +580,11 @@ func Collect(dir string) (*outputs.CollectSummary, error) {
 		return nil, fmt.Errorf("collect %s: no %s/ directory: not a sweep output directory (`run sweep SWEEP --out %s` writes one)", dir, outputs.RunsDir, dir)
 	}
 	unlock, err := lockDir(dir)
-	if err != nil {
+	if errors.Is(err, errBusy) {
 		return nil, fmt.Errorf("collect: %w (a sweep collects the tables itself when it finishes; an array's collect job runs after its tasks)", err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("collect: %w", err)
 	}
 	defer unlock()
 	if err := checkManifestLayout(dir); err != nil {

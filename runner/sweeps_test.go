@@ -1,8 +1,10 @@
 package runner
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/fedbandit/fedbandit/federate"
@@ -136,20 +138,30 @@ func TestShippedSweeps(t *testing.T) {
 
 // standInMSLR points $FEDBANDIT_MSLR10K at a stand-in dataset directory
 // (a manifest only) and returns an instance builder whose instances have
-// the content hash "h" + the feature set, so that the shipped MSLR sweeps
-// can be planned without the data.
+// a content hash of every loader option but the directory (a temporary
+// one; standInHash), so that the shipped MSLR sweeps can be planned
+// without the data, and two instances that differ in any option the
+// loader reads are two instances, as with the data.
 func standInMSLR(t *testing.T) BuildLTRFunc {
 	data := t.TempDir()
 	os.WriteFile(filepath.Join(data, "manifest.json"), []byte(`{"schema_version":1,"queries":10000,"features":136}`), 0o644)
 	t.Setenv("FEDBANDIT_MSLR10K", data)
 	return func(o ltr.Options) (*federate.LTRData, error) {
-		d := &federate.LTRData{Name: "stand-in", Dim: 3, Hash: "h" + o.Features, R: 1, Crs: 0.1}
+		d := &federate.LTRData{Name: "stand-in", Dim: 3, Hash: standInHash(o), R: 1, Crs: 0.1}
 		d.Queries = []federate.LTRQuery{{X: []float64{1, 0, 0}, Mu: []float64{0.5}}}
 		for i := 0; i < o.Silos; i++ {
 			d.Silos = append(d.Silos, []int{0})
 		}
 		return d, nil
 	}
+}
+
+// standInHash is the stand-in instance's content hash: "h" + the
+// options (every field, by reflection, so that a field added to
+// ltr.Options enters it) with the dataset directory left out.
+func standInHash(o ltr.Options) string {
+	o.Dataset = ""
+	return "h" + fmt.Sprintf("%+v", o)
 }
 
 // standInMQ2008 points $FEDBANDIT_MQ2008 at a stand-in dataset directory
@@ -215,4 +227,36 @@ func planFile(t *testing.T, f string, build BuildLTRFunc) *Plan {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestStandInHashesEveryOption: the MSLR stand-in's hash changes with
+// every option of ltr.Options but the directory, so that two instances
+// the real loader tells apart are two instances in the shipped-sweep
+// tests (the second extension trial's collision: two instances differing
+// only in an option the stand-in ignored planned as one). Mutation
+// control: the hash of the feature set alone, as before, fails it (tried
+// 2026-12-02).
+func TestStandInHashesEveryOption(t *testing.T) {
+	base := ltr.Options{Dataset: "a", Features: "title", Model: "reference", Silos: 2, Strategy: "contiguous"}
+	v := reflect.ValueOf(&base).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		o := base
+		f := reflect.ValueOf(&o).Elem().Field(i)
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString(f.String() + "x")
+		case reflect.Int:
+			f.SetInt(f.Int() + 1)
+		case reflect.Uint64:
+			f.SetUint(f.Uint() + 1)
+		case reflect.Float64:
+			f.SetFloat(f.Float() + 0.5)
+		default:
+			t.Fatalf("ltr.Options.%s: a %s, which this test cannot vary", v.Type().Field(i).Name, f.Kind())
+		}
+		name := v.Type().Field(i).Name
+		if differs := standInHash(o) != standInHash(base); differs != (name != "Dataset") {
+			t.Errorf("ltr.Options.%s changed: hash differs %v", name, differs)
+		}
+	}
 }

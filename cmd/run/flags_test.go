@@ -117,6 +117,8 @@ var flagRules = map[string]map[string]string{
 	"table --markdown": asBool,
 	"table --format":   none, // enum
 
+	"export --csv": none, // false is refused by Validate, which asks for it
+
 	"scaling --title":    asText,
 	"scaling --over":     none, // enum
 	"scaling --baseline": none, // a registered algorithm, with --over T or eps
@@ -193,6 +195,7 @@ T = [2]
 		"task":       {"task", sweep, "--out=" + filepath.Join(dir, "task"), "--tasks=1"},
 		"status":     {"status", results},
 		"table":      {"table", results},
+		"export":     {"export", results, "--csv"},
 		"scaling":    {"scaling", results},
 		"audit":      {"audit"},
 		"reproduce":  {"reproduce", "--list"},

@@ -17,6 +17,7 @@ import (
 	"github.com/fedbandit/fedbandit/datasets/mq2008"
 	"github.com/fedbandit/fedbandit/features"
 	"github.com/fedbandit/fedbandit/lasso"
+	"github.com/fedbandit/fedbandit/outputs"
 	"github.com/fedbandit/fedbandit/partition"
 	"github.com/fedbandit/fedbandit/prepare"
 	"github.com/fedbandit/fedbandit/registry"
@@ -88,12 +89,29 @@ func (c *QuickstartCmd) Run(ctx context.Context) error {
 	if err := drawPlots(c.Out, plotOptions{LogY: true, Title: "MQ2008: linear, multi-armed and convex bandits"}); err != nil {
 		slog.Error("plot", "err", err)
 	}
-	fmt.Printf("\nDone in %s. The sweep files are in %s (one per family); rerun one with\n  go run ./cmd/run sweep %s/FILE --out %s\n"+
-		"Load the tables in Python with pandas.read_feather(%q); see examples/regret.ipynb.\n",
-		time.Since(start).Round(time.Second), filepath.Join(c.Out, runner.ConfigsDir),
-		filepath.Join(c.Out, runner.ConfigsDir), c.Out, filepath.Join(c.Out, "curves.arrow"))
+	fmt.Printf("\nDone in %s. The sweep files are in %s (one per family); rerun one with\n  go run ./cmd/run sweep %s/FILE --out %s\n",
+		time.Since(start).Round(time.Second), filepath.Join(c.Out, runner.ConfigsDir), filepath.Join(c.Out, runner.ConfigsDir), c.Out)
+	fmt.Print(loadHint(c.Out))
 	return nil
 }
+
+// loadHint is the main job's closing lines: how to load the tables of
+// dir in polars, DuckDB and pandas (with pyarrow, or the CSV export
+// without), and the notebook.
+func loadHint(dir string) string {
+	runs, curves := filepath.Join(dir, outputs.RunsFile), filepath.Join(dir, outputs.CurvesFile)
+	return fmt.Sprintf(`Load the tables (runs: one row per run; curves: one row per run and checkpoint):
+  polars:  import polars as pl; runs = pl.read_ipc(%[1]q); curves = pl.read_ipc(%[2]q)
+  DuckDB:  SELECT * FROM %[3]s JOIN %[4]s USING (run_id)
+  pandas:  import pandas as pd; runs = pd.read_feather(%[1]q)   (needs pyarrow; without it:
+           go run ./cmd/run export %[5]s --csv, then pd.read_csv(%[6]q))
+The notebook examples/regret.ipynb draws the curves: FEDBANDIT_SWEEP=%[5]s jupyter notebook examples/regret.ipynb
+`, runs, curves, sqlString(filepath.Join(dir, outputs.CurvesParquetFile)), sqlString(filepath.Join(dir, outputs.RunsParquetFile)),
+		shellQuote(dir), filepath.Join(dir, outputs.RunsCSVFile))
+}
+
+// sqlString quotes s as an SQL string literal.
+func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // quickstartPlans are the main job's plans on the prepared dataset, one
 // per family (linear, multi-armed, convex): the embedded sweep files at
