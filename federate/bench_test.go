@@ -299,3 +299,33 @@ func cpuSeconds() float64 {
 	}
 	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
 }
+
+// BenchmarkPublishedInstance is one full FedLinUCB run on the published
+// code's synthetic instance as the shipped sweeps draw it (numpy's
+// legacy stream seeded with 2, M=100, K=100, d=10, T=10,000): theta*'s
+// walk over every context of the T rounds (walkTheta; a process of the
+// shipped sweeps now takes it from knownThetas) and the run (theta*
+// computed before), each measured in CPU seconds. Run with
+// -benchtime=1x -cpu=1.
+func BenchmarkPublishedInstance(b *testing.B) {
+	s := paperSpec(AlgFedLinUCB)
+	s.Synthetic.ContextGen, s.Synthetic.Seed, s.Synthetic.SharedContexts = ContextsNumPy, 2, true
+	y := s.Synthetic
+	b.Run("theta", func(b *testing.B) {
+		c0 := cpuSeconds()
+		for i := 0; i < b.N; i++ {
+			walkTheta(uint32(y.Seed), s.T, s.M, y.K, y.D)
+		}
+		b.ReportMetric((cpuSeconds()-c0)/float64(b.N), "cpu-s/op")
+	})
+	b.Run("run", func(b *testing.B) {
+		publishedTheta(uint32(y.Seed), s.T, s.M, y.K, y.D) // once per process
+		c0 := cpuSeconds()
+		for i := 0; i < b.N; i++ {
+			if _, err := Run(context.Background(), s); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric((cpuSeconds()-c0)/float64(b.N), "cpu-s/op")
+	})
+}

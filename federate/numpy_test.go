@@ -3,6 +3,7 @@ package federate
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -213,4 +214,51 @@ func mustRun(t *testing.T, s Spec) *Result {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// TestKnownThetas: every pinned theta* (knownThetas) is, bit for bit, the
+// walk over its instance's stream (walkTheta) and numpy's theta* of that
+// instance (the golden file's case of its T, M, K, d; all seed 2), and
+// publishedTheta returns it.
+//
+// Mutation-checked: changing the last bit of a pinned coordinate fails
+// both comparisons.
+func TestKnownThetas(t *testing.T) {
+	g := readPublishedGolden(t)
+	if len(knownThetas) == 0 {
+		t.Fatal("no pinned theta*")
+	}
+	for key, bits := range knownThetas {
+		seed, T, M, K, D := key[0], key[1], key[2], key[3], key[4]
+		walked := walkTheta(uint32(seed), T, M, K, D)
+		if len(walked) != len(bits) {
+			t.Fatalf("%v: %d coordinates pinned, the walk gives %d", key, len(bits), len(walked))
+		}
+		for j, b := range bits {
+			if math.Float64bits(walked[j]) != b {
+				t.Errorf("%v: theta[%d] pinned %#x, the walk gives %#x", key, j, b, math.Float64bits(walked[j]))
+			}
+		}
+		found := false
+		for _, c := range g.Cases {
+			if seed != 2 || c.T != T || c.M != M || c.K != K || c.D != D {
+				continue
+			}
+			found = true
+			for j, h := range c.Theta {
+				if math.Float64bits(hexFloat(t, h)) != bits[j] {
+					t.Errorf("%v: theta[%d] pinned %#x, numpy %s", key, j, bits[j], h)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%v: no numpy case of this instance in the golden file", key)
+		}
+		got := publishedTheta(uint32(seed), T, M, K, D)
+		for j, b := range bits {
+			if math.Float64bits(got[j]) != b {
+				t.Errorf("%v: publishedTheta[%d] = %v", key, j, got[j])
+			}
+		}
+	}
 }

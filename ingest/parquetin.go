@@ -129,7 +129,9 @@ func detectLayout(path string, pf *parquet.File, opts Options) (*pqLayout, error
 	col := func(name, flag string) (pqCol, error) {
 		f, ok := byName[name]
 		if !ok {
-			return pqCol{}, schemaError(path, name, "missing (the file has columns %s; name another with %s)", have, flag)
+			err := schemaError(path, name, "missing (the file has columns %s; name another with %s)", have, flag)
+			err.(*colError).missing = true
+			return pqCol{}, err
 		}
 		c, err := leafOf(pf, f)
 		if err != nil {

@@ -63,6 +63,21 @@ type colError struct {
 	RowGroup int
 	Column   string
 	Msg      string
+	// missing: the column is not in the file (Unwrap: ErrMissingColumn).
+	missing bool
+}
+
+// ErrMissingColumn is wrapped by the error of a Parquet input that lacks
+// a column of a role (label, qid, features): the caller may say how to
+// name another (prep all has no column flags).
+var ErrMissingColumn = errors.New("a column is missing")
+
+// Unwrap returns ErrMissingColumn for a missing column's error.
+func (e *colError) Unwrap() error {
+	if e.missing {
+		return ErrMissingColumn
+	}
+	return nil
 }
 
 func (e *colError) Error() string {

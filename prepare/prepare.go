@@ -165,6 +165,10 @@ func dataset(ctx context.Context, o Options, out string, log *slog.Logger) (*ing
 		log.Warn("force: re-ingesting drops the dataset's fitted theta* and partitions once the new dataset is complete", "dir", out, "files", drops)
 	}
 	man, err = ingest.Run(ctx, ingest.Options{Inputs: o.Inputs, Out: out, Force: o.Force, Log: log})
+	if errors.Is(err, ingest.ErrMissingColumn) {
+		// R4-18: the message names prep ingest's column flags.
+		return nil, false, fmt.Errorf("%w; prep all takes no column flags: run `prep ingest INPUT --label-column ... --qid-column ... --feature-columns ... --out %s` first, and prep all then reuses that dataset", err, out)
+	}
 	if err != nil {
 		return nil, false, err
 	}

@@ -113,7 +113,8 @@ func datasetDir(path, base string) (string, error) {
 		return v
 	})
 	if len(unset) > 0 {
-		return "", fmt.Errorf("%q: environment variable %s is not set: set it to your prepared dataset directory", path, strings.Join(unset, ", "))
+		return "", fmt.Errorf("%q: environment variable %s is not set: set it to your prepared dataset directory "+
+			"(the main job, go run ./cmd/run, prepares MQ2008 under the user cache directory: ~/.cache/fedbandit/mq2008-*/dataset on Linux)", path, strings.Join(unset, ", "))
 	}
 	if d == "" {
 		return "", fmt.Errorf("%q expands to an empty path: set the environment variable to your prepared dataset directory", path)

@@ -11,8 +11,11 @@
 //	run task SWEEP.toml --out DIR --tasks N   one task of such an array
 //	run status DIR               an array's progress per task; rerun the incomplete ones
 //	run audit                    empirical privacy audit of one release (eager vs lazy)
+//	run table DIR                mean ± SE per configuration (--format text, markdown, csv, json)
+//	run export DIR --csv         DIR/runs.csv and curves.csv for a pandas without pyarrow
 //
-// Run `run COMMAND --help` for details; sweeps/README.md documents the
+// `run --version` names the build. A usage error exits 2 after a short
+// usage (internal/cliconv). Run `run COMMAND --help` for details; sweeps/README.md documents the
 // sweep file and outputs/README.md every output column.
 package main
 
@@ -188,6 +191,12 @@ func runMain(args []string, stderr io.Writer) int {
 	err = kctx.Run()
 	var sc signalCause
 	switch {
+	case err == nil && errors.As(context.Cause(ctx), &sc):
+		// The signal came as the command finished (work that does not
+		// watch the context): still the signal's status, as if the grace
+		// period had run out.
+		fmt.Fprintf(stderr, "run: %v as the command finished; published results are kept; rerun the same command to continue\n", sc)
+		return sc.exitStatus()
 	case err == nil:
 		return 0
 	case errors.As(err, &sc):

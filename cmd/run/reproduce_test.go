@@ -231,3 +231,28 @@ func TestReproduceQuickGolden(t *testing.T) {
 	b, _ := json.Marshal(rec)
 	t.Logf("record: %s", b)
 }
+
+// TestReproducePaperScale: --scale paper runs nothing and writes, per
+// experiment, the shipped sweep file unchanged (the paper's scale) and a
+// Slurm array for it (run slurm's scripts).
+func TestReproducePaperScale(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "paper")
+	rate, workers := 4e9, 1
+	c := &ReproduceCmd{Out: out, Scale: reproduce.PaperScale, Workers: &workers, Only: []string{"huang-gloc"}, LogEvery: time.Hour, speedFlags: speedFlags{Rate: &rate}}
+	quietStdout(t)
+	if err := c.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"huang-gloc/slurm/array.sbatch", "huang-gloc/slurm/collect.sbatch", "sweeps/huang-gloc.toml", reproduce.RecordFile} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	if runs, _ := filepath.Glob(filepath.Join(out, "huang-gloc", "runs", "*")); len(runs) != 0 {
+		t.Errorf("%d runs executed at the paper's scale", len(runs))
+	}
+	cfg, err := runner.LoadConfig(filepath.Join(out, "sweeps", "huang-gloc.toml"))
+	if err != nil || cfg.Seeds != 10 || cfg.Grid.T[0] != 2000 {
+		t.Errorf("paper-scale sweep: %+v %v", cfg, err)
+	}
+}

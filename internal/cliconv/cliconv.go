@@ -39,11 +39,12 @@ func Usage(err error) error {
 
 // IsUsage reports whether err is a usage error: a kong parse error
 // (unknown command or flag, missing argument, a Validate or AfterApply
-// refusal) or one marked by Usage.
+// refusal), one marked by Usage, or one whose ExitCode is ExitUsage.
 func IsUsage(err error) bool {
 	var pe *kong.ParseError
 	var ue usageError
-	return errors.As(err, &pe) || errors.As(err, &ue)
+	var ec kong.ExitCoder
+	return errors.As(err, &pe) || errors.As(err, &ue) || (errors.As(err, &ec) && ec.ExitCode() == ExitUsage)
 }
 
 // Parse parses args like k.Parse, first refusing a first word that is no

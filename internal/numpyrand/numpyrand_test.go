@@ -311,3 +311,28 @@ func TestPolarKernel(t *testing.T) {
 	}
 	t.Logf("%d undecided pairs", undecided)
 }
+
+// TestAccepted: the branch-free test of a polar candidate agrees with
+// s < 1 && s != 0 on the edges (0, the smallest subnormal, the doubles
+// next to 1, the largest value a candidate reaches, 2 - 2^-51) and on 10^6
+// sums of two squares of uniforms in [-1, 1).
+//
+// Mutation-checked: dropping the & ^u term accepts s = 0; comparing with
+// bits(1) instead of bits(1) - 1 accepts s = 1: each fails.
+func TestAccepted(t *testing.T) {
+	edges := []float64{0, math.SmallestNonzeroFloat64, 0x1p-1022, 0.5, math.Nextafter(1, 0), 1, math.Nextafter(1, 2), 1.5, 2 - 0x1p-51, 2}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 1_000_000 {
+		a, b := 2*r.Float64()-1, 2*r.Float64()-1
+		edges = append(edges, float64(a*a)+float64(b*b))
+	}
+	for _, s := range edges {
+		want := 0
+		if s < 1 && s != 0 {
+			want = 1
+		}
+		if got := accepted(s); got != want {
+			t.Fatalf("accepted(%v) = %d, want %d", s, got, want)
+		}
+	}
+}
