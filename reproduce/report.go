@@ -597,7 +597,7 @@ func Below(a, sea float64, na int, b, seb float64, nb int) (string, string) {
 		return "one run a side: no test", Inconclusive
 	}
 	d := b - a
-	s2 := sea*sea + seb*seb
+	s2 := float64(sea*sea) + float64(seb*seb)
 	if s2 == 0 {
 		switch {
 		case d > 0:

@@ -544,7 +544,7 @@ func SaveDir(dir string, o Options) ([]string, error) {
 		panels[i].LogX, panels[i].LogY = logX, o.LogY
 	}
 	// One file per maxRows rows of panels.
-	titleH := vg.Points(20) * vg.Length(strings.Count(o.Title, "\n")+1)
+	titleH := vg.Length(float64(vg.Points(20) * vg.Length(strings.Count(o.Title, "\n")+1)))
 	maxRows := max(1, int((MaxSide-titleH)/h))
 	var paths []string
 	for file := 0; ; file++ {
@@ -593,7 +593,7 @@ func SavePlot(p *plot.Plot, dir, base string, w, h vg.Length) ([]string, error) 
 func saveGrid(grid [][]*panelPlot, title, dir, base string, w, h vg.Length) ([]string, error) {
 	titleH := vg.Length(0)
 	if title != "" {
-		titleH = vg.Points(20) * vg.Length(strings.Count(title, "\n")+1)
+		titleH = vg.Length(float64(vg.Points(20) * vg.Length(strings.Count(title, "\n")+1)))
 		h += titleH
 	}
 	drawAll := func(dc draw.Canvas) {
@@ -601,7 +601,7 @@ func saveGrid(grid [][]*panelPlot, title, dir, base string, w, h vg.Length) ([]s
 			sty := draw.TextStyle{Color: color.Black, Font: plot.DefaultFont, Handler: plot.DefaultTextHandler, XAlign: draw.XCenter, YAlign: draw.YTop}
 			sty.Font.Size = vg.Points(13)
 			for i, line := range strings.Split(title, "\n") {
-				dc.FillText(sty, vg.Point{X: dc.Center().X, Y: dc.Max.Y - vg.Points(3) - vg.Points(20)*vg.Length(i)}, line)
+				dc.FillText(sty, vg.Point{X: dc.Center().X, Y: dc.Max.Y - vg.Points(3) - vg.Length(float64(vg.Points(20)*vg.Length(i)))}, line)
 			}
 			dc.Max.Y -= titleH
 		}

@@ -91,7 +91,7 @@ var dashes = [][]vg.Length{
 // lighten blends c with white by the fraction f.
 func lighten(c color.Color, f float64) color.Color {
 	r, g, b, _ := c.RGBA()
-	mix := func(v uint32) uint8 { return uint8(float64(v>>8) + f*(255-float64(v>>8))) }
+	mix := func(v uint32) uint8 { return uint8(float64(v>>8) + float64(f*(255-float64(v>>8)))) }
 	return color.NRGBA{mix(r), mix(g), mix(b), 0xff}
 }
 
@@ -428,7 +428,7 @@ const legendGap = 2 * vg.Millimeter
 // top level with the top of the axes) that takes at most half of c's
 // width.
 func (pp *panelPlot) Draw(c draw.Canvas) {
-	half := (c.Max.X - c.Min.X) / 2
+	half := vg.Length(float64((c.Max.X - c.Min.X) / 2)) // x/2 compiles to x*0.5: rounded here, never fused
 	lw := pp.legend.Rectangle(c).Size().X
 	if lw+legendGap > half {
 		// Too long labels: a smaller font, never a cut one.
