@@ -1,13 +1,11 @@
 package bco
 
 import (
-	"encoding/csv"
 	"math"
-	"os"
-	"strconv"
 	"testing"
 
 	"github.com/fedbandit/fedbandit/federate/accountant"
+	"github.com/fedbandit/fedbandit/internal/golden"
 )
 
 // TestAccountantGoldenMpmath: the family's accountant against a table
@@ -20,22 +18,7 @@ import (
 // delivered eps is within the target. Mutation-checked: the classic
 // formula's ln(1.25/delta) as ln(1/delta) fails it.
 func TestAccountantGoldenMpmath(t *testing.T) {
-	f, err := os.Open("testdata/analytic_golden.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(rows) < 2 {
-		t.Fatalf("golden table: %v (%d rows)", err, len(rows))
-	}
-	for _, row := range rows[1:] {
-		v := make([]float64, len(row))
-		for i := range row {
-			if v[i], err = strconv.ParseFloat(row[i], 64); err != nil {
-				t.Fatalf("row %v: %v", row, err)
-			}
-		}
+	for _, v := range golden.Floats(t, "testdata/analytic_golden.csv") {
 		eps, delta, sens := v[0], v[1], v[2]
 		close := func(what string, got, want float64) {
 			if math.Abs(got-want) > 1e-9*math.Abs(want) {

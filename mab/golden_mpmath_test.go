@@ -1,11 +1,10 @@
 package mab
 
 import (
-	"encoding/csv"
 	"math"
-	"os"
-	"strconv"
 	"testing"
+
+	"github.com/fedbandit/fedbandit/internal/golden"
 )
 
 // TestSkellamGoldenMpmath: the Renyi accountant of dist-rdp-se (AKL21
@@ -17,22 +16,7 @@ import (
 // and delta 1e-8 to 0.01, to 1e-9 relative. Mutation-checked: N14 (the
 // min term dropped) and N10 (the classic conversion) fail it.
 func TestSkellamGoldenMpmath(t *testing.T) {
-	f, err := os.Open("testdata/skellam_golden.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(rows) < 2 {
-		t.Fatalf("golden table: %v (%d rows)", err, len(rows))
-	}
-	for _, row := range rows[1:] {
-		v := make([]float64, len(row))
-		for i := range row {
-			if v[i], err = strconv.ParseFloat(row[i], 64); err != nil {
-				t.Fatalf("row %v: %v", row, err)
-			}
-		}
+	for _, v := range golden.Floats(t, "testdata/skellam_golden.csv") {
 		g, delta, sigma, want := v[0], v[1], v[2], v[3]
 		got := rdpToDP(skellamRDP(float64(sigma*sigma), g), delta, true)
 		if math.Abs(got-want) > 1e-9*want {

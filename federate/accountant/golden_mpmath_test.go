@@ -1,40 +1,11 @@
 package accountant
 
 import (
-	"encoding/csv"
 	"math"
-	"os"
-	"strconv"
 	"testing"
+
+	goldentable "github.com/fedbandit/fedbandit/internal/golden"
 )
-
-// readGolden reads a CSV golden table (header first) as rows of fields.
-func readGolden(t *testing.T, path string) [][]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	if len(rows) < 2 {
-		t.Fatalf("%s: no rows", path)
-	}
-	return rows[1:]
-}
-
-// num parses field i of a golden row.
-func num(t *testing.T, row []string, i int) float64 {
-	t.Helper()
-	v, err := strconv.ParseFloat(row[i], 64)
-	if err != nil {
-		t.Fatalf("row %v, field %d: %v", row, i, err)
-	}
-	return v
-}
 
 // TestGDPGoldenMpmath: the Gaussian-DP accountant against a table
 // computed outside this code with mpmath at 50 digits
@@ -46,9 +17,9 @@ func num(t *testing.T, row []string, i int) float64 {
 // replace-one bias sensitivity sqrt 2 instead of 2 (the review's P5-16)
 // and the Gram's sqrt 2 taken as 1 fail it.
 func TestGDPGoldenMpmath(t *testing.T) {
-	for _, row := range readGolden(t, "testdata/gdp_golden.csv") {
-		rel, eps, delta := row[0], num(t, row, 2), num(t, row, 3)
-		kappa := int(num(t, row, 1))
+	for _, row := range goldentable.Rows(t, "testdata/gdp_golden.csv") {
+		rel, eps, delta := row[0], goldentable.Num(t, row, 2), goldentable.Num(t, row, 3)
+		kappa := int(goldentable.Num(t, row, 1))
 		close := func(what string, got, want float64) {
 			if math.Abs(got-want) > 1e-9*math.Abs(want) {
 				t.Errorf("%s kappa %d (%v, %v): %s = %.15g, mpmath %.15g", rel, kappa, eps, delta, what, got, want)
@@ -58,12 +29,12 @@ func TestGDPGoldenMpmath(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		close("GDPMu", mu, num(t, row, 4))
+		close("GDPMu", mu, goldentable.Num(t, row, 4))
 		e, err := GDPEps(0.5, delta)
 		if err != nil {
 			t.Fatal(err)
 		}
-		close("GDPEps(0.5)", e, num(t, row, 6))
+		close("GDPEps(0.5)", e, goldentable.Num(t, row, 6))
 		K := 1 << (kappa - 1) // kappa = 1 + floor(log2 K) levels
 		c, err := Calibrate(Request{Preset: PresetExact, Model: ModelLDP, Eps: eps, Delta: delta, Relation: rel, M: 1, T: K, B: 1, D: 4, R: 0.5, Crs: 1})
 		if err != nil {
@@ -72,7 +43,7 @@ func TestGDPGoldenMpmath(t *testing.T) {
 		if c.Kappa != kappa {
 			t.Fatalf("K = %d: kappa %d, want %d", K, c.Kappa, kappa)
 		}
-		close("exact sigma", c.Sigma, num(t, row, 5))
+		close("exact sigma", c.Sigma, goldentable.Num(t, row, 5))
 		close("delivered eps", c.DeliveredEps, eps)
 	}
 }
