@@ -73,6 +73,13 @@ func AuditMuMax(trials int) float64 { return accountant.DistinguishableMu(trials
 // exceeds mu (accountant.TrialsToDistinguish).
 func AuditTrialsNeeded(mu float64) float64 { return accountant.TrialsToDistinguish(mu, auditAlpha) }
 
+// MinAuditTrials and MaxAuditTrials bound Audit's trials per dataset
+// (`run audit --trials` states the first).
+const (
+	MinAuditTrials = 100
+	MaxAuditTrials = 100_000_000
+)
+
 // Audit releases the worst-case pair of a private spec's first user
 // (silo 0, round 1) trials times each through the run's own Round (its
 // one randomiser, sendReport, on the run's privacy stream) and compares the pair's
@@ -83,8 +90,8 @@ func AuditTrialsNeeded(mu float64) float64 { return accountant.TrialsToDistingui
 // A not-certified run that states no bound is refused with
 // ErrNothingToCertify.
 func Audit(s Spec, trials int, sigmaScale float64) (*AuditResult, error) {
-	if trials < 100 || trials > 100_000_000 {
-		return nil, fmt.Errorf("trials = %d: need 100 to 1e8", trials)
+	if trials < MinAuditTrials || trials > MaxAuditTrials {
+		return nil, fmt.Errorf("trials = %d: need %d to %d", trials, MinAuditTrials, MaxAuditTrials)
 	}
 	if !(sigmaScale > 0 && sigmaScale <= 1000) {
 		return nil, fmt.Errorf("sigma scale = %v: need a multiplier of the noise drawn in (0, 1000]", sigmaScale)

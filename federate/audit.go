@@ -200,9 +200,12 @@ var ErrDegenerate = errors.New("audit: degenerate pair")
 // as in a run of the spec; the audit then simulates one silo on its own
 // instance (d = 2, two documents, noiseless rewards) with the production
 // noise, reseeded per trial.
+// MinAuditTrials is the fewest trials Audit takes.
+const MinAuditTrials = 10
+
 func Audit(ctx context.Context, spec Spec, o AuditOptions) (*AuditResult, error) {
-	if o.Trials < 10 {
-		return nil, fmt.Errorf("audit: trials = %d, want >= 10", o.Trials)
+	if o.Trials < MinAuditTrials {
+		return nil, fmt.Errorf("audit: trials = %d, want >= %d", o.Trials, MinAuditTrials)
 	}
 	if !(o.Alpha > 0 && o.Alpha < 0.5) {
 		return nil, fmt.Errorf("audit: alpha = %v, want a false-alarm rate in (0, 0.5)", o.Alpha)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -41,8 +42,8 @@ type AuditCmd struct {
 	Noise      string   `help:"Sampler of the Gaussian noise (gaussian: floating point, the default; discrete: the exact discrete Gaussian on a grid, docs/privacy.md 2.4)." enum:",gaussian,discrete" default:""`
 	Learner    []string `help:"Learners to audit: eager, lazy. Default: the algorithm's (eager for feducb, lazy for super-agent, both otherwise)."`
 	Pair       string   `help:"Neighbouring datasets: action (the first user's context and reward against an absent or replaced user; release: every published node containing her, up to three tree levels), reward (her rewards 1 vs 0; release: the first node) or schedule (her context norm 1 vs 1/2; release: the round of the first synchronisation). Default: schedule for an algorithm whose schedule depends on the data (feducb), reward for the eager learner, action otherwise." enum:",action,reward,schedule" default:""`
-	Trials     int      `help:"Releases drawn under each of the two neighbouring datasets, 10..1000000 (a mab audit: at least 100; 16 bytes each are kept per configuration)." default:"4000"`
-	Seed       uint64   `help:"Seed of the audit's noise streams (any value, 0 included); each configuration draws from its own streams derived from this seed and its label." default:"1"`
+	Trials     int      `help:"Releases drawn under each of the two neighbouring datasets: 10..1000000 for a linear audit, 100..1000000 for a mab or bco audit (16 bytes each are kept per configuration)." default:"4000"`
+	Seed       seedFlag `help:"Seed of the audit's noise streams, 0..2^64-1 (0 included); each configuration draws from its own streams derived from this seed and its label." default:"1"`
 	Alpha      float64  `help:"False-alarm rate of the whole invocation, in (0, 0.5): each of n configurations is audited at alpha/n (Bonferroni), so a correct release passes them all with probability at least 1 - alpha." default:"0.01"`
 	SigmaScale float64  `name:"sigma-scale" help:"Multiply the noise actually drawn, in (0, 1000] (mutation control: 0.5 must be flagged as a violation, 2 as a wrong noise scale; a noiseless release, 0, has no privacy to measure and is refused)." default:"1"`
 	Analytic   int      `help:"A bco audit: the algorithm's analytic key (1: the analytic Gaussian's sigma, certified at every eps; 0: the slides' sigma, which the run records not certified above about eps 7, and the audit then tests the bound the accountant states for it)." default:"0"`
@@ -100,10 +101,47 @@ const (
 	maxAuditB      = 100000
 	maxAuditM      = 100000
 	maxAuditT      = 1000000000
-	minAuditTrials = 10
 	maxAuditTrials = 1000000
 	maxSigmaScale  = 1000
 )
+
+// familyMinTrials is the fewest --trials each family's audit takes (the
+// linear family's is keyed ""), from the audit's own bound; the most is
+// maxAuditTrials for all (attack round 4, R4-31: a bco audit refused 10
+// trials that the help allowed).
+var familyMinTrials = map[string]int{
+	"":                 federate.MinAuditTrials,
+	registry.FamilyMAB: mab.MinAuditTrials,
+	registry.FamilyBCO: bco.MinAuditTrials,
+}
+
+// familyArticle names a family's audit for a message: "a linear", "a mab".
+func familyArticle(fam string) string {
+	if fam == "" {
+		fam = registry.FamilyLinear
+	}
+	return "a " + fam
+}
+
+// seedFlag is a uint64 flag whose error states its range (attack round 4,
+// R4-31: "-1" gave kong's "expected a valid 64 bit uint" or, read as a
+// short flag, a hint to quote it).
+type seedFlag uint64
+
+// Decode reads the flag's value (kong.MapperValue): a decimal 0..2^64-1.
+func (s *seedFlag) Decode(ctx *kong.DecodeContext) error {
+	t := ctx.Scan.Pop()
+	v := t.String()
+	if t.IsEOL() {
+		v = ""
+	}
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		return fmt.Errorf("%q: want a seed 0..2^64-1 (0 to 18446744073709551615)", v)
+	}
+	*s = seedFlag(n)
+	return nil
+}
 
 // Validate checks every flag before anything runs: each error names its
 // flag.
@@ -169,8 +207,8 @@ func (c *AuditCmd) Validate() error {
 			return fmt.Errorf("--learner %q: want eager or lazy", l)
 		}
 	}
-	if c.Trials < minAuditTrials || c.Trials > maxAuditTrials {
-		return fmt.Errorf("--trials %d: want %d..%d releases per dataset", c.Trials, minAuditTrials, maxAuditTrials)
+	if min := familyMinTrials[familyOf(c.Algorithm)]; c.Trials < min || c.Trials > maxAuditTrials {
+		return fmt.Errorf("--trials %d: want %d..%d releases per dataset for %s audit", c.Trials, min, maxAuditTrials, familyArticle(familyOf(c.Algorithm)))
 	}
 	if !(c.Alpha > 0 && c.Alpha < 0.5) {
 		return fmt.Errorf("--alpha %v: want a false-alarm rate in (0, 0.5)", c.Alpha)
@@ -235,7 +273,7 @@ func (c *AuditCmd) Run(ctx context.Context) error {
 			}
 			return fmt.Errorf("audit interrupted, nothing written (%w); rerun the same command to start again", context.Cause(ctx))
 		}
-		o := federate.AuditOptions{Trials: c.Trials, Seed: c.Seed, Config: j.label, SigmaScale: c.SigmaScale,
+		o := federate.AuditOptions{Trials: c.Trials, Seed: uint64(c.Seed), Config: j.label, SigmaScale: c.SigmaScale,
 			Alpha: c.Alpha / float64(len(jobs)), Pair: c.Pair}
 		if bar != nil {
 			o.Progress = func() { bar.Increment() }
@@ -390,7 +428,7 @@ func auditRow(j auditJob, r *federate.AuditResult, c *AuditCmd) outputs.AuditRow
 	return outputs.AuditRow{
 		Config: j.label, Algorithm: r.Spec.Algorithm, Learner: learner, Preset: r.Spec.Preset, Protocol: r.Spec.Protocol,
 		Relation: r.Spec.Relation, Eps: r.Spec.Eps, Delta: r.Spec.Delta, B: r.Spec.B, M: max(s.M, 1), T: max(s.T, r.Spec.B),
-		Pair: r.Kind, PairDoc: r.Pair, Trials: r.Trials, Seed: c.Seed, SigmaScale: c.SigmaScale,
+		Pair: r.Kind, PairDoc: r.Pair, Trials: r.Trials, Seed: uint64(c.Seed), SigmaScale: c.SigmaScale,
 		ClaimMu: r.ClaimMu, ClaimEps: r.ClaimEps, ExactMu: r.ExactMu, Mu: r.Mu, MuLo: r.MuLo, MuHi: r.MuHi,
 		SD: r.SD, SDLo: r.SDLo, SDHi: r.SDHi, P0: r.P0, P1: r.P1, EpsLo: r.EpsLo, Verdict: r.Verdict,
 		Released0: r.Released0, Released1: r.Released1,
@@ -485,7 +523,7 @@ func (c *AuditCmd) familyAudit() error {
 			horizon = c.T
 		}
 		r, err := mab.Audit(mab.AuditSpec{Algorithm: c.Algorithm, Eps: c.Eps, Delta: c.Delta, N: c.B, T: horizon, Trials: c.Trials,
-			Seed: c.Seed, Alpha: c.Alpha, NoiseDivisor: uint64(k), Params: params})
+			Seed: uint64(c.Seed), Alpha: c.Alpha, NoiseDivisor: uint64(k), Params: params})
 		if err != nil {
 			return auditFlagError(err)
 		}

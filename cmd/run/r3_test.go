@@ -132,7 +132,7 @@ func TestR3_W6U9U10U11AuditFlags(t *testing.T) {
 	_, err = runCLI(t, "audit", "--algorithm", "dist-dp-se", "--eps", "1e-7", "--trials", "100")
 	wantErr(t, "mab audit --eps 1e-7", err, "--eps: eps = 1e-07", "2^-20")
 	_, err = runCLI(t, "audit", "--algorithm", "ldp-one-point", "--delta", "1e-5", "--trials", "50")
-	wantErr(t, "bco audit --trials 50", err, "--trials: trials = 50")
+	wantErr(t, "bco audit --trials 50", err, "--trials 50: want 100..1000000")
 	// U10: a mab batch of 1000 users, above the default --T 100.
 	if out, err := runCLI(t, "audit", "--algorithm", "dist-dp-se", "--eps", "1", "--B", "1000", "--trials", "200"); err != nil || !strings.Contains(out, "dist-dp-se") {
 		t.Errorf("mab audit --B 1000: %v\n%s", err, out)
