@@ -45,6 +45,22 @@ type LTRData struct {
 
 	mu   sync.Mutex
 	memo map[hindsightKey]hindsightValue // see hindsight
+
+	normsOnce  sync.Once
+	xmax, ymax float64 // see norms
+}
+
+// norms returns the largest norm of a document's x and the largest |y|,
+// computed once (validation and every run read them).
+func (d *LTRData) norms() (xmax, ymax float64) {
+	d.normsOnce.Do(func() {
+		for i, y := range d.Y {
+			xi := d.X[i*d.D : (i+1)*d.D]
+			d.xmax = math.Max(d.xmax, math.Sqrt(dot(xi, xi)))
+			d.ymax = math.Max(d.ymax, math.Abs(y))
+		}
+	})
+	return d.xmax, d.ymax
 }
 
 // Docs returns the number of documents.
@@ -98,13 +114,25 @@ type LTRSpec struct {
 	Seed      uint64
 }
 
-// Validate checks the spec by the family's rules (Spec.Validate, on the
-// synthetic instance of the same body and loss class) and the instance.
+// Validate checks the spec by the family's rules (Spec.Validate's header
+// rules, on the synthetic instance of the same body and loss class), the
+// instance, and a private run's eps against the smallest its documents'
+// bounds support (MinEps).
 func (s LTRSpec) Validate() error {
 	if err := s.Instance.Validate(); err != nil {
 		return err
 	}
-	return s.family().Validate()
+	f := s.family()
+	if err := f.validateHeader(); err != nil {
+		return err
+	}
+	alg, _ := Lookup(s.Algorithm)
+	if !alg.Private() {
+		return nil
+	}
+	xmax, ymax := s.Instance.Data.norms()
+	C, G, _ := ltrBounds(s.Instance.Loss, s.Instance.Radius, xmax, ymax)
+	return checkEps(s.Eps, s.Delta, sensitivity(alg, C, G))
 }
 
 // family is the family's spec with the synthetic instance of the same
@@ -183,21 +211,13 @@ func newLTRProblem(s LTRSpec) (*ltrProblem, error) {
 	params, _ := core.Resolve(alg.Params, s.Params)
 	data, R := s.Instance.Data, s.Instance.Radius
 	d := data.D
-	var xmax, ymax float64
-	for i, y := range data.Y {
-		xi := data.X[i*d : (i+1)*d]
-		xmax = math.Max(xmax, math.Sqrt(dot(xi, xi)))
-		ymax = math.Max(ymax, math.Abs(y))
-	}
+	xmax, ymax := data.norms()
 	class, _ := ClassOf(s.Instance.Loss)
 	C, G, beta := ltrBounds(s.Instance.Loss, R, xmax, ymax)
 	p := &ltrProblem{s: s, data: data, counts: make([]float64, data.Docs())}
 	p.alg, p.syncEvery, p.T, p.src = alg, s.B, s.T, p
 	claim := core.Privacy{Trust: core.TrustNone}
-	sens := 2 * C
-	if alg.Points == 2 {
-		sens = 2 * G
-	}
+	sens := sensitivity(alg, C, G)
 	if alg.Private() {
 		sigma, _, c, err := calibrate(s.Eps, s.Delta, sens, params["analytic"] == 1)
 		if err != nil {

@@ -129,12 +129,7 @@ func newProblem(s Spec) (*problem, error) {
 	p := &problem{s: s, g: g}
 	p.alg, p.syncEvery, p.T, p.src = alg, s.B, s.T, p
 	claim := core.Privacy{Trust: core.TrustNone}
-	// The report's sensitivity: 2C for a loss value in [-C, C] (one-point);
-	// 2G per unit of ||x1 - x2|| for a difference of G-Lipschitz losses.
-	sens := 2 * C
-	if alg.Points == 2 {
-		sens = 2 * G
-	}
+	sens := sensitivity(alg, C, G)
 	if alg.Private() {
 		sigma, bound, c, err := calibrate(s.Eps, s.Delta, sens, params["analytic"] == 1)
 		if err != nil {
