@@ -19,6 +19,7 @@ import (
 	"github.com/fedbandit/fedbandit/bco"
 	"github.com/fedbandit/fedbandit/core"
 	"github.com/fedbandit/fedbandit/federate"
+	"github.com/fedbandit/fedbandit/internal/cliconv"
 	"github.com/fedbandit/fedbandit/mab"
 	"github.com/fedbandit/fedbandit/outputs"
 	"github.com/fedbandit/fedbandit/outputs/figure"
@@ -29,12 +30,12 @@ import (
 // AuditCmd is `run audit`.
 type AuditCmd struct {
 	Sweep      string   `help:"Audit every private configuration of this sweep file (TOML) instead of the one the flags below describe; each is audited with the learner the file gives it." type:"existingfile"`
-	Algorithm  string   `help:"Private algorithm to audit: of the linear family ldp, sdp-amp, sdp-vec, super-agent, feducb (ldp-linucb noises each report and is checked by federate.TestLDPLinUCBNoise instead); a private entry of the multi-armed family (dp-se, cdp-se, ldp-se, dist-dp-se, dist-rdp-se, dist-cdp-se: the last batch, of --B users on each of two arms, of a run of horizon B, in every mode the entry offers); a local randomiser of the convex family (ldp-one-point, ldp-two-point). Every audit prints its verdict and exits 1 when it fails (VIOLATION, NOISE SCALE, DEPENDENCE: any configuration's, --sweep included) or, for a mab or bco audit, is inconclusive (its claim above what --trials can refute)." default:"ldp"`
+	Algorithm  string   `help:"Private algorithm to audit: of the linear family ldp, sdp-amp, sdp-vec, super-agent, feducb (ldp-linucb noises each report and is checked by federate.TestLDPLinUCBNoise instead); a private entry of the multi-armed family (dp-se, cdp-se, ldp-se, dist-dp-se, dist-rdp-se, dist-cdp-se: the last batch, of --B users on each of two arms, of a run of horizon B, in every mode the entry offers); a local randomiser of the convex family (ldp-one-point, ldp-two-point). Every audit prints its verdict and exits 1 when it fails (VIOLATION, NOISE SCALE, DEPENDENCE: any configuration's, --sweep included) or is inconclusive (its claim above what --trials can refute; the message says how many trials would settle it)." default:"ldp"`
 	Eps        float64  `help:"Target eps, in (0, 100]." default:"1"`
 	Delta      float64  `help:"Target delta, in (0, 1)." default:"0.1"`
 	B          int      `name:"B" help:"Batch size: the first release covers B users, 1..100000." default:"25"`
 	M          int      `name:"M" help:"Silos of the run whose calibration is audited (one silo is simulated), 1..100000." default:"1"`
-	T          int      `name:"T" help:"Horizon of the run whose calibration is audited, B..10^9 (1..10^9 for a bco audit; a mab audit reads none): its tree has 1 + floor(log2(T/B)) levels, of which the action pair audits up to three (T = 4B: the whole transcript)." default:"100"`
+	T          int      `name:"T" help:"Horizon of the run whose calibration is audited, B..10^9 (1..10^9 for a bco audit): its tree has 1 + floor(log2(T/B)) levels, of which the action pair audits up to three (T = 4B: the whole transcript). A mab audit: the horizon of the run whose batch of --B users is audited, B..10^9, --B one of its batch sizes (without --T: B, the batch is the run's last; the ledger's calibration depends on the horizon)." default:"100"`
 	Preset     string   `help:"Calibration preset (exact, paper, reference-code). mab: paper makes eps the paper's Renyi / zCDP parameter of dist-rdp-se and dist-cdp-se (paper_eps = 1); exact (the default) makes it the target (eps, delta)-DP." enum:"exact,paper,reference-code" default:"exact"`
 	Relation   string   `help:"Neighbouring relation (add-remove, replace-one; default add-remove, or the one the algorithm is stated for)." enum:",add-remove,replace-one" default:""`
 	Protocol   string   `help:"Protocol (P, P_alt; default: the algorithm's)." enum:",P,P_alt" default:""`
@@ -60,7 +61,7 @@ type AuditCmd struct {
 // with such an --algorithm would be silently ignored, so it is an error
 // (attack round 3, W6).
 var familyAuditFlags = map[string][]string{
-	registry.FamilyMAB: {"algorithm", "eps", "delta", "B", "trials", "seed", "alpha", "sigma-scale", "preset"},
+	registry.FamilyMAB: {"algorithm", "eps", "delta", "B", "T", "trials", "seed", "alpha", "sigma-scale", "preset"},
 	registry.FamilyBCO: {"algorithm", "eps", "delta", "T", "trials", "seed", "sigma-scale", "analytic"},
 }
 
@@ -189,11 +190,15 @@ func (c *AuditCmd) Validate() error {
 	if c.M < 1 || c.M > maxAuditM {
 		return fmt.Errorf("--M %d: want 1..%d silos", c.M, maxAuditM)
 	}
-	// The linear family's tree needs T >= B; a mab audit reads no T and a
-	// bco audit no B (attack round 3, U10).
+	// The linear family's tree needs T >= B, as does a mab run whose
+	// batch of B users is audited (when --T is given: without it the
+	// audited run's horizon is B); a bco audit reads no B (attack round
+	// 3, U10).
+	fam := familyOf(c.Algorithm)
 	switch {
-	case familyOf(c.Algorithm) == "" && (c.T < c.B || c.T > maxAuditT):
+	case (fam == "" || fam == registry.FamilyMAB && slices.Contains(c.given, "T")) && (c.T < c.B || c.T > maxAuditT):
 		return fmt.Errorf("--T %d: want a horizon of B = %d..%d rounds", c.T, c.B, maxAuditT)
+	case fam == registry.FamilyMAB:
 	case c.T < 1 || c.T > maxAuditT:
 		return fmt.Errorf("--T %d: want a horizon of 1..%d rounds", c.T, maxAuditT)
 	}
@@ -307,18 +312,27 @@ func (c *AuditCmd) Run(ctx context.Context) error {
 	return linearVerdict(rows)
 }
 
-// linearVerdict is the exit of a linear audit: errAuditFailed when any
-// configuration's verdict is not a pass (VIOLATION, NOISE SCALE,
-// DEPENDENCE), as for the other families, --sweep included.
+// linearVerdict is the exit of a linear audit, --sweep included, as for
+// the other families: errAuditFailed when any configuration's verdict is
+// VIOLATION, NOISE SCALE or DEPENDENCE, else errAuditInconclusive when
+// any is inconclusive (each printed with its statistic and the trials
+// that would settle it), nil when every one passes.
 func linearVerdict(rows []outputs.AuditRow) error {
-	var failed []string
+	var failed, open []string
 	for _, r := range rows {
-		if r.Verdict != "pass" {
+		switch {
+		case r.Verdict == federate.VerdictPass:
+		case strings.HasPrefix(r.Verdict, federate.VerdictInconclusive):
+			open = append(open, r.Config)
+		default:
 			failed = append(failed, r.Config)
 		}
 	}
-	if len(failed) > 0 {
+	switch {
+	case len(failed) > 0:
 		return fmt.Errorf("%w: %d of %d configurations (%s)", errAuditFailed, len(failed), len(rows), strings.Join(failed, "; "))
+	case len(open) > 0:
+		return fmt.Errorf("%w: %d of %d configurations (%s)", errAuditInconclusive, len(open), len(rows), strings.Join(open, "; "))
 	}
 	return nil
 }
@@ -503,7 +517,12 @@ func (c *AuditCmd) familyAudit() error {
 		if c.Preset == "paper" {
 			params = map[string]float64{"paper_eps": 1}
 		}
-		r, err := mab.Audit(mab.AuditSpec{Algorithm: c.Algorithm, Eps: c.Eps, Delta: c.Delta, N: c.B, Trials: c.Trials,
+		// The audited run's horizon: --T, or B (its last batch) without it.
+		horizon := c.B
+		if slices.Contains(c.given, "T") {
+			horizon = c.T
+		}
+		r, err := mab.Audit(mab.AuditSpec{Algorithm: c.Algorithm, Eps: c.Eps, Delta: c.Delta, N: c.B, T: horizon, Trials: c.Trials,
 			Seed: uint64(c.Seed), Alpha: c.Alpha, NoiseDivisor: uint64(k), Params: params})
 		if err != nil {
 			return auditFlagError(err)
@@ -533,22 +552,23 @@ func (c *AuditCmd) familyAudit() error {
 
 // auditFlags maps the key a family's audit error starts with ("eps =
 // 1e-07: ...") to the flag that set it.
-var auditFlags = map[string]string{"eps": "--eps", "delta": "--delta", "trials": "--trials", "sigma scale": "--sigma-scale"}
+var auditFlags = map[string]string{"eps": "--eps", "delta": "--delta", "trials": "--trials", "sigma scale": "--sigma-scale", "N": "--B"}
 
 // auditFlagError is a family audit's error, naming the flag at fault
 // where the family names its key ("run audit: --eps: eps = 1e-07: need a
-// value in [2^-20, 2^20]").
+// value in [2^-20, 2^20]"): then a usage error (exit 2), a flag's value
+// the family refuses.
 func auditFlagError(err error) error {
 	if key, _, ok := strings.Cut(err.Error(), " = "); ok {
 		if flag, ok := auditFlags[key]; ok {
-			return fmt.Errorf("run audit: %s: %w", flag, err)
+			return cliconv.Usage(fmt.Errorf("run audit: %s: %w", flag, err))
 		}
 	}
 	return fmt.Errorf("run audit: %w", err)
 }
 
-// errAuditInconclusive is the exit of a mab or bco audit whose claim is
-// above what its trials can refute: never a pass.
+// errAuditInconclusive is the exit of an audit (any family's) whose claim
+// is above what its trials can refute: never a pass.
 var errAuditInconclusive = errors.New("run audit: inconclusive (the claim is above what these trials can refute; see the message)")
 
 // errAuditFailed is the exit of an audit that found a leak or a wrong

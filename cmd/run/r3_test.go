@@ -101,7 +101,7 @@ T = [2000]
 
 // TestR3_W6U9U10U11AuditFlags (cases W6, U9, U10, U11): a mab or bco
 // audit refuses each flag its family's audit does not read (--noise
-// discrete looked honoured; --preset, --learner, --protocol, --M, --T,
+// discrete looked honoured; --preset, --learner, --protocol, --M,
 // --pair, --relation, --out; --B for bco), naming it; a registered
 // algorithm that is not private says so and lists the private algorithms
 // of every family, as does an unknown one; a mab audit with --B above
@@ -110,7 +110,7 @@ T = [2000]
 func TestR3_W6U9U10U11AuditFlags(t *testing.T) {
 	mabArgs := []string{"audit", "--algorithm", "dist-dp-se", "--eps", "1", "--B", "16", "--trials", "200"}
 	for _, extra := range [][]string{{"--noise", "discrete"}, {"--noise", "gaussian"}, {"--learner", "eager"},
-		{"--protocol", "P_alt"}, {"--M", "50"}, {"--T", "1000"}, {"--pair", "schedule"}, {"--relation", "replace-one"},
+		{"--protocol", "P_alt"}, {"--M", "50"}, {"--pair", "schedule"}, {"--relation", "replace-one"},
 		{"--out", t.TempDir()}, {"--ignore-memory-check"}} {
 		_, err := runCLI(t, append(slices.Clone(mabArgs), extra...)...)
 		wantErr(t, "mab audit "+strings.Join(extra, " "), err, extra[0]+": a mab audit does not use it")
