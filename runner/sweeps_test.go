@@ -140,6 +140,21 @@ func standInMQ2008(t *testing.T) func(string, []int) (*ingest.Dataset, error) {
 	}
 }
 
+// standInDocuments stands in for a dataset's partitioned documents
+// (Env.LoadDocuments) beside standInMQ2008's directory: one query of
+// three documents, labels 0, 1, 2, in every silo, with a content hash of
+// every loader option but the directory, so that the shipped sweeps of
+// kinds that compute their own means (ltr-click) plan without the data.
+func standInDocuments(o ltr.DocOptions) (*ltr.Documents, error) {
+	o.Dataset = ""
+	d := &ltr.Documents{Name: "stand-in", Dim: 3, LabelMax: 2, Hash: "d" + fmt.Sprintf("%+v", o),
+		Queries: []ltr.Query{{X: []float64{1, 0, 0, 0, 1, 0, 0, 0, 1}, Labels: []float64{0, 1, 2}}}}
+	for i := 0; i < o.Silos; i++ {
+		d.Silos = append(d.Silos, []int{0})
+	}
+	return d, nil
+}
+
 // TestDocSweeps: the sweep files that docs/ ships beside its write-ups
 // (variants of the shipped sweeps whose commands the docs give) load and
 // plan, with the runs their pins state (docs/NAME.pins).
@@ -170,7 +185,7 @@ func planFile(t *testing.T, f string, build BuildLTRFunc) *Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewPlan(c, registry.Env{BuildLTR: build, LoadDataset: load})
+	p, err := NewPlan(c, registry.Env{BuildLTR: build, LoadDataset: load, LoadDocuments: standInDocuments})
 	if err != nil {
 		t.Fatal(err)
 	}
