@@ -26,7 +26,8 @@ var mabLTRKind = &Kind{
 		{"click_model", fmt.Sprintf("the click probability per relevance label: one of %s (Hofmann et al. 2013, Oosterhuis & de Rijke 2018; docs/mab.md); or give reward", strings.Join(click.Models, ", "))},
 		{"reward", fmt.Sprintf("%q: a document's mean is its label / the dataset's maximum label (instead of click_model)", rewardLabel)},
 	},
-	Decode: decodeMABLTR,
+	Columns: []string{"qid", "arms"},
+	Decode:  decodeMABLTR,
 }
 
 type mabLTRTable struct {

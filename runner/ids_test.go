@@ -18,7 +18,7 @@ import (
 // printIDs is the command that prints the run-id pins of every shipped
 // sweep in the form of its pins file (first_id, digest); a pin test that
 // fails names it.
-const printIDs = "FEDBANDIT_PRINT_IDS=1 go test ./runner -run 'TestRunIDsPinned' -count=1"
+const printIDs = "FEDBANDIT_PRINT_IDS=1 go test ./runner -run 'TestRunIDsPinned' -count=1 -v"
 
 // TestRunIDsPinned recomputes the run ids of every shipped sweep (sweeps/
 // and the variants docs/ ships), whatever its family, against the pins
@@ -37,7 +37,7 @@ func TestRunIDsPinned(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		plan, err := NewPlan(cfg, registry.Env{BuildLTR: build, LoadDataset: load})
+		plan, err := NewPlan(cfg, registry.Env{BuildLTR: build, LoadDataset: load, LoadDocuments: standInDocuments})
 		if err != nil {
 			t.Fatal(err)
 		}
