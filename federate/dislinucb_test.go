@@ -155,7 +155,7 @@ func TestDisLinUCBCommunication(t *testing.T) {
 		prev := math.MaxInt
 		for _, D := range []float64{0.05, 0.5, 2} {
 			var sent int64
-			h := hooks{sent: func(_, _ int, _ string, n int) { sent += int64(n) }}
+			h := hooks{sent: func(_, _ int, _ string, msg []float64) { sent += int64(len(msg)) }}
 			sm := newTestSim(t, disLinSpec(400, D, each), h)
 			r := runSim(sm)
 			if r.Scalars != sent || sent%per != 0 || each == 0 && r.Scalars != int64(r.Syncs*4*per) {
