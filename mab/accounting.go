@@ -372,3 +372,23 @@ func rdpToDP(curve func(float64) float64, delta float64, integer bool) float64 {
 	}
 	return best
 }
+
+// policyClaim is the claim of a Policy entry's run: the family's
+// non-private claim, or, for a private entry, what its policy states its
+// noise delivers (a PrivatePolicy), through the one certification rule
+// (core.Privacy.Certify), its sampler named as every claim's is.
+func policyClaim(alg Algorithm, spec Spec, params map[string]float64, pol Policy) (core.Privacy, error) {
+	if alg.Trust == core.TrustNone {
+		return account(alg, spec, params, ledger{}), nil
+	}
+	pp, ok := pol.(PrivatePolicy)
+	if !ok {
+		return core.Privacy{}, fmt.Errorf("algorithm = %q: a private policy entry whose policy states no claim (not a mab.PrivatePolicy): no accountant covers it", alg.Name)
+	}
+	p := pp.Claim(core.Privacy{Trust: alg.Trust, Relation: Relation, RelationNote: RelationNote,
+		Mechanism: alg.Noise.Mechanism, Sampler: alg.Noise.Sampler, TargetEps: spec.Eps}).Certify()
+	if how := alg.Noise.SamplerNote; how != "" {
+		p.Note = strings.TrimPrefix(p.Note+"; sampler: "+how, "; ")
+	}
+	return p, nil
+}

@@ -4,9 +4,9 @@
 //   - over M (Fits): the privacy cost of an algorithm, its pseudo-regret
 //     R_M(T) minus that of the non-private baseline (FedLinUCB) at the same
 //     M and seed, fitted as cost ~ a M^b;
-//   - over T or eps (FitsOver): the mean pseudo-regret of each
-//     configuration, fitted as R ~ a T^b or a eps^b (e.g. the rates of
-//     sweeps/bco-rates.toml).
+//   - over T, eps or d (FitsOver): the mean pseudo-regret of each
+//     configuration, fitted as R ~ a T^b, a eps^b or a d^b (e.g. the
+//     rates of sweeps/bco-rates.toml; d is the instances' dimension).
 package scaling
 
 import (
@@ -47,6 +47,9 @@ const (
 	OverM   = "M"
 	OverT   = "T"
 	OverEps = "eps"
+	// OverD fits over the instances' dimension d (the run record's d):
+	// the instance is part of the key, not of the configuration.
+	OverD = "d"
 )
 
 // Fit is the scaling of one configuration (an algorithm with its preset,
@@ -151,15 +154,16 @@ func Fits(runs []outputs.RunRecord) ([]Fit, error) {
 
 // FitsOver fits, for every configuration of the done runs (everything
 // but the seed and the key over), the mean pseudo-regret at T over the
-// seeds against over (OverT or OverEps; OverM is Fits, the privacy cost).
-// Over eps, the runs of algorithms that do not use eps are left out.
+// seeds against over (OverT, OverEps or OverD; OverM is Fits, the
+// privacy cost). Over eps, the runs of algorithms that do not use eps
+// are left out; over d, the runs without a dimension.
 func FitsOver(runs []outputs.RunRecord, over string) ([]Fit, error) {
 	switch over {
 	case OverM:
 		return Fits(runs)
-	case OverT, OverEps:
+	case OverT, OverEps, OverD:
 	default:
-		return nil, fmt.Errorf("scaling: over %q, want %q, %q or %q", over, OverM, OverT, OverEps)
+		return nil, fmt.Errorf("scaling: over %q, want %q, %q, %q or %q", over, OverM, OverT, OverEps, OverD)
 	}
 	vals := map[string]map[float64][]float64{}
 	for _, r := range runs {
@@ -167,11 +171,17 @@ func FitsOver(runs []outputs.RunRecord, over string) ([]Fit, error) {
 			continue
 		}
 		x := float64(r.T)
-		if over == OverEps {
+		switch over {
+		case OverEps:
 			if a, err := registry.Lookup(r.Algorithm); err != nil || !a.UsesKey("eps") || r.Eps == nil {
 				continue
 			}
 			x = *r.Eps
+		case OverD:
+			if r.Dim == nil {
+				continue
+			}
+			x = float64(*r.Dim)
 		}
 		l := labelOver(&r, over)
 		if vals[l] == nil {
@@ -261,15 +271,15 @@ func fitsOf(vals map[string]map[float64][]float64) []Fit {
 	return fits
 }
 
-// labelOver names a configuration of a fit over T or eps: the algorithm
-// and every field of its label (registry.Fields) but the key fitted over,
-// the checkpoint spacing, and the instance's description (its name
-// stays).
+// labelOver names a configuration of a fit over T, eps or d: the
+// algorithm and every field of its label (registry.Fields) but the key
+// fitted over, the checkpoint spacing, and the instance's description
+// (its name stays, but over d, where the instance is the key).
 func labelOver(r *outputs.RunRecord, over string) string {
 	var parts []string
 	for _, f := range registry.Fields(registry.FromRecord(r)) {
 		switch {
-		case f.Key == "algorithm", f.Key == over, f.Key == "every":
+		case f.Key == "algorithm", f.Key == over, f.Key == "every", f.Key == "instance" && over == OverD:
 			continue
 		case f.Key == "instance":
 			parts = append(parts, "instance="+f.Value)
@@ -326,11 +336,13 @@ func DrawOver(fits []Fit, title, over string) (*plot.Plot, error) {
 		p.X.Label.Text, p.Y.Label.Text = "rounds T", "pseudo-regret R(T)"
 	case OverEps:
 		p.X.Label.Text, p.Y.Label.Text = "eps", "pseudo-regret R(T)"
+	case OverD:
+		p.X.Label.Text, p.Y.Label.Text = "dimension d", "pseudo-regret R(T)"
 	default:
 		p.X.Label.Text, p.Y.Label.Text = "silos M", "privacy cost R_M(T) - FedLinUCB's"
 	}
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
+	p.X.Tick.Marker, p.Y.Tick.Marker = figure.LogTicks{}, figure.LogTicks{}
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.TextStyle.Font.Size = vg.Points(7)
 	p.Add(plotter.NewGrid())
