@@ -128,6 +128,9 @@ func newLedger(alg Algorithm, spec Spec, params map[string]float64, arms int) (l
 		}
 		l.batches = append(l.batches, batchClaim{n: n, target: t, eps: d})
 	}
+	if mutation.On("I42-mab-cal") && !l.paper { // the noise parameter raised after the batches were charged
+		l.noiseEps *= 1.25
+	}
 	return l, nil
 }
 
