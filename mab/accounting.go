@@ -388,7 +388,7 @@ func policyClaim(alg Algorithm, spec Spec, params map[string]float64, pol Policy
 	if !ok {
 		return core.Privacy{}, fmt.Errorf("algorithm = %q: a private policy entry whose policy states no claim (not a mab.PrivatePolicy): no accountant covers it", alg.Name)
 	}
-	p := pp.Claim(core.Privacy{Trust: alg.Trust, Relation: Relation, RelationNote: RelationNote,
+	p := pp.Claim(core.Privacy{Trust: alg.Trust, Relation: Relation,
 		Mechanism: alg.Noise.Mechanism, Sampler: alg.Noise.Sampler, TargetEps: spec.Eps}).Certify()
 	if how := alg.Noise.SamplerNote; how != "" {
 		p.Note = strings.TrimPrefix(p.Note+"; sampler: "+how, "; ")

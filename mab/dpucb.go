@@ -161,6 +161,8 @@ func (u *dpUCB) Counters() (int, int64) { return int(u.pulls), u.pulls }
 // releases, certified for this implementation.
 func (u *dpUCB) Claim(p core.Privacy) core.Privacy {
 	p.DeliveredEps, p.Certified = u.eps, true
+	p.RelationNote = "one user's reward replaced by any value in [0, 1]; each user contributes once, to one leaf of the tree of the arm she pulls " +
+		"(the arm chosen from the releases before her), so she is in at most L released nodes"
 	p.Note = fmt.Sprintf("tree-based aggregation per arm (binary mechanism): every reward encoded as a multiple of 2^-%d by unbiased randomised rounding, "+
 		"each dyadic node's integer sum released once with discrete Laplace noise of parameter exp(-eps'/(L 2^%d)), L = %d levels; "+
 		"one user's reward is in at most L released nodes of one arm's tree, each moving by at most 2^%d, so the releases of the whole run "+

@@ -170,7 +170,7 @@ func TestDPUCBClaim(t *testing.T) {
 	down := math.Floor(eps*(1<<20)) / (1 << 20)
 	if claim.Trust != core.TrustCentral || claim.Mechanism != "laplace-tree-central" || claim.Sampler != core.SamplerDiscreteLaplace ||
 		claim.TargetEps != eps || claim.DeliveredEps != down || !claim.Certified || claim.Relation != Relation ||
-		!strings.Contains(claim.Note, "L = 10 levels") || !strings.Contains(claim.Note, "sampler: exact discrete Laplace") {
+		!strings.Contains(claim.Note, "L = 10 levels") || !strings.Contains(claim.RelationNote, "one leaf of the tree") || !strings.Contains(claim.Note, "sampler: exact discrete Laplace") {
 		t.Errorf("claim %+v", claim)
 	}
 	if err := claim.Check(); err != nil {

@@ -130,7 +130,7 @@ func TestBatchNoiseThroughRound(t *testing.T) {
 				r.Round(round)
 			}
 			for _, v := range rec.sums {
-				z := v[1] - float64(r.ledger.batches[0].n)*v[0] // slot i is arm i, of mean i
+				z := v[1] - float64(float64(r.ledger.batches[0].n)*v[0]) // slot i is arm i, of mean i
 				ss += float64(z * z)
 			}
 			n += len(rec.sums)

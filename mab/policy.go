@@ -28,10 +28,11 @@ type Policy interface {
 type PrivatePolicy interface {
 	Policy
 	// Claim completes the run's claim, given with the entry's trust,
-	// mechanism, sampler, the family's relation and the target eps
-	// filled in: what the noise delivers, whether that is certified, and
-	// a note on what the guarantee covers. The family then applies the
-	// one certification rule (core.Privacy.Certify).
+	// mechanism, sampler, the family's relation token and the target eps
+	// filled in: what the noise delivers, whether that is certified, the
+	// relation in its own words (RelationNote: where a user's reward
+	// goes) and a note on what the guarantee covers. The family then
+	// applies the one certification rule (core.Privacy.Certify).
 	Claim(p core.Privacy) core.Privacy
 }
 
