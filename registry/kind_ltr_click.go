@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fedbandit/fedbandit/features"
 	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/ingest"
 	"github.com/fedbandit/fedbandit/internal/click"
@@ -66,6 +67,9 @@ func decodeLTRClick(table map[string]any, base string) (Instance, error) {
 	dir, man, err := rankedDocuments(t.Dataset, base, t.Strategy, t.PartitionSeed)
 	if err != nil {
 		return nil, err
+	}
+	if _, err := features.Resolve(t.Features, man.Features, features.DefaultIntercept); err != nil {
+		return nil, &KeyError{Key: "features", Msg: fmt.Sprintf("%v (dataset %s)", err, dir)}
 	}
 	if _, err := click.Probabilities(t.ClickModel, man.LabelMax); err != nil {
 		return nil, &KeyError{Key: "click_model", Msg: fmt.Sprintf("%s (dataset %s)", strings.TrimPrefix(err.Error(), "click_model = "), dir)}

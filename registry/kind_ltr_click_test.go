@@ -122,6 +122,8 @@ func TestLTRClickBadInput(t *testing.T) {
 		{change: map[string]any{"dataset": odd}, key: "click_model", msg: "labels are 0-3"},
 		{change: map[string]any{"dataset": single}, key: "dataset", msg: "has 1 document"},
 		{change: map[string]any{"strategy": "zigzag"}, key: "strategy", msg: "zigzag"},
+		{change: map[string]any{"features": "title"}, key: "features", msg: "MSLR-WEB"},
+		{change: map[string]any{"features": "1-99"}, key: "features", msg: "99"},
 		{change: map[string]any{"partition_seed": int64(-1)}, key: "partition_seed", msg: "-1"},
 		{change: map[string]any{"model": "reference"}, key: "model", msg: "not a key of kind"},
 		{change: map[string]any{"click_model": int64(3)}, key: "click_model", msg: ""},

@@ -55,8 +55,11 @@ const (
 // Fit is the scaling of one configuration (an algorithm with its preset,
 // learner and budget): its points and the fitted exponent.
 type Fit struct {
-	Label  string
-	Points []Point
+	Label string
+	// Algorithm is the registry name of the configuration's algorithm:
+	// it picks the colour (figure.AlgorithmColor; "": the fit's place).
+	Algorithm string
+	Points    []Point
 	// Exponent is the least-squares slope of log mean cost on log M,
 	// Lo and Hi its 95% t-interval (len(Points)-2 degrees of freedom), and
 	// Prefactor exp(intercept). NaN when fewer than 3 values of M have a
@@ -119,6 +122,7 @@ func Fits(runs []outputs.RunRecord) ([]Fit, error) {
 		return nil, fmt.Errorf("scaling: no done %s run to measure the costs against", Baseline)
 	}
 	costs := map[string]map[int][]float64{}
+	algs := map[string]string{}
 	for _, r := range runs {
 		if r.Status != "done" || r.Algorithm == Baseline || r.M == nil {
 			continue
@@ -131,11 +135,12 @@ func Fits(runs []outputs.RunRecord) ([]Fit, error) {
 		if costs[l] == nil {
 			costs[l] = map[int][]float64{}
 		}
+		algs[l] = r.Algorithm
 		costs[l][*r.M] = append(costs[l][*r.M], r.PseudoRegret-b)
 	}
 	var fits []Fit
 	for l, byM := range costs {
-		f := Fit{Label: l}
+		f := Fit{Label: l, Algorithm: algs[l]}
 		for m, c := range byM {
 			mean, v := stat.MeanVariance(c, nil)
 			se := 0.0
@@ -166,6 +171,7 @@ func FitsOver(runs []outputs.RunRecord, over string) ([]Fit, error) {
 		return nil, fmt.Errorf("scaling: over %q, want %q, %q, %q or %q", over, OverM, OverT, OverEps, OverD)
 	}
 	vals := map[string]map[float64][]float64{}
+	algs := map[string]string{}
 	for _, r := range runs {
 		if r.Status != "done" {
 			continue
@@ -187,12 +193,13 @@ func FitsOver(runs []outputs.RunRecord, over string) ([]Fit, error) {
 		if vals[l] == nil {
 			vals[l] = map[float64][]float64{}
 		}
+		algs[l] = r.Algorithm
 		vals[l][x] = append(vals[l][x], r.PseudoRegret)
 	}
 	if len(vals) == 0 {
 		return nil, fmt.Errorf("scaling: no done run to fit over %s", over)
 	}
-	return fitsOf(vals), nil
+	return fitsOf(vals, algs), nil
 }
 
 // CostsOver fits, for every configuration of the done runs of an
@@ -220,6 +227,7 @@ func CostsOver(runs []outputs.RunRecord, over, baseline string) ([]Fit, error) {
 		return nil, fmt.Errorf("scaling: no done %s run to measure the costs against", baseline)
 	}
 	vals := map[string]map[float64][]float64{}
+	algs := map[string]string{}
 	for _, r := range runs {
 		if r.Status != "done" || r.Algorithm == baseline {
 			continue
@@ -239,21 +247,22 @@ func CostsOver(runs []outputs.RunRecord, over, baseline string) ([]Fit, error) {
 		if vals[l] == nil {
 			vals[l] = map[float64][]float64{}
 		}
+		algs[l] = r.Algorithm
 		vals[l][x] = append(vals[l][x], r.PseudoRegret-b)
 	}
 	if len(vals) == 0 {
 		return nil, fmt.Errorf("scaling: no done run paired with a %s run to fit over %s", baseline, over)
 	}
-	return fitsOf(vals), nil
+	return fitsOf(vals, algs), nil
 }
 
 // fitsOf fits every configuration's values against the key: the mean
 // and standard error over the seeds at each value, the least-squares
-// exponent and the local exponents.
-func fitsOf(vals map[string]map[float64][]float64) []Fit {
+// exponent and the local exponents. algs names each label's algorithm.
+func fitsOf(vals map[string]map[float64][]float64, algs map[string]string) []Fit {
 	var fits []Fit
 	for l, byX := range vals {
-		f := Fit{Label: l}
+		f := Fit{Label: l, Algorithm: algs[l]}
 		for x, c := range byX {
 			mean, v := stat.MeanVariance(c, nil)
 			se := 0.0
@@ -322,7 +331,11 @@ func (f *Fit) fit() {
 }
 
 // Draw plots the mean costs (with +- one standard error) against M on
-// log-log axes, one colour per configuration, with the fitted lines.
+// log-log axes with the fitted lines: each fit in its algorithm's colour
+// (figure.AlgorithmColor, the same in every figure; a fit without an
+// algorithm, in the colour of its place), the configurations of one
+// algorithm told apart by their markers (a disc, then a box, a triangle,
+// ...), in the order of the fits.
 func Draw(fits []Fit, title string) (*plot.Plot, error) {
 	return DrawOver(fits, title, OverM)
 }
@@ -347,8 +360,15 @@ func DrawOver(fits []Fit, title, over string) (*plot.Plot, error) {
 	p.Legend.TextStyle.Font.Size = vg.Points(7)
 	p.Add(plotter.NewGrid())
 	drawn := 0
+	variant := map[string]int{}
 	for i, f := range fits {
 		c := plotutil.Color(i)
+		var shape draw.GlyphDrawer = draw.CircleGlyph{}
+		if f.Algorithm != "" {
+			c = figure.AlgorithmColor(f.Algorithm)
+			shape = markers[variant[f.Algorithm]%len(markers)]
+			variant[f.Algorithm]++
+		}
 		var pts plotter.XYs
 		var errs plotter.YErrors
 		for _, q := range f.Points {
@@ -366,7 +386,7 @@ func DrawOver(fits []Fit, title, over string) (*plot.Plot, error) {
 			return nil, err
 		}
 		sc.Color = c
-		sc.Shape = draw.CircleGlyph{}
+		sc.Shape = shape
 		eb, err := plotter.NewYErrorBars(struct {
 			plotter.XYer
 			plotter.YErrorer
@@ -396,6 +416,10 @@ func DrawOver(fits []Fit, title, over string) (*plot.Plot, error) {
 	figure.PadLogAxis(&p.Y)
 	return p, nil
 }
+
+// markers tell apart the configurations of one algorithm in a fit's
+// figure, a disc first.
+var markers = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}, draw.RingGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}}
 
 // Save writes DIR/scaling.png and DIR/scaling.svg atomically and returns
 // their paths.
