@@ -69,7 +69,9 @@ func TestR4_31AuditTrialsAndSeedAsTheHelpSays(t *testing.T) {
 // and the per-run overhead. Its default is slurmTimeFactor times the
 // slowest task's estimate (runner.EstimateRun of each run: simulation,
 // overhead and memoised work) plus slurmTimeExtra, as its help states; a
-// sweep of many short runs gets their overhead.
+// sweep of many short runs gets their overhead. At --rate 1e5 the task
+// takes about 11 minutes, so that the factor shows through the limit's
+// whole minutes (without it, tried, the test fails).
 func TestR4_12SlurmTimeFollowsTheEstimate(t *testing.T) {
 	dir := t.TempDir()
 	sweep := filepath.Join(dir, "s.toml")
@@ -78,7 +80,7 @@ func TestR4_12SlurmTimeFollowsTheEstimate(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	if _, err := runCLI(t, "slurm", sweep, "--out", out, "--rate", "1e9", "--tasks", "1"); err != nil {
+	if _, err := runCLI(t, "slurm", sweep, "--out", out, "--rate", "1e5", "--tasks", "1"); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(out, "slurm", "array.sbatch"))
@@ -89,7 +91,7 @@ func TestR4_12SlurmTimeFollowsTheEstimate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	task := taskSeconds(plan, 1, func(r *runner.Run) float64 { return runner.EstimateRun(r, nil, 1e9) }, 1)
+	task := taskSeconds(plan, 1, func(r *runner.Run) float64 { return runner.EstimateRun(r, nil, 1e5) }, 1)
 	if min := 20000 * runner.RunOverheadSeconds; task < min {
 		t.Fatalf("task estimate %g s, below its runs' overhead %g s", task, min)
 	}
