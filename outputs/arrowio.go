@@ -390,6 +390,8 @@ func (r *RunRecord) checkClaim() error {
 		return fmt.Errorf("column delivered_eps: %v", *r.DeliveredEps)
 	case !private && (r.TargetEps != nil || r.TargetDelta != nil):
 		return errors.New("column target_eps: a privacy target for a non-private run")
+	case private && r.Status == StatusDone && (r.TargetEps == nil || r.TargetDelta == nil):
+		return errors.New("column target_eps: a done private run without its (eps, delta) target")
 	case !private && r.CalibrationNote != "":
 		return fmt.Errorf("column calibration_note: %q: a privacy note for a non-private run", r.CalibrationNote)
 	case r.Relation != "" && !slices.Contains(core.Relations, r.Relation):

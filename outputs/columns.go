@@ -54,6 +54,8 @@ const (
 	appliesDone    = "done runs"
 	appliesLinear  = "linear"
 	appliesPrivate = "private runs (trust not none)"
+	// appliesDonePrivate: a failed run records no privacy claim.
+	appliesDonePrivate = "done private runs (trust not none)"
 )
 
 // value is a column whose value always applies (a *T field of the row).
@@ -192,13 +194,13 @@ var Columns = []Column[RunRecord]{
 	doneOnly(linear("silo_realised_regret", "reward", "Per-silo realised-regret totals at T (list of M values).", func(l *LinearSettings) *[]float64 { return &l.SiloRealised })),
 
 	value("certified", "", appliesAll, "Whether the run's privacy guarantee is certified for the run as simulated: true exactly when the run is private, its guarantee is sound in exact arithmetic and delivered_eps <= target_eps and delivered_delta <= target_delta (core.Privacy.Check, the same rule for upgraded rows). Never null; false for every non-private run (trust none).", func(r *rr) *bool { return &r.Certified }),
-	nullable("target_eps", "", appliesPrivate, "Epsilon of the (eps, delta)-DP target the run was calibrated to, in every family: the algorithm's eps, or under a paper preset (param_paper_eps = 1) its nominal curve as (eps, delta)-DP at delta. Null for every non-private run.", func(r *rr) **float64 { return &r.TargetEps }),
-	nullable("target_delta", "", appliesPrivate, "Delta of the target: the algorithm's delta, 0 for a pure-DP target. Null for every non-private run.", func(r *rr) **float64 { return &r.TargetDelta }),
+	nullable("target_eps", "", appliesDonePrivate, "Epsilon of the (eps, delta)-DP target the run was calibrated to, in every family: the algorithm's eps, or under a paper preset (param_paper_eps = 1) its nominal curve as (eps, delta)-DP at delta. Never null in a done private run's row; null for every non-private run and every failed run (which records no claim).", func(r *rr) **float64 { return &r.TargetEps }),
+	nullable("target_delta", "", appliesDonePrivate, "Delta of the target: the algorithm's delta, 0 for a pure-DP target. Null where target_eps is.", func(r *rr) **float64 { return &r.TargetDelta }),
 	nullable("delivered_eps", "", appliesPrivate, "Epsilon the run's noise guarantees under relation at delivered_delta, from the family's accountant. For a run that is not certified, a valid bound when one is known (above the target), else null. Null for every non-private run.", func(r *rr) **float64 { return &r.DeliveredEps }),
 	nullable("delivered_delta", "", appliesPrivate, "Delta of the delivered guarantee (null when delivered_eps is).", func(r *rr) **float64 { return &r.DeliveredDelta }),
-	value("relation", "", appliesPrivate, `Neighbouring relation of the guarantee, a token in every family: "add-remove" (one user added or removed) or "replace-one" (one user's data replaced); relation_note says more. Null in layout-1 and layout-2 mab and bco rows (not recorded).`, func(r *rr) *string { return &r.Relation }),
+	value("relation", "", appliesPrivate, `Neighbouring relation of the guarantee, a token in every family: "add-remove" (one user added or removed) or "replace-one" (one user's data replaced); relation_note says more. Layout-1 and layout-2 mab and bco rows, which did not record it, get their family's (replace-one).`, func(r *rr) *string { return &r.Relation }),
 	value("relation_note", "", "private mab and bco runs", "The family's neighbouring relation in words (e.g. mab: each user contributes once, so the batches compose in parallel).", func(r *rr) *string { return &r.RelationNote }),
-	value("mechanism", "", appliesPrivate, "The privacy mechanism, one token of core.Mechanisms (README.md, \"Mechanisms\"), e.g. \"tree-gaussian\", \"polya-secagg\", \"gaussian-report\". Null in layout-1 and layout-2 linear rows (not recorded).", func(r *rr) *string { return &r.Mechanism }),
+	value("mechanism", "", appliesPrivate, "The privacy mechanism, one token of core.Mechanisms (README.md, \"Mechanisms\"), e.g. \"tree-gaussian\", \"polya-secagg\", \"gaussian-report\". Layout-1 and layout-2 linear rows, which did not record it, get their algorithm's (discrete when the note names the exact sampler).", func(r *rr) *string { return &r.Mechanism }),
 	value("sampler", "", appliesPrivate, `The sampler that draws the privacy noise, by short name, the same vocabulary in every family (core.Samplers): "gaussian" (floating point), "discrete-gaussian" (exact) or "binomial" for the linear family; "discrete-laplace", "laplace" (floating point: DP-SE with reference_code = 1), "polya" (Polya shares drawn per user), "skellam" or "discrete-gaussian" for mab; "gaussian" for bco. How it draws is said in calibration_note ("sampler: ...", mab).`, func(r *rr) *string { return &r.Sampler }),
 	value("calibration_note", "", appliesPrivate, `What a reader of the privacy claim should know, about privacy only (null for every non-private run). Starts with "not certified: " and the reason for every private run that is not certified.`, func(r *rr) *string { return &r.CalibrationNote }),
 

@@ -379,7 +379,11 @@ func ReadTables(dir string) ([]RunRecord, []CurvePoint, error) {
 		group[runs[i].RunID] = runs[i].GroupID
 	}
 	for i := range curves {
-		curves[i].GroupID = group[curves[i].RunID]
+		g, ok := group[curves[i].RunID]
+		if !ok {
+			return nil, nil, fmt.Errorf("%s: run %s is not in %s (%w)", filepath.Join(dir, CurvesFile), curves[i].RunID, RunsFile, ErrTablesMismatch)
+		}
+		curves[i].GroupID = g
 	}
 	return runs, curves, nil
 }

@@ -213,12 +213,19 @@ func TestSaveDirInstanceGrid(t *testing.T) {
 
 	// One class, two eps: one row of two panels.
 	var one []outputs.RunRecord
+	kept := map[string]bool{}
 	for _, r := range runs {
 		if strings.Contains(r.InstanceName, "gap=0.5") {
-			one = append(one, r)
+			one, kept[r.RunID] = append(one, r), true
 		}
 	}
-	if err := outputs.WriteTables(dir, one, curves); err != nil {
+	var oneCurves []outputs.CurvePoint
+	for _, c := range curves {
+		if kept[c.RunID] {
+			oneCurves = append(oneCurves, c)
+		}
+	}
+	if err := outputs.WriteTables(dir, one, oneCurves); err != nil {
 		t.Fatal(err)
 	}
 	paths, err := SaveDir(dir, Options{Over: OverInstance})

@@ -88,7 +88,7 @@ const APPLIES = {
   non_pd: (r) => linear(r) && r.done,
   silo_pseudo_regret: (r) => linear(r) && r.done, silo_realised_regret: (r) => linear(r) && r.done,
   certified: () => true,
-  target_eps: (r) => (r.private ? undefined : false), target_delta: (r) => (r.private ? undefined : false),
+  target_eps: (r) => (r.private ? (r.done ? true : undefined) : false), target_delta: (r) => (r.private ? (r.done ? true : undefined) : false),
   delivered_eps: (r) => (r.private ? (r.certified ? true : undefined) : false),
   delivered_delta: (r) => (r.private ? (r.certified ? true : undefined) : false),
   relation: (r) => (r.private ? undefined : false),
