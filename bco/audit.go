@@ -64,30 +64,21 @@ const AuditZ = 4.265
 var auditAlpha = 0.5 * fmath.Erfc(AuditZ/math.Sqrt2)
 
 // AuditMuMax is the largest Gaussian DP mu that trials releases per
-// dataset can distinguish at AuditZ. Two releases at mu are told apart
-// by a threshold half way between them with error Phi(-mu/2) on each
-// side; when no release of either dataset crosses it, n trials bound
-// that error by 1 - alpha^(1/n) (alpha = Phi(-AuditZ): the exact
-// one-sided bound at zero events) and so show at most mu = -2
-// Phi^-1(1 - alpha^(1/n)). Above that, the releases of a mechanism with
-// no privacy at all (never overlapping) look to n trials as the claim's
-// would: the measured mu rests on the noise's Gaussian shape alone, not
-// on anything the trials show, and the audit cannot pass it.
-func AuditMuMax(trials int) float64 {
-	p := -fmath.Expm1(fmath.Log(auditAlpha) / float64(trials))
-	return -2 * normalQuantile(p)
-}
+// dataset can distinguish at AuditZ (accountant.DistinguishableMu, the
+// rule the linear audit decides with too): above it the audit is
+// inconclusive.
+func AuditMuMax(trials int) float64 { return accountant.DistinguishableMu(trials, auditAlpha) }
 
 // AuditTrialsNeeded is the fewest trials per dataset whose AuditMuMax
-// exceeds mu: n > ln(alpha) / ln(1 - Phi(-mu/2)). +Inf where Phi(-mu/2)
-// underflows (mu above about 75).
-func AuditTrialsNeeded(mu float64) float64 {
-	p := 0.5 * fmath.Erfc(mu/2/math.Sqrt2)
-	return math.Floor(fmath.Log(auditAlpha)/fmath.Log1p(-p)) + 1
-}
+// exceeds mu (accountant.TrialsToDistinguish).
+func AuditTrialsNeeded(mu float64) float64 { return accountant.TrialsToDistinguish(mu, auditAlpha) }
 
-// normalQuantile is the standard normal's Phi^-1(p).
-func normalQuantile(p float64) float64 { return -math.Sqrt2 * math.Erfcinv(2*p) }
+// MinAuditTrials and MaxAuditTrials bound Audit's trials per dataset
+// (`run audit --trials` states the first).
+const (
+	MinAuditTrials = 100
+	MaxAuditTrials = 100_000_000
+)
 
 // Audit releases the worst-case pair of a private spec's first user
 // (silo 0, round 1) trials times each through the run's own Round (its
@@ -99,8 +90,8 @@ func normalQuantile(p float64) float64 { return -math.Sqrt2 * math.Erfcinv(2*p) 
 // A not-certified run that states no bound is refused with
 // ErrNothingToCertify.
 func Audit(s Spec, trials int, sigmaScale float64) (*AuditResult, error) {
-	if trials < 100 || trials > 100_000_000 {
-		return nil, fmt.Errorf("trials = %d: need 100 to 1e8", trials)
+	if trials < MinAuditTrials || trials > MaxAuditTrials {
+		return nil, fmt.Errorf("trials = %d: need %d to %d", trials, MinAuditTrials, MaxAuditTrials)
 	}
 	if !(sigmaScale > 0 && sigmaScale <= 1000) {
 		return nil, fmt.Errorf("sigma scale = %v: need a multiplier of the noise drawn in (0, 1000]", sigmaScale)

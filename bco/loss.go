@@ -134,9 +134,14 @@ func dist2(x, z []float64) float64 {
 // |f_t| on the ball, G is a Lipschitz constant on the ball, beta a
 // smoothness constant (0 for the non-smooth losses).
 func (g *geometry) bounds() (C, G, beta float64) {
+	return g.boundsAt(math.Sqrt(dot(g.z, g.z)))
+}
+
+// boundsAt is bounds for a centre z of norm zn (0.3 R up to the rounding
+// of the drawn vector): what validation reads before any vector is drawn.
+func (g *geometry) boundsAt(zn float64) (C, G, beta float64) {
 	R := g.r
 	bmax := math.Abs(g.b0) + float64(g.nu*R) // max |b_t|
-	zn := math.Sqrt(dot(g.z, g.z))
 	switch g.loss {
 	case LossAbsolute:
 		return R + bmax, 1, 0

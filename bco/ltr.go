@@ -45,6 +45,22 @@ type LTRData struct {
 
 	mu   sync.Mutex
 	memo map[hindsightKey]hindsightValue // see hindsight
+
+	normsOnce  sync.Once
+	xmax, ymax float64 // see norms
+}
+
+// norms returns the largest norm of a document's x and the largest |y|,
+// computed once (validation and every run read them).
+func (d *LTRData) norms() (xmax, ymax float64) {
+	d.normsOnce.Do(func() {
+		for i, y := range d.Y {
+			xi := d.X[i*d.D : (i+1)*d.D]
+			d.xmax = math.Max(d.xmax, math.Sqrt(dot(xi, xi)))
+			d.ymax = math.Max(d.ymax, math.Abs(y))
+		}
+	})
+	return d.xmax, d.ymax
 }
 
 // Docs returns the number of documents.
@@ -98,13 +114,25 @@ type LTRSpec struct {
 	Seed      uint64
 }
 
-// Validate checks the spec by the family's rules (Spec.Validate, on the
-// synthetic instance of the same body and loss class) and the instance.
+// Validate checks the spec by the family's rules (Spec.Validate's header
+// rules, on the synthetic instance of the same body and loss class), the
+// instance, and a private run's eps against the smallest its documents'
+// bounds support (MinEps).
 func (s LTRSpec) Validate() error {
 	if err := s.Instance.Validate(); err != nil {
 		return err
 	}
-	return s.family().Validate()
+	f := s.family()
+	if err := f.validateHeader(); err != nil {
+		return err
+	}
+	alg, _ := Lookup(s.Algorithm)
+	if !alg.Private() {
+		return nil
+	}
+	xmax, ymax := s.Instance.Data.norms()
+	C, G, _ := ltrBounds(s.Instance.Loss, s.Instance.Radius, xmax, ymax)
+	return checkEps(s.Eps, s.Delta, sensitivity(alg, C, G))
 }
 
 // family is the family's spec with the synthetic instance of the same
@@ -116,14 +144,11 @@ func (s LTRSpec) family() Spec {
 		Instance: Instance{D: s.Instance.Data.D, Radius: s.Instance.Radius, Loss: s.Instance.Loss, Sequence: Stochastic}}
 }
 
-// ltrProblem is one run on a bco-ltr instance: it implements core.Problem.
+// ltrProblem is one run on a bco-ltr instance: the loop's source.
 type ltrProblem struct {
-	s     LTRSpec
-	alg   *Algorithm
-	data  *LTRData
-	tu    tuning
-	sigma float64
-	silos []silo
+	loop
+	s    LTRSpec
+	data *LTRData
 
 	order  *rand.Rand // the shuffled order's stream
 	perm   []int      // the current pass's order
@@ -132,11 +157,10 @@ type ltrProblem struct {
 	seen   []int      // the documents dealt, in first-arrival order
 	a, b   []float64  // sum x x^T and sum y x of the documents dealt (squared loss)
 
+	round    float64 // the loss played in the current round, all silos
 	played   float64 // total loss of the played points, all silos
 	prevBest float64 // the hindsight minimum at the previous checkpoint
 	gap      float64 // the largest certified gap of an absolute-loss hindsight
-	syncs    int
-	scalars  int64
 	claim    core.Privacy
 }
 
@@ -187,20 +211,13 @@ func newLTRProblem(s LTRSpec) (*ltrProblem, error) {
 	params, _ := core.Resolve(alg.Params, s.Params)
 	data, R := s.Instance.Data, s.Instance.Radius
 	d := data.D
-	var xmax, ymax float64
-	for i, y := range data.Y {
-		xi := data.X[i*d : (i+1)*d]
-		xmax = math.Max(xmax, math.Sqrt(dot(xi, xi)))
-		ymax = math.Max(ymax, math.Abs(y))
-	}
+	xmax, ymax := data.norms()
 	class, _ := ClassOf(s.Instance.Loss)
 	C, G, beta := ltrBounds(s.Instance.Loss, R, xmax, ymax)
-	p := &ltrProblem{s: s, alg: alg, data: data, counts: make([]float64, data.Docs())}
+	p := &ltrProblem{s: s, data: data, counts: make([]float64, data.Docs())}
+	p.alg, p.syncEvery, p.T, p.src = alg, s.B, s.T, p
 	claim := core.Privacy{Trust: core.TrustNone}
-	sens := 2 * C
-	if alg.Points == 2 {
-		sens = 2 * G
-	}
+	sens := sensitivity(alg, C, G)
 	if alg.Private() {
 		sigma, _, c, err := calibrate(s.Eps, s.Delta, sens, params["analytic"] == 1)
 		if err != nil {
@@ -269,34 +286,23 @@ func (p *ltrProblem) loss(k int, w []float64) float64 {
 	return e * e / 2
 }
 
-// Round plays round t for every silo, as the synthetic instances' Round
-// does (the same streams, steps and projection), on the next documents.
-// The regret is exact at the checkpoints (every Every rounds and at T),
-// where the hindsight minimum is computed; the rounds between return the
-// loss played, and a checkpoint subtracts the minimum's growth since the
-// last one, so that the cumulative sum is the regret at each checkpoint.
-func (p *ltrProblem) Round(t int) (pseudo, realised float64) {
-	tu := &p.tu
-	eta := tu.step(p.alg, t, p.s.T)
-	var round float64
-	for i := range p.silos {
-		si := &p.silos[i]
-		k := p.deal()
-		fillUnit(si.u, si.explore)
-		lossPlayed, report, _ := sendReport(p.alg.Points, p.sigma, tu.delta, si, func(_ int, y []float64) float64 { return p.loss(k, y) })
-		c := eta * tu.scale * report
-		for j := range si.x {
-			si.x[j] -= float64(c * si.u[j])
-		}
-		project(si.x, tu.shrink)
-		round += lossPlayed
-		p.scalars++
-	}
-	p.played += round
-	if len(p.silos) > 1 && t%p.s.B == 0 {
-		p.average()
-	}
-	realised = round
+// user deals silo i's user the next document.
+func (p *ltrProblem) user(_, _ int, _ *silo) func(j int, y []float64) float64 {
+	k := p.deal()
+	return func(_ int, y []float64) float64 { return p.loss(k, y) }
+}
+
+// done adds the user's loss to the round's.
+func (p *ltrProblem) done(_ int, loss float64) { p.round += loss }
+
+// regret is the round's loss played, less, at a checkpoint (every Every
+// rounds and at T), the hindsight minimum's growth since the last one:
+// the regret is exact at the checkpoints, where the minimum is computed,
+// so that the cumulative sum is the regret at each checkpoint. Pseudo and
+// realised regret are one curve (an oblivious sequence).
+func (p *ltrProblem) regret(t int) (pseudo, realised float64) {
+	realised, p.round = p.round, 0
+	p.played += realised
 	if t%p.s.Every == 0 || t == p.s.T {
 		best := p.hindsight()
 		realised -= best - p.prevBest
@@ -304,30 +310,6 @@ func (p *ltrProblem) Round(t int) (pseudo, realised float64) {
 	}
 	return realised, realised
 }
-
-// average replaces every silo's iterate by the mean (problem.average).
-func (p *ltrProblem) average() {
-	d := p.data.D
-	mean := p.silos[0].y
-	clear(mean)
-	for i := range p.silos {
-		for j, v := range p.silos[i].x {
-			mean[j] += v
-		}
-	}
-	inv := 1 / float64(len(p.silos))
-	for j := range mean {
-		mean[j] *= inv
-	}
-	for i := range p.silos {
-		copy(p.silos[i].x, mean[:d])
-	}
-	p.syncs++
-	p.scalars += int64(len(p.silos) * d)
-}
-
-// Counters reports the synchronisations and the scalars sent.
-func (p *ltrProblem) Counters() (int, int64) { return p.syncs, p.scalars }
 
 // HindsightNote states the precision of the hindsight minima: "" for the
 // squared loss (exact to rounding), the largest certified gap for the

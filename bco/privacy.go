@@ -33,6 +33,45 @@ func ClassicSigma(eps, delta, sens float64) float64 {
 	return sens * math.Sqrt(2*fmath.Log(1.25/delta)) / eps
 }
 
+// MaxSigma is the largest noise scale a private run may be calibrated to:
+// 2^1004, 2^20 below the largest float64, the headroom for a report (the
+// loss plus sigma z) and the accountant's figures; the largest sigma a
+// valid synthetic instance needs at eps = 1 (radius and modulus 1e100) is
+// about 2^1000.
+const MaxSigma = 0x1p1004
+
+// MinEps is the smallest eps a private run supports for a report of
+// sensitivity sens at delta: the eps at which the slides' noise scale
+// sigma = sens sqrt(2 ln(1.25/delta)) / eps reaches MaxSigma (the
+// analytic sigma is of the same order at small eps), and at least the
+// smallest normal float64 (a subnormal eps has lost precision). Below it
+// the calibration overflows to +Inf and the run could only fail (attack
+// round 4, R4-29: eps = 1e-320 passed validation and failed in every
+// run).
+func MinEps(sens, delta float64) float64 {
+	return max(ClassicSigma(1, delta, sens)/MaxSigma, 0x1p-1022)
+}
+
+// checkEps refuses an eps below MinEps(sens, delta), naming the key and
+// the smallest eps.
+func checkEps(eps, delta, sens float64) error {
+	if min := MinEps(sens, delta); eps < min {
+		return fmt.Errorf("eps = %v: below %.3g, the smallest eps this run supports: its noise scale sigma = sens sqrt(2 ln(1.25/delta)) / eps (report sensitivity %.3g, delta %v) would exceed 2^1004 (about 1.7e302), where the calibration overflows (and at least 2.2e-308, the smallest normal float64)", eps, min, sens, delta)
+	}
+	return nil
+}
+
+// sensitivity is the report's sensitivity of algorithm alg on losses
+// bounded by C with Lipschitz constant G: 2C for a loss value in [-C, C]
+// (one-point); 2G per unit of ||x1 - x2|| for a difference of
+// G-Lipschitz losses (two-point).
+func sensitivity(alg *Algorithm, C, G float64) float64 {
+	if alg.Points == 2 {
+		return 2 * G
+	}
+	return 2 * C
+}
+
 // calibrate returns the noise scale of a private run and its claim: the
 // report's sensitivity sens (per unit of ||x1 - x2|| for two-point) and
 // the noise sigma (likewise), from the slides' formula or, with

@@ -74,35 +74,24 @@ func sendReport(points int, sigma, rho float64, si *silo, loss func(j int, y []f
 	return played, v + float64(sd*si.privacy.NormFloat64()), sd
 }
 
-// problem is one run: it implements core.Problem.
+// problem is one run on a synthetic instance: the loop's source.
 type problem struct {
+	loop
 	s        Spec
-	alg      *Algorithm
 	g        *geometry
-	tu       tuning
-	sigma    float64 // report noise per unit sensitivity (0: non-private)
 	bound    float64 // the eps sigma delivers at delta (calibrate), +Inf when none is known
-	silos    []silo
 	fmin     float64 // min F (stochastic pseudo-regret)
 	phase    float64 // drifting sequence's phase
 	hist     [levels]float64
 	played   float64 // total loss of the played points, all silos
 	prevReal float64 // realised regret after the previous round
-	syncs    int
-	scalars  int64
 	claim    core.Privacy
-	hooks    hooks
-}
 
-// hooks are the audit's and the tests' instruments on a run's Round;
-// nil in a run.
-type hooks struct {
-	// loss replaces the user's loss at the j-th point she plays (the
-	// audit's worst-case pair).
-	loss func(j int, y []float64) float64
-	// sent observes every report silo i sends and its noise's standard
-	// deviation.
-	sent func(i int, report, sd float64)
+	// The round's state: the current user's noise level and expected
+	// loss at the points played, and the pseudo-regret summed so far.
+	k      int
+	e      float64
+	pseudo float64
 }
 
 // New builds a run of a spec and returns it with its privacy claim.
@@ -137,14 +126,10 @@ func newProblem(s Spec) (*problem, error) {
 	g := s.Instance.geometry()
 	class, _ := ClassOf(g.loss)
 	C, G, beta := g.bounds()
-	p := &problem{s: s, alg: alg, g: g}
+	p := &problem{s: s, g: g}
+	p.alg, p.syncEvery, p.T, p.src = alg, s.B, s.T, p
 	claim := core.Privacy{Trust: core.TrustNone}
-	// The report's sensitivity: 2C for a loss value in [-C, C] (one-point);
-	// 2G per unit of ||x1 - x2|| for a difference of G-Lipschitz losses.
-	sens := 2 * C
-	if alg.Points == 2 {
-		sens = 2 * G
-	}
+	sens := sensitivity(alg, C, G)
 	if alg.Private() {
 		sigma, bound, c, err := calibrate(s.Eps, s.Delta, sens, params["analytic"] == 1)
 		if err != nil {
@@ -172,82 +157,41 @@ func (p *problem) levelAt(si *silo, t int) int {
 	return int(math.Round(float64(levels-1) / 2 * (1 + v)))
 }
 
-// Round plays round t for every silo: the user suffers her loss at the
-// point(s) played and sends her (noisy) report; the silo steps.
-func (p *problem) Round(t int) (pseudo, realised float64) {
-	g, tu := p.g, &p.tu
-	eta := tu.step(p.alg, t, p.s.T)
-	for i := range p.silos {
-		si := &p.silos[i]
-		k := p.levelAt(si, t)
-		fillUnit(si.u, si.explore)
-		// The expected loss at the point(s) played (stochastic
-		// pseudo-regret), summed as the randomiser plays them.
-		var e, pseudoI float64
-		loss := func(_ int, y []float64) float64 {
-			if p.s.Instance.Sequence == Stochastic {
-				e += g.expected(y)
-			}
-			return g.value(y, k)
-		}
-		if p.hooks.loss != nil {
-			loss = p.hooks.loss
-		}
-		lossPlayed, report, sd := sendReport(p.alg.Points, p.sigma, tu.delta, si, loss)
-		if p.hooks.sent != nil {
-			p.hooks.sent(i, report, sd)
-		}
+// user draws silo i's user's noise level for round t; her loss sums
+// the expected loss at the points she plays (stochastic pseudo-regret).
+func (p *problem) user(t, _ int, si *silo) func(j int, y []float64) float64 {
+	k := p.levelAt(si, t)
+	p.k, p.e = k, 0
+	return func(_ int, y []float64) float64 {
 		if p.s.Instance.Sequence == Stochastic {
-			pseudoI = e/float64(p.alg.Points) - p.fmin
+			p.e += p.g.expected(y)
 		}
-		// Gradient step on the estimate scale * report * u, then projection
-		// onto the shrunk ball.
-		c := eta * tu.scale * report
-		for j := range si.x {
-			si.x[j] -= float64(c * si.u[j])
-		}
-		project(si.x, tu.shrink)
-		p.hist[k]++
-		p.played += lossPlayed
-		pseudo += pseudoI
-		p.scalars++
+		return p.g.value(y, k)
 	}
-	if len(p.silos) > 1 && t%p.s.B == 0 {
-		p.average()
+}
+
+// done counts the user's level and loss, and her pseudo-regret.
+func (p *problem) done(_ int, loss float64) {
+	var pseudoI float64
+	if p.s.Instance.Sequence == Stochastic {
+		pseudoI = p.e/float64(p.alg.Points) - p.fmin
 	}
-	reg := p.played - g.hindsight(&p.hist)
+	p.hist[p.k]++
+	p.played += loss
+	p.pseudo += pseudoI
+}
+
+// regret is the round's pseudo-regret and the growth of the played loss
+// over the hindsight minimum of the levels seen.
+func (p *problem) regret(int) (pseudo, realised float64) {
+	pseudo, p.pseudo = p.pseudo, 0
+	reg := p.played - p.g.hindsight(&p.hist)
 	realised, p.prevReal = reg-p.prevReal, reg
 	if p.s.Instance.Sequence == Drifting {
 		pseudo = realised // an oblivious sequence has no expectation to take
 	}
 	return pseudo, realised
 }
-
-// average replaces every silo's iterate by the mean (the server's
-// synchronisation); each silo sends its d coordinates.
-func (p *problem) average() {
-	d := p.g.d
-	mean := p.silos[0].y // scratch: y is rewritten before its next use
-	clear(mean)
-	for i := range p.silos {
-		for j, v := range p.silos[i].x {
-			mean[j] += v
-		}
-	}
-	inv := 1 / float64(len(p.silos))
-	for j := range mean {
-		mean[j] *= inv
-	}
-	for i := range p.silos {
-		copy(p.silos[i].x, mean[:d])
-	}
-	p.syncs++
-	p.scalars += int64(len(p.silos) * d)
-}
-
-// Counters reports the synchronisations (iterate averagings) and the
-// scalars sent (one report per user, d per silo and averaging).
-func (p *problem) Counters() (int, int64) { return p.syncs, p.scalars }
 
 // fillUnit draws a uniform direction on the sphere into u.
 func fillUnit(u []float64, r *rand.Rand) {

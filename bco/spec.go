@@ -94,8 +94,23 @@ func (in Instance) Validate() error {
 	return nil
 }
 
-// Validate checks a spec; errors name the key.
+// Validate checks a spec; errors name the key. A private run's eps must
+// be at least MinEps of its report's sensitivity.
 func (s Spec) Validate() error {
+	if err := s.validateHeader(); err != nil {
+		return err
+	}
+	alg, _ := Lookup(s.Algorithm)
+	if !alg.Private() {
+		return nil
+	}
+	C, G, _ := s.Instance.shape().boundsAt(0.3 * s.Instance.Radius)
+	return checkEps(s.Eps, s.Delta, sensitivity(alg, C, G))
+}
+
+// validateHeader is Validate without the eps bound of the instance's
+// sensitivity: the rules of the algorithm, the instance and the header.
+func (s Spec) validateHeader() error {
 	alg, err := Lookup(s.Algorithm)
 	if err != nil {
 		return err
@@ -130,11 +145,17 @@ func (s Spec) Validate() error {
 	return nil
 }
 
+// shape is the instance's geometry before its vectors are drawn: its
+// radius, loss, modulus and targets' offset b0 = 0.2 R and amplitude.
+func (in Instance) shape() *geometry {
+	return &geometry{d: in.D, r: in.Radius, loss: in.Loss, mu: in.Modulus, nu: in.Noise, b0: 0.2 * in.Radius}
+}
+
 // geometry draws the instance's shape from its seed: a and the direction
 // of z are independent uniform unit vectors.
 func (in Instance) geometry() *geometry {
 	r := rng.New(rng.NewKey("bco-instance", in.Seed), "geometry")
-	g := &geometry{d: in.D, r: in.Radius, loss: in.Loss, mu: in.Modulus, nu: in.Noise, b0: 0.2 * in.Radius}
+	g := in.shape()
 	g.a = unitVector(r.NormFloat64, in.D)
 	g.z = unitVector(r.NormFloat64, in.D)
 	for i := range g.z {

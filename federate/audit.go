@@ -143,12 +143,33 @@ type AuditResult struct {
 	// P0 and P1 (PairSchedule) are the fractions of trials whose first
 	// synchronisation is at round 1 under each dataset.
 	P0, P1 float64
+	// Ceiling is the most the trials can show: under the tree pairs the
+	// largest mu they distinguish at level 1 - Alpha/5
+	// (accountant.DistinguishableMu), under PairSchedule the largest eps
+	// lower bound they can give (every trial's event under one dataset,
+	// none under the other). A claim at or above it cannot be refuted:
+	// the verdict is inconclusive, and TrialsNeeded is the fewest trials
+	// per dataset whose Ceiling exceeds the claim (+Inf when no number
+	// does: a claim of no finite mu or eps).
+	Ceiling, TrialsNeeded float64
 	// Verdict is "pass", or why not: VIOLATION (the pair's exact mu, or
 	// the empirical mu's or eps's lower bound, exceeds the claim), NOISE
 	// SCALE (the projection's or a coordinate's SD interval excludes 1),
-	// or DEPENDENCE (two coordinates' noises are correlated).
+	// DEPENDENCE (two coordinates' noises are correlated), or
+	// inconclusive (the claim is at or above Ceiling). Each starts with
+	// its Verdict constant.
 	Verdict string
 }
+
+// Verdicts of an audit: AuditResult.Verdict is VerdictPass or starts with
+// one of the others, followed by the statistic that decided it.
+const (
+	VerdictPass         = "pass"
+	VerdictViolation    = "VIOLATION"
+	VerdictNoiseScale   = "NOISE SCALE"
+	VerdictDependence   = "DEPENDENCE"
+	VerdictInconclusive = "inconclusive"
+)
 
 // ErrDegenerate is returned by Audit when its two datasets give the same
 // noiseless release: nothing can be measured, which is an error, never a
@@ -179,9 +200,12 @@ var ErrDegenerate = errors.New("audit: degenerate pair")
 // as in a run of the spec; the audit then simulates one silo on its own
 // instance (d = 2, two documents, noiseless rewards) with the production
 // noise, reseeded per trial.
+// MinAuditTrials is the fewest trials Audit takes.
+const MinAuditTrials = 10
+
 func Audit(ctx context.Context, spec Spec, o AuditOptions) (*AuditResult, error) {
-	if o.Trials < 10 {
-		return nil, fmt.Errorf("audit: trials = %d, want >= 10", o.Trials)
+	if o.Trials < MinAuditTrials {
+		return nil, fmt.Errorf("audit: trials = %d, want >= %d", o.Trials, MinAuditTrials)
 	}
 	if !(o.Alpha > 0 && o.Alpha < 0.5) {
 		return nil, fmt.Errorf("audit: alpha = %v, want a false-alarm rate in (0, 0.5)", o.Alpha)
@@ -492,6 +516,10 @@ func auditTree(ctx context.Context, s Spec, cal *accountant.Calibration, o Audit
 				ErrDegenerate, res.Mu, res.MuLo, res.MuHi, res.SD, res.SDLo, res.SDHi, res.EpsLo, res.ClaimMu, res.ClaimEps)
 		}
 	}
+	res.Ceiling = accountant.DistinguishableMu(o.Trials, a5)
+	if !(res.ClaimMu < res.Ceiling) {
+		res.TrialsNeeded = accountant.TrialsToDistinguish(res.ClaimMu, a5)
+	}
 	res.Verdict = treeVerdict(res, resid, d, a5)
 	return res, nil
 }
@@ -617,7 +645,19 @@ func treeVerdict(r *AuditResult, resid [][]float64, d int, alpha float64) string
 			}
 		}
 	}
-	return "pass"
+	if !(r.ClaimMu < r.Ceiling) {
+		return fmt.Sprintf("inconclusive: the claimed mu %.4g is at or above %.4g, the largest mu %d trials per dataset can distinguish at level 1 - %.3g; %s",
+			r.ClaimMu, r.Ceiling, r.Trials, alpha, trialsNeeded(r.TrialsNeeded))
+	}
+	return VerdictPass
+}
+
+// trialsNeeded says how many trials would settle an inconclusive audit.
+func trialsNeeded(n float64) string {
+	if math.IsInf(n, 1) {
+		return "no number of trials can refute it (the claim is not finite)"
+	}
+	return fmt.Sprintf("%.0f trials per dataset (--trials) would settle it", n)
 }
 
 // auditSchedule is Audit under PairSchedule: the release is the round of
@@ -699,13 +739,42 @@ func auditSchedule(ctx context.Context, s Spec, cal *accountant.Calibration, o A
 		Pair: "first user's context norm 1 vs 1/2 (two orthogonal documents), all means 0.5" + note}
 	res.Alpha, res.Kappa = o.Alpha, cal.Kappa
 	res.EpsLo = math.Max(eventEpsLo(k1, k0, o.Trials, s.Delta, o.Alpha), eventEpsLo(k0, k1, o.Trials, s.Delta, o.Alpha))
-	if res.EpsLo > res.ClaimEps {
+	res.Ceiling = eventEpsLo(o.Trials, 0, o.Trials, s.Delta, o.Alpha)
+	switch {
+	case res.EpsLo > res.ClaimEps:
 		res.Verdict = fmt.Sprintf("VIOLATION: the first synchronisation is at round 1 in %d/%d trials under norm 1 and %d/%d under norm 1/2: eps >= %.3g (lower confidence bound), above the claimed %.3g",
 			k1, o.Trials, k0, o.Trials, res.EpsLo, res.ClaimEps)
-	} else {
-		res.Verdict = "pass"
+	case !(res.ClaimEps < res.Ceiling):
+		res.TrialsNeeded = eventTrialsNeeded(res.ClaimEps, s.Delta, o.Alpha)
+		res.Verdict = fmt.Sprintf("inconclusive: the claimed eps %.4g is at or above %.4g, the largest lower bound %d trials per dataset can give at level 1 - %.3g; %s",
+			res.ClaimEps, res.Ceiling, o.Trials, o.Alpha, trialsNeeded(res.TrialsNeeded))
+	default:
+		res.Verdict = VerdictPass
 	}
 	return res, nil
+}
+
+// eventTrialsNeeded is the fewest trials n whose eventEpsLo ceiling (the
+// event seen n of n times under one dataset, never under the other)
+// exceeds eps, or +Inf beyond 2^40 trials.
+func eventTrialsNeeded(eps, delta, level float64) float64 {
+	ceil := func(n int) float64 { return eventEpsLo(n, 0, n, delta, level) }
+	hi := 1
+	for !(ceil(hi) > eps) {
+		if hi > 1<<40 {
+			return math.Inf(1)
+		}
+		hi *= 2
+	}
+	lo := hi / 2 // ceil(lo) <= eps (or lo = 0)
+	for hi-lo > 1 {
+		if mid := lo + (hi-lo)/2; ceil(mid) > eps {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return float64(hi)
 }
 
 // eventEpsLo is a lower confidence bound (level 1 - level) on eps at

@@ -3,9 +3,12 @@ package federate
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/fedbandit/fedbandit/federate/accountant"
 )
 
 // auditOpts are the tests' audit options: a 1% false-alarm rate per
@@ -189,5 +192,50 @@ func TestAuditVecSum(t *testing.T) {
 	}
 	if _, err := Audit(context.Background(), Spec{Algorithm: AlgSDPVec, Eps: 1, Delta: 0.1, B: 25, Lazy: true}, AuditOptions{Trials: 100, Alpha: 0.01, SigmaScale: 0.5}); err == nil {
 		t.Error("sigma scale accepted for binomial noise")
+	}
+}
+
+// TestAuditInconclusive: a claim at or above what the trials can show is
+// inconclusive, never a pass, with the trials that would settle it. The
+// lazy LDP action pair at eps 40 claims mu 7.86 over its levels, above the
+// 3.1 that 100 trials per dataset distinguish at alpha/5 = 0.002 (and
+// 5.91 at 4000 trials: -2 Phi^-1(1 - 0.002^(1/4000)) = 5.914315655355544
+// from Python's statistics.NormalDist, an independent check of
+// accountant.DistinguishableMu); FedUCB's schedule pair at eps 5 is above
+// the 2.67 that 100 trials' Clopper-Pearson bound can reach. In both,
+// TrialsNeeded is the fewest trials whose ceiling exceeds the claim.
+// Mutation-checked: treeVerdict without its inconclusive case passes the
+// first, auditSchedule without it the second.
+func TestAuditInconclusive(t *testing.T) {
+	if got, want := accountant.DistinguishableMu(4000, 0.002), 5.914315655355544; math.Abs(got-want) > 1e-12*want {
+		t.Errorf("DistinguishableMu(4000, 0.002) = %.17g, want %.17g", got, want)
+	}
+	r, err := Audit(context.Background(), Spec{Algorithm: AlgLDP, Eps: 40, Delta: 0.1, B: 5, T: 20, Lazy: true}, auditOpts(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("ldp eps 40: %s", r.Verdict)
+	a5 := r.Alpha / 5
+	n := int(r.TrialsNeeded)
+	if !strings.HasPrefix(r.Verdict, VerdictInconclusive) || !(r.ClaimMu >= r.Ceiling) || r.Ceiling != accountant.DistinguishableMu(100, a5) ||
+		!(accountant.DistinguishableMu(n, a5) > r.ClaimMu) || accountant.DistinguishableMu(n-1, a5) > r.ClaimMu ||
+		!strings.Contains(r.Verdict, fmt.Sprintf("%d trials per dataset (--trials) would settle it", n)) {
+		t.Errorf("ldp eps 40, 100 trials: claim mu %v, ceiling %v, trials needed %v: %q", r.ClaimMu, r.Ceiling, r.TrialsNeeded, r.Verdict)
+	}
+	r, err = Audit(context.Background(), Spec{Algorithm: AlgFedUCB, Eps: 5, Delta: 0.1, B: 5}, auditOpts(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("feducb eps 5: %s", r.Verdict)
+	n = int(r.TrialsNeeded)
+	ceil := func(n int) float64 { return eventEpsLo(n, 0, n, 0.1, r.Alpha) }
+	if !strings.HasPrefix(r.Verdict, VerdictInconclusive) || r.Ceiling != ceil(100) || !(ceil(n) > 5) || ceil(n-1) > 5 {
+		t.Errorf("feducb eps 5, 100 trials: ceiling %v, trials needed %v: %q", r.Ceiling, r.TrialsNeeded, r.Verdict)
+	}
+	// At the trials needed the leak is seen: a violation.
+	if r, err = Audit(context.Background(), Spec{Algorithm: AlgFedUCB, Eps: 5, Delta: 0.1, B: 5}, auditOpts(n+n/4)); err != nil {
+		t.Fatal(err)
+	} else if !strings.HasPrefix(r.Verdict, VerdictViolation) {
+		t.Errorf("feducb eps 5, %d trials: %q, want a violation", n+n/4, r.Verdict)
 	}
 }

@@ -191,7 +191,7 @@ func newLTR(s Spec, runKey rng.Key) *ltr {
 
 func (in *ltr) noiseStd() float64 { return in.data.NoiseStd }
 
-func (in *ltr) bernoulli() bool { return false }
+func (in *ltr) bernoulli() bool { return in.data.Bernoulli }
 
 func (in *ltr) next(i int) *actionSet {
 	own := in.data.Silos[i]

@@ -165,6 +165,12 @@ type LTRData struct {
 	// NoiseStd is the standard deviation of Gaussian reward noise (0 for
 	// the noiseless reference model).
 	NoiseStd float64
+	// Bernoulli is the reward law: a document's reward is Bernoulli(Mu)
+	// (a click with probability Mu: every Mu in [0, 1], NoiseStd 0)
+	// instead of Mu plus Gaussian noise. It is data of the instance, set
+	// by the kind that computed Mu, so that a kind with another law needs
+	// no simulator edit.
+	Bernoulli bool
 	// R and Crs are the beta_t constants of the instance (1 and 0.1 in the
 	// paper's learning-to-rank experiments).
 	R, Crs float64

@@ -453,6 +453,9 @@ func (l *LTRData) check(m int) error {
 	if !(l.NoiseStd >= 0) || math.IsInf(l.NoiseStd, 0) {
 		return fmt.Errorf("NoiseStd = %v, want a finite value >= 0", l.NoiseStd)
 	}
+	if l.Bernoulli && l.NoiseStd != 0 {
+		return fmt.Errorf("Bernoulli rewards with NoiseStd = %v: a click has no Gaussian noise", l.NoiseStd)
+	}
 	if len(l.Silos) != m {
 		return fmt.Errorf("%d silos in the data, spec has M = %d", len(l.Silos), m)
 	}
@@ -473,6 +476,13 @@ func (l *LTRData) check(m int) error {
 		}
 		if len(qq.X) != n*l.Dim {
 			return fmt.Errorf("query %d: len(X) = %d, want %d docs x %d features", q, len(qq.X), n, l.Dim)
+		}
+		if l.Bernoulli {
+			for r, mu := range qq.Mu {
+				if !(mu >= 0 && mu <= 1) {
+					return fmt.Errorf("query %d, document %d: Bernoulli mean %v, want a probability in [0, 1]", q, r+1, mu)
+				}
+			}
 		}
 	}
 	return nil

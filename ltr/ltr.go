@@ -167,26 +167,7 @@ func Build(o Options) (*federate.LTRData, error) {
 		return nil, fmt.Errorf("ltr: %s records model %q, want %q", thetaPath, theta.Model, o.Model)
 	}
 	set := theta.Features
-	ds, err := ingest.Load(o.Dataset, set.Columns)
-	if err != nil {
-		return nil, fmt.Errorf("ltr: %w", err)
-	}
-	if ds.Manifest.DataHash != man.DataHash {
-		return nil, fmt.Errorf("ltr: dataset %s changed while loading; retry", o.Dataset)
-	}
-	part, err := partition.Split(o.Strategy, partition.Summaries(ds), o.Silos, o.PartitionSeed)
-	if err != nil {
-		return nil, fmt.Errorf("ltr: %w", err)
-	}
-	partPath := partition.ArtifactPath(o.Dataset, o.Strategy, o.Silos, o.PartitionSeed)
-	if a, err := partition.ReadArtifact(partPath); err == nil {
-		if a.DatasetSHA256 != man.DataHash || !a.Partition.Equal(part) {
-			return nil, fmt.Errorf("ltr: stored partition %s differs from the one computed now (dataset changed?): re-run `prep partition`", partPath)
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("ltr: %w", err)
-	}
-	loc, err := set.Locate(ds)
+	ds, part, loc, err := loadPartitioned(o.Dataset, man, set, o.Strategy, o.Silos, o.PartitionSeed)
 	if err != nil {
 		return nil, err
 	}
@@ -244,6 +225,119 @@ func Build(o Options) (*federate.LTRData, error) {
 	h.Write(buf[:])
 	data.Hash = hex.EncodeToString(h.Sum(nil))
 	return data, nil
+}
+
+// loadPartitioned reads the columns of feature set of the prepared
+// dataset dir (whose manifest is man) and splits its queries across
+// silos, checking the split against the stored partition artifact when
+// one exists: the one loader of Build and LoadDocuments.
+func loadPartitioned(dir string, man *ingest.Manifest, set features.Set, strategy string, silos int, seed uint64) (*ingest.Dataset, *partition.Partition, []int, error) {
+	ds, err := ingest.Load(dir, set.Columns)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("ltr: %w", err)
+	}
+	if ds.Manifest.DataHash != man.DataHash {
+		return nil, nil, nil, fmt.Errorf("ltr: dataset %s changed while loading; retry", dir)
+	}
+	part, err := partition.Split(strategy, partition.Summaries(ds), silos, seed)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("ltr: %w", err)
+	}
+	partPath := partition.ArtifactPath(dir, strategy, silos, seed)
+	if a, err := partition.ReadArtifact(partPath); err == nil {
+		if a.DatasetSHA256 != man.DataHash || !a.Partition.Equal(part) {
+			return nil, nil, nil, fmt.Errorf("ltr: stored partition %s differs from the one computed now (dataset changed?): re-run `prep partition`", partPath)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil, fmt.Errorf("ltr: %w", err)
+	}
+	loc, err := set.Locate(ds)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return ds, part, loc, nil
+}
+
+// DocOptions name a partitioned document set (LoadDocuments).
+type DocOptions struct {
+	// Dataset is the prepared dataset directory.
+	Dataset string
+	// Features is the feature set spec (title, body, all, a column list,
+	// ...), resolved against the dataset's manifest with the default
+	// intercept.
+	Features string
+	// Silos is M.
+	Silos int
+	// Strategy is the partition strategy (default contiguous).
+	Strategy string
+	// PartitionSeed seeds the random partition strategy.
+	PartitionSeed uint64
+}
+
+// Documents are a prepared dataset's documents in a feature set, with
+// their relevance labels, split across silos: what a data-backed linear
+// kind computes its means and reward law from (as ltr-click does with a
+// click model), with no fitted theta*. Read-only once loaded.
+type Documents struct {
+	Name     string // dataset, feature set, strategy and M
+	Dim      int    // d, the learner's feature dimension
+	LabelMax int    // the dataset's largest relevance label
+	// Queries hold, per query, the learner's view X of its documents (n
+	// x d row-major: each feature vector divided by its L2 norm, as
+	// Build's) and their labels.
+	Queries []Query
+	// Silos[i] lists the indices into Queries owned by silo i.
+	Silos [][]int
+	// Hash is a content hash of the data, the feature set and the
+	// partition.
+	Hash string
+}
+
+// Query is one query's documents.
+type Query struct {
+	X      []float64 // n*Dim, row-major
+	Labels []float64 // n relevance labels
+}
+
+// LoadDocuments reads the documents named by o: the feature set's
+// columns of the dataset, split across o.Silos silos as Build splits them
+// (the stored partition artifact checked when one exists).
+func LoadDocuments(o DocOptions) (*Documents, error) {
+	if o.Strategy == "" {
+		o.Strategy = partition.Contiguous
+	}
+	man, err := ingest.ReadManifest(o.Dataset)
+	if err != nil {
+		return nil, fmt.Errorf("ltr: %w", err)
+	}
+	set, err := features.Resolve(o.Features, man.Features, features.DefaultIntercept)
+	if err != nil {
+		return nil, fmt.Errorf("ltr: %w", err)
+	}
+	ds, part, loc, err := loadPartitioned(o.Dataset, man, set, o.Strategy, o.Silos, o.PartitionSeed)
+	if err != nil {
+		return nil, err
+	}
+	d := set.Dim()
+	docs := &Documents{
+		Name:     fmt.Sprintf("%s %s %s M=%d", filepath.Base(filepath.Clean(o.Dataset)), set.ID(), o.Strategy, o.Silos),
+		Dim:      d,
+		LabelMax: man.LabelMax,
+		Queries:  make([]Query, len(ds.Queries)),
+		Silos:    part.Assign,
+	}
+	for qi := range ds.Queries {
+		q := &ds.Queries[qi]
+		x := make([]float64, len(q.Labels)*d)
+		set.QueryRows(q, loc, true, x)
+		docs.Queries[qi] = Query{X: x, Labels: q.Labels}
+	}
+	h := sha256.New()
+	for _, s := range []string{"fedbandit/ltr/documents/v1", man.DataHash, set.ID(), part.Hash()} {
+		writeString(h, s)
+	}
+	docs.Hash = hex.EncodeToString(h.Sum(nil))
+	return docs, nil
 }
 
 // MaxAbsMu bounds the mean rewards Build accepts. Rewards are fitted to

@@ -42,6 +42,10 @@ type AuditSpec struct {
 	noiseBoost uint64
 }
 
+// MinAuditTrials is the fewest trials Audit takes (`run audit --trials`
+// states it).
+const MinAuditTrials = 100
+
 // Audit verdicts.
 const (
 	VerdictPass         = "pass"
@@ -102,8 +106,8 @@ func Audit(spec AuditSpec) (AuditResult, error) {
 	if spec.T == 0 {
 		spec.T = spec.N
 	}
-	if spec.N < 1 || spec.T < spec.N || spec.Slots < 2 || spec.Trials < 100 || !(spec.Alpha > 0 && spec.Alpha < 1) {
-		return AuditResult{}, fmt.Errorf("audit: need N >= 1, T >= N, Slots >= 2, Trials >= 100 and Alpha in (0, 1)")
+	if spec.N < 1 || spec.T < spec.N || spec.Slots < 2 || spec.Trials < MinAuditTrials || !(spec.Alpha > 0 && spec.Alpha < 1) {
+		return AuditResult{}, fmt.Errorf("audit: need N >= 1, T >= N, Slots >= 2, Trials >= %d and Alpha in (0, 1)", MinAuditTrials)
 	}
 	if alg.Model == "pure" {
 		if !(spec.Delta == 0 || spec.Delta > 0 && spec.Delta < 1) {

@@ -56,6 +56,10 @@ const (
 	appliesPrivate = "private runs (trust not none)"
 	// appliesDonePrivate: a failed run records no privacy claim.
 	appliesDonePrivate = "done private runs (trust not none)"
+	// AppliesKinds is the Applies of a column of an instance kind's own:
+	// each kind declares the columns its Record fills (registry.Kind.Columns,
+	// listed by `run sweep --help`), so no kind is named here.
+	AppliesKinds = "instance kinds that record it"
 )
 
 // value is a column whose value always applies (a *T field of the row).
@@ -146,21 +150,21 @@ var Columns = []Column[RunRecord]{
 	value("group_id", "", appliesAll, "Hex SHA-256 (16 characters) of the specification without the seed: the grouping key of a configuration.", func(r *rr) *string { return &r.GroupID }),
 
 	value("instance", "", appliesAll, "Instance name given in the sweep file (informational; not part of the id).", func(r *rr) *string { return &r.Instance }),
-	value("instance_kind", "", appliesAll, `Instance kind: "synthetic" (paper section 6 Gaussian instance), "dubey" (Dubey & Pentland's instance, docs/simulator.md) or "ltr" (learning-to-rank dataset) for the linear family, "mab" or "mab-ltr" (a query's documents as arms) for mab, "bco" or "bco-ltr" (least squares on a dataset's documents) for bco.`, func(r *rr) *string { return &r.InstanceKind }),
+	value("instance_kind", "", appliesAll, `Instance kind of the run's [[instance]] table, one of the registry's (run sweep --help lists each with its keys and the columns it records).`, func(r *rr) *string { return &r.InstanceKind }),
 	value("instance_hash", "", appliesAll, "Content hash of the instance (of the prepared data for ltr; of its parameters otherwise).", func(r *rr) *string { return &r.InstanceHash }),
 	value("instance_name", "", appliesAll, "Description of the instance (its kind's parameters).", func(r *rr) *string { return &r.InstanceName }),
-	nullable("instance_seed", "", "synthetic, dubey, mab (means drawn), bco, bco-ltr (shuffled order)", "Seed of the instance (theta* and shared contexts; the arms' means; the loss sequence; the order a bco-ltr instance's documents arrive in); separate from the run seed.", func(r *rr) **uint64 { return &r.InstanceSeed }),
-	nullable("arms", "actions", "synthetic, dubey, mab, mab-ltr", "Number of arms: actions per silo per round K (synthetic, dubey) or the bandit's arms (mab; mab-ltr: the query's documents). Null for ltr, where the actions are a query's documents. (Layout 2: k; a mab run's arms were in d.)", func(r *rr) **int { return &r.Arms }),
-	nullable("qid", "", "mab-ltr", "The qid of the dataset's query whose documents are the arms. (Layout 3: query.)", func(r *rr) **int64 { return &r.Query }),
+	nullable("instance_seed", "", AppliesKinds, "Seed of the instance's random parts (theta* and shared contexts, the arms' means, the loss sequence, the order the documents arrive in); separate from the run seed.", func(r *rr) **uint64 { return &r.InstanceSeed }),
+	nullable("arms", "actions", AppliesKinds, "Number of arms: the actions per silo per round K, or a multi-armed bandit's arms (a query's documents when they are the arms). Null where each round's actions are a query's documents. (Layout 2: k; a mab run's arms were in d.)", func(r *rr) **int { return &r.Arms }),
+	nullable("qid", "", AppliesKinds, "The qid of the dataset's query whose documents are the arms. (Layout 3: query.)", func(r *rr) **int64 { return &r.Query }),
 	nullable("d", "", "linear, bco", "Dimension: the linear learner's feature dimension, or bco's decision space.", func(r *rr) **int { return &r.Dim }),
-	nullable("noise_var", "reward^2", "linear but dubey", "Variance of the Gaussian reward noise of the linear model (0.25 in the synthetic instance, 0 for the noiseless ltr reference model); null for dubey, whose rewards are Bernoulli.", func(r *rr) **float64 { return &r.NoiseVar }),
-	value("features", "", "ltr, bco-ltr", `Feature set of the dataset's documents ("title", "body", "all" or a column list).`, func(r *rr) *string { return &r.Features }),
-	value("reward_model", "", "ltr", "ltr reward model.", func(r *rr) *string { return &r.RewardModel }),
-	value("partition_strategy", "", "ltr", `How queries are split across silos (e.g. "contiguous").`, func(r *rr) *string { return &r.PartitionStrategy }),
-	nullable("partition_seed", "", "ltr", "Seed of a randomised partition (0 for a deterministic one).", func(r *rr) **uint64 { return &r.PartitionSeed }),
-	nullable("fixed_basis", "", "synthetic", "The published code's fixed basis-like first d actions.", func(r *rr) **bool { return &r.FixedBasis }),
-	nullable("shared_contexts", "", "synthetic", "Contexts drawn from the instance seed (one instance for all runs, as the published code did).", func(r *rr) **bool { return &r.SharedContexts }),
-	value("context_gen", "", "synthetic", `Generator of the contexts' Gaussian coordinates ("xoshiro-ziggurat" or "chacha8").`, func(r *rr) *string { return &r.ContextGen }),
+	nullable("noise_var", "reward^2", AppliesKinds, "Variance of the Gaussian reward noise of a linear instance (0.25 in the paper's synthetic instance; 0 for noiseless rewards and for clicks); null where the rewards are Bernoulli by the instance's construction.", func(r *rr) **float64 { return &r.NoiseVar }),
+	value("features", "", AppliesKinds, `Feature set of the dataset's documents ("title", "body", "all" or a column list).`, func(r *rr) *string { return &r.Features }),
+	value("reward_model", "", AppliesKinds, `Reward model of a dataset's documents: the model theta* was fitted for ("reference", "well-specified"), or "click-" and the click model whose clicks are the rewards.`, func(r *rr) *string { return &r.RewardModel }),
+	value("partition_strategy", "", AppliesKinds, `How queries are split across silos (e.g. "contiguous").`, func(r *rr) *string { return &r.PartitionStrategy }),
+	nullable("partition_seed", "", AppliesKinds, "Seed of a randomised partition (0 for a deterministic one).", func(r *rr) **uint64 { return &r.PartitionSeed }),
+	nullable("fixed_basis", "", AppliesKinds, "The published code's fixed basis-like first d actions.", func(r *rr) **bool { return &r.FixedBasis }),
+	nullable("shared_contexts", "", AppliesKinds, "Contexts drawn from the instance seed (one instance for all runs, as the published code did).", func(r *rr) **bool { return &r.SharedContexts }),
+	value("context_gen", "", AppliesKinds, `Generator of the contexts' Gaussian coordinates ("xoshiro-ziggurat" or "chacha8").`, func(r *rr) *string { return &r.ContextGen }),
 
 	value("family", "", appliesAll, `Algorithm family: "linear" (linear contextual bandits, package federate; every run of layout 1), "mab" (distributed-DP multi-armed bandits) or "bco" (locally private bandit convex optimisation).`, func(r *rr) *string { return &r.Family }),
 	value("algorithm", "", appliesAll, "Registered name (`run sweep --help` lists every algorithm with its summary and own parameters).", func(r *rr) *string { return &r.Algorithm }),

@@ -105,7 +105,8 @@ var bcoKind = &Kind{
 		{"period", "rounds per period of the drifting sequence (>= 2; only with sequence = \"drifting\")"},
 		{"seed", "instance seed: draws the direction a and the centre z (>= 0, default 0)"},
 	},
-	Decode: func(table map[string]any, _ string) (Instance, error) { return decodeBCOTable(table) },
+	Columns: []string{"instance_seed"},
+	Decode:  func(table map[string]any, _ string) (Instance, error) { return decodeBCOTable(table) },
 }
 
 type bcoTable struct {

@@ -44,6 +44,11 @@ type Kind struct {
 	Summary string
 	// Keys are the keys its table takes besides name and kind.
 	Keys []Key
+	// Columns are the runs.arrow columns of its own (Applies
+	// outputs.AppliesKinds) that its instances' Record fills: the one
+	// statement of which kinds record such a column (KindsRecording,
+	// `run sweep --help`; TestKindColumns checks Record against it).
+	Columns []string
 	// Decode decodes and checks one table (name and kind removed): an
 	// absent key takes its default, an explicit value is checked and never
 	// replaced; dir resolves relative paths. It reads no data. An error
@@ -97,6 +102,18 @@ type Env struct {
 	// LoadDataset reads the documents of a prepared dataset, the feature
 	// columns cols (ingest.Load when nil).
 	LoadDataset func(dir string, cols []int) (*ingest.Dataset, error)
+	// LoadDocuments reads a prepared dataset's documents in a feature set
+	// with their labels, split across silos (ltr.LoadDocuments when nil):
+	// what a data-backed linear kind computes its own means from.
+	LoadDocuments func(ltr.DocOptions) (*ltr.Documents, error)
+}
+
+// Documents reads partitioned documents with env's loader.
+func (e Env) Documents(o ltr.DocOptions) (*ltr.Documents, error) {
+	if e.LoadDocuments != nil {
+		return e.LoadDocuments(o)
+	}
+	return ltr.LoadDocuments(o)
 }
 
 // LTR builds a learning-to-rank instance with env's loader.
@@ -184,7 +201,19 @@ func loadedValue[T any](rs RunSpec, family string) (T, error) {
 }
 
 // kinds is the registry of instance kinds.
-var kinds = []*Kind{syntheticKind, ltrKind, dubeyKind, mabKind, mabLTRKind, bcoKind, bcoLTRKind}
+var kinds = []*Kind{syntheticKind, ltrKind, ltrClickKind, dubeyKind, mabKind, mabLTRKind, bcoKind, bcoLTRKind}
+
+// KindsRecording returns the kinds that record runs.arrow column col (a
+// column whose Applies is outputs.AppliesKinds), in registry order.
+func KindsRecording(col string) []string {
+	var n []string
+	for _, k := range kinds {
+		if slices.Contains(k.Columns, col) {
+			n = append(n, k.Name)
+		}
+	}
+	return n
+}
 
 // Kinds returns the registered instance kinds.
 func Kinds() []*Kind { return kinds }

@@ -21,7 +21,8 @@ var bcoLTRKind = &Kind{
 		{"order", fmt.Sprintf("the order the documents arrive in: %q (default: a permutation drawn from seed, a fresh one per pass) or %q (the dataset's, repeated)", bco.OrderShuffled, bco.OrderDataset)},
 		{"seed", "draws the shuffled order (>= 0, default 0; only with order = \"shuffled\")"},
 	},
-	Decode: decodeBCOLTR,
+	Columns: []string{"features", "instance_seed"},
+	Decode:  decodeBCOLTR,
 }
 
 type bcoLTRTable struct {

@@ -26,7 +26,8 @@ var dubeyKind = &Kind{
 		{"k", fmt.Sprintf("actions per silo per round (default %d; >= 2, k d at most %g)", DefaultDubeyK, float64(federate.MaxDubeyActions))},
 		{"seed", "instance seed: draws theta*; >= 0 (default 0)"},
 	},
-	Decode: decodeDubey,
+	Columns: []string{"arms", "instance_seed"},
+	Decode:  decodeDubey,
 }
 
 // dubeyTable is a dubey [[instance]] table.

@@ -28,7 +28,8 @@ var ltrKind = &Kind{
 		{"partition_seed", "seeds the random partition strategy (>= 0, default 0)"},
 		{"theta_file", "the theta* artifact in DATASET/instances (e.g. \"all-reference-a0.0001\") when the dataset holds several for the feature set and model; absent: the only one"},
 	},
-	Decode: decodeLTR,
+	Columns: []string{"noise_var", "features", "reward_model", "partition_strategy", "partition_seed"},
+	Decode:  decodeLTR,
 }
 
 type ltrTable struct {
@@ -66,21 +67,42 @@ func decodeLTR(table map[string]any, base string) (Instance, error) {
 	if field, err := (ltr.Options{Model: t.Model, NoiseVar: t.NoiseVar}).CheckModel(); err != nil {
 		return nil, &KeyError{Key: map[string]string{"Model": "model", "NoiseVar": "noise_var"}[field], Msg: err.Error()}
 	}
-	if !slices.Contains(partition.Strategies, t.Strategy) {
-		return nil, &KeyError{Key: "strategy", Msg: fmt.Sprintf("unknown partition strategy %q, want one of %s", t.Strategy, strings.Join(partition.Strategies, ", "))}
-	}
-	if t.PartitionSeed < 0 {
-		return nil, &KeyError{Key: "partition_seed", Msg: fmt.Sprintf("%d, want a seed >= 0", t.PartitionSeed)}
-	}
-	dir, man, err := preparedDataset(t.Dataset, base)
+	dir, man, err := rankedDocuments(t.Dataset, base, t.Strategy, t.PartitionSeed)
 	if err != nil {
 		return nil, err
 	}
+	return &ltrInstance{t: t, dir: dir, queries: man.Queries}, nil
+}
+
+// rankedDocuments checks the keys every kind whose actions are a
+// dataset's documents split across silos takes (ltr, ltr-click): the
+// partition strategy and seed, and a prepared dataset (preparedDataset)
+// with queries of at least 2 documents. It returns the dataset directory
+// and manifest.
+func rankedDocuments(dataset, base, strategy string, seed int64) (string, *ingest.Manifest, error) {
+	if !slices.Contains(partition.Strategies, strategy) {
+		return "", nil, &KeyError{Key: "strategy", Msg: fmt.Sprintf("unknown partition strategy %q, want one of %s", strategy, strings.Join(partition.Strategies, ", "))}
+	}
+	if seed < 0 {
+		return "", nil, &KeyError{Key: "partition_seed", Msg: fmt.Sprintf("%d, want a seed >= 0", seed)}
+	}
+	dir, man, err := preparedDataset(dataset, base)
+	if err != nil {
+		return "", nil, err
+	}
 	if man.DocsPerQuery.Max == 1 {
 		// Every round would offer one action: regret identically 0 (R4-11).
-		return nil, &KeyError{Key: "dataset", Msg: fmt.Sprintf("%s: every one of its %d queries has 1 document, so every round would offer a single action and regret would be identically 0: the ltr kind needs queries of at least 2 documents", dir, man.Queries)}
+		return "", nil, &KeyError{Key: "dataset", Msg: fmt.Sprintf("%s: every one of its %d queries has 1 document, so every round would offer a single action and regret would be identically 0: a kind whose actions are a query's documents needs queries of at least 2", dir, man.Queries)}
 	}
-	return &ltrInstance{t: t, dir: dir, queries: man.Queries}, nil
+	return dir, man, nil
+}
+
+// checkQueries is CheckM of a kind whose silos own a dataset's queries.
+func checkQueries(m, queries int, dir string) error {
+	if m > queries {
+		return fmt.Errorf("M = %d silos exceeds the %d queries of %s", m, queries, dir)
+	}
+	return nil
 }
 
 // preparedDataset resolves the key dataset (datasetDir) and reads its
@@ -133,12 +155,7 @@ func datasetDir(path, base string) (string, error) {
 func (*ltrInstance) Kind() string { return federate.InstanceLTR }
 func (*ltrInstance) PerM() bool   { return true }
 
-func (l *ltrInstance) CheckM(m int) error {
-	if m > l.queries {
-		return fmt.Errorf("M = %d silos exceeds the %d queries of %s", m, l.queries, l.dir)
-	}
-	return nil
-}
+func (l *ltrInstance) CheckM(m int) error { return checkQueries(m, l.queries, l.dir) }
 
 func (*ltrInstance) Settings(s *federate.Spec) {
 	s.Instance, s.Synthetic = federate.InstanceLTR, federate.SyntheticSpec{}
@@ -156,6 +173,13 @@ func (l *ltrInstance) Load(m int, env Env) (*Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ltrLoaded(data)
+}
+
+// ltrLoaded is the loaded instance of learning-to-rank data, as the
+// simulator plays it (federate's ltr instance) whichever kind computed
+// its means and reward law.
+func ltrLoaded(data *federate.LTRData) (*Loaded, error) {
 	if data.Hash == "" {
 		return nil, fmt.Errorf("instance %s has no content hash", data.Name)
 	}

@@ -11,17 +11,19 @@ import (
 
 	"github.com/fedbandit/fedbandit/datasets/mq2008"
 	"github.com/fedbandit/fedbandit/ingest"
+	"github.com/fedbandit/fedbandit/ltr"
 	"github.com/fedbandit/fedbandit/outputs"
 	"github.com/fedbandit/fedbandit/registry"
 	"github.com/fedbandit/fedbandit/runner"
 )
 
-// TestShippedLTRSweepsEndToEnd runs sweeps/mab-ltr.toml and
-// sweeps/bco-ltr.toml (T and seeds cut down) on a slice of the embedded
+// TestShippedLTRSweepsEndToEnd runs sweeps/mab-ltr.toml,
+// sweeps/bco-ltr.toml and sweeps/ltr-click.toml (T and seeds cut down) on a slice of the embedded
 // MQ2008 (partition S1: 2,933 documents, 157 queries, query 10056 among
 // them) prepared with ingest: every run finishes; runs.arrow records the
 // instance kind, the query and the number of arms (mab-ltr: the
-// instance's name and dim), the feature set (bco-ltr) and, in the private
+// instance's name and dim), the feature set (bco-ltr, ltr-click), the
+// reward model (ltr-click: the click model) and, in the private
 // absolute-loss runs' calibration_note, the hindsight's certified gap; and
 // each [[instance]] table's dataset is read once for the whole plan,
 // whatever its configurations and seeds (mutation control, run
@@ -46,6 +48,7 @@ func TestShippedLTRSweepsEndToEnd(t *testing.T) {
 	}{
 		{"mab-ltr.toml", "T = [20000]", 14, "mab-ltr"},
 		{"bco-ltr.toml", "T = [300]", 12, "bco-ltr"},
+		{"ltr-click.toml", "T = [300]", 8, "ltr-click"},
 	} {
 		raw, err := os.ReadFile(filepath.Join("..", "sweeps", tc.file))
 		if err != nil {
@@ -65,6 +68,11 @@ func TestShippedLTRSweepsEndToEnd(t *testing.T) {
 			reads[dir]++
 			mu.Unlock()
 			return ingest.Load(dir, cols)
+		}, LoadDocuments: func(o ltr.DocOptions) (*ltr.Documents, error) {
+			mu.Lock()
+			reads[o.Dataset]++
+			mu.Unlock()
+			return ltr.LoadDocuments(o)
 		}}
 		p, err := runner.NewPlan(cfg, env)
 		if err != nil {
@@ -93,6 +101,10 @@ func TestShippedLTRSweepsEndToEnd(t *testing.T) {
 			case "mab-ltr":
 				if !strings.Contains(r.InstanceName, "query=10056 K=16") || r.Dim != nil || outputs.Deref(r.Arms) != 16 || outputs.Deref(r.Query) != 10056 {
 					t.Errorf("run %s: name %q, dim %v, arms %d, query %v", r.RunID, r.InstanceName, r.Dim, outputs.Deref(r.Arms), r.Query)
+				}
+			case "ltr-click":
+				if r.Features != "all" || outputs.Deref(r.Dim) != 47 || r.RewardModel != "click-"+r.Instance || r.NoiseVar == nil || *r.NoiseVar != 0 || r.PartitionStrategy != "contiguous" {
+					t.Errorf("run %s: features %q dim %d reward model %q (instance %s) noise_var %v partition %q", r.RunID, r.Features, outputs.Deref(r.Dim), r.RewardModel, r.Instance, r.NoiseVar, r.PartitionStrategy)
 				}
 			case "bco-ltr":
 				// The shipped instances shuffle their documents (seed 0).

@@ -1,12 +1,14 @@
 package registry
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/fedbandit/fedbandit/ingest"
+	"github.com/fedbandit/fedbandit/internal/click"
 	"github.com/fedbandit/fedbandit/mab"
 	"github.com/fedbandit/fedbandit/outputs"
 )
@@ -21,10 +23,11 @@ var mabLTRKind = &Kind{
 	Keys: []Key{
 		{"dataset", "a dataset directory prepared with `prep` (relative to the sweep file; $VARIABLES expanded)"},
 		{"query", "the qid of the query whose documents are the arms (at least 2 documents)"},
-		{"click_model", fmt.Sprintf("the click probability per relevance label: one of %s (Hofmann et al. 2013, Oosterhuis & de Rijke 2018; docs/mab.md); or give reward", strings.Join(mab.ClickModels, ", "))},
+		{"click_model", fmt.Sprintf("the click probability per relevance label: one of %s (Hofmann et al. 2013, Oosterhuis & de Rijke 2018; docs/mab.md); or give reward", strings.Join(click.Models, ", "))},
 		{"reward", fmt.Sprintf("%q: a document's mean is its label / the dataset's maximum label (instead of click_model)", rewardLabel)},
 	},
-	Decode: decodeMABLTR,
+	Columns: []string{"qid", "arms"},
+	Decode:  decodeMABLTR,
 }
 
 type mabLTRTable struct {
@@ -59,15 +62,19 @@ func decodeMABLTR(table map[string]any, base string) (Instance, error) {
 	case set("click_model") && set("reward"):
 		return nil, &KeyError{Key: "reward", Msg: fmt.Sprintf("give click_model or reward, not both (click_model = %q)", t.ClickModel)}
 	case set("click_model"):
-		if _, err := mab.ClickProbabilities(t.ClickModel, man.LabelMax); err != nil {
-			return nil, &KeyError{Key: "click_model", Msg: fmt.Sprintf("%s (dataset %s)", strings.TrimPrefix(err.Error(), "click_model = "), dir)}
+		if _, err := click.Probabilities(t.ClickModel, man.LabelMax); err != nil {
+			hint := ""
+			if errors.Is(err, click.ErrLevels) {
+				hint = fmt.Sprintf(" (use reward = %q)", rewardLabel)
+			}
+			return nil, &KeyError{Key: "click_model", Msg: fmt.Sprintf("%s%s (dataset %s)", strings.TrimPrefix(err.Error(), "click_model = "), hint, dir)}
 		}
 	case set("reward"):
 		if t.Reward != rewardLabel {
 			return nil, &KeyError{Key: "reward", Msg: fmt.Sprintf("%q: want %q (or give click_model)", t.Reward, rewardLabel)}
 		}
 	default:
-		return nil, &KeyError{Key: "click_model", Msg: fmt.Sprintf("missing: give click_model (one of %s) or reward = %q", strings.Join(mab.ClickModels, ", "), rewardLabel)}
+		return nil, &KeyError{Key: "click_model", Msg: fmt.Sprintf("missing: give click_model (one of %s) or reward = %q", strings.Join(click.Models, ", "), rewardLabel)}
 	}
 	return &mabLTRInstance{t: t, dir: dir, man: man}, nil
 }
@@ -114,7 +121,7 @@ func (y *mabLTRInstance) Load(_ int, env Env) (*Loaded, error) {
 	if len(q.Labels) < 2 {
 		return nil, &KeyError{Key: "query", Msg: fmt.Sprintf("%d: this query of %s has %d document; its documents are the arms and a bandit needs at least 2", y.t.Query, y.dir, len(q.Labels))}
 	}
-	means, err := mab.LTRMeans(q.Labels, ds.Manifest.LabelMax, y.t.ClickModel)
+	means, err := click.Means(q.Labels, ds.Manifest.LabelMax, y.t.ClickModel)
 	if err != nil {
 		return nil, &KeyError{Key: "dataset", Msg: fmt.Sprintf("%s: %v", y.dir, err)}
 	}

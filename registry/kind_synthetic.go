@@ -31,7 +31,8 @@ var syntheticKind = &Kind{
 		{"theta", "theta* itself (d finite values, not all zero) instead of the seed's"},
 		{"link", fmt.Sprintf("reward model: %q (default) or %q (Bernoulli rewards)", federate.LinkIdentity, federate.LinkLogistic)},
 	},
-	Decode: decodeSynthetic,
+	Columns: []string{"noise_var", "arms", "fixed_basis", "instance_seed", "shared_contexts", "context_gen"},
+	Decode:  decodeSynthetic,
 }
 
 // syntheticTable is a synthetic [[instance]] table.

@@ -105,7 +105,8 @@ var mabKind = &Kind{
 		{"seed", "instance seed: draws the means (the paper's instance r is seed r; >= 0, default 0)"},
 		{"means_from", fmt.Sprintf("how the means are drawn: %q (default, the instance's own stream) or %q (the published script's numpy seeding)", mab.MeansChaCha8, mab.MeansNumpyLegacy)},
 	},
-	Decode: func(table map[string]any, _ string) (Instance, error) { return decodeMABTable(table) },
+	Columns: []string{"arms", "instance_seed"},
+	Decode:  func(table map[string]any, _ string) (Instance, error) { return decodeMABTable(table) },
 }
 
 type mabTable struct {

@@ -15,70 +15,24 @@ import (
 )
 
 // TestShippedSweeps parses every sweep file of sweeps/ and checks its
-// expansion against the paper's settings (the MSLR files with a stand-in
+// expansion against the expectation in the pins file beside it (its runs,
+// M, T, settings and runs per algorithm; the MSLR files with a stand-in
 // dataset directory and instance builder).
 func TestShippedSweeps(t *testing.T) {
 	build := standInMSLR(t)
-	want := map[string]struct {
-		runs, m, t int
-		algs       map[string]int
-		certified  bool // exact preset, clamped, lazy where needed (else the published code's settings)
-	}{
-		"fig2a.toml": {100, 100, 10000, map[string]int{"ldp": 50, "sdp-amp": 50}, false},
-		"fig2b.toml": {50, 100, 10000, map[string]int{"ldp": 25, "sdp-vec": 25}, false},
-		"fig3a.toml": {100, 100, 10000, map[string]int{"fedlinucb": 25, "ldp": 75}, false},
-		"fig3b.toml": {100, 100, 10000, map[string]int{"fedlinucb": 25, "ldp": 75}, false},
-		"fig2c.toml": {100, 10, 25000, map[string]int{"fedlinucb": 25, "ldp": 75}, false},
-		"fig3c.toml": {100, 10, 25000, map[string]int{"fedlinucb": 25, "ldp": 75}, false},
-		"fig3d.toml": {75, 100, 25000, map[string]int{"fedlinucb": 25, "ldp": 25, "sdp-amp": 25}, false},
-		// The published instance: fedlinucb, LDP at 3 + 2 + 2 (eps, delta)
-		// pairs, SDP-amp at 2, 3 seeds each.
-		"published.toml": {30, 100, 10000, map[string]int{"fedlinucb": 3, "ldp": 21, "sdp-amp": 6}, false},
-		// Instance seeds 1..20, 2 seeds each.
-		"instances.toml": {120, 100, 10000, map[string]int{"fedlinucb": 40, "ldp": 40, "random": 40}, false},
-		// FedLinUCB once per seed, LDP and FedUCB at 2 eps, 5 seeds.
-		"feducb.toml": {25, 100, 10000, map[string]int{"fedlinucb": 5, "ldp": 10, "feducb": 10}, true},
-		// 5 values of M x 5 seeds; M is checked below.
-		"scaling-m.toml": {100, 0, 10000, map[string]int{"fedlinucb": 25, "ldp": 25, "sdp-vec": 25, "super-agent": 25}, true},
-		// Other families (m: their M, 0 when unused; t 0: a grid over T).
-		// 40 instances x 3 eps, Dist-RDP-SE at S = 10 and 100.
-		"mab-fig1.toml": {480, 0, 10000000, map[string]int{"dp-se": 120, "dist-dp-se": 120, "dist-rdp-se": 240}, true},
-		// 20 instances; SE once, the others at 3 eps.
-		"mab-fig4.toml": {380, 0, 1000000, map[string]int{"se": 20, "dp-se": 60, "cdp-se": 60, "ldp-se": 60, "dist-dp-se": 60, "dist-rdp-se": 60, "dist-cdp-se": 60}, true},
-		// 4 classes x 4 T x 5 seeds, the private ones at 4 eps.
-		"bco-rates.toml": {800, 1, 0, map[string]int{"one-point": 80, "two-point": 80, "ldp-one-point": 320, "ldp-two-point": 320}, true},
-		// Issue 24: ldp-one-point at tuning 0 and 1.
-		"bco-slides.toml":     {840, 1, 0, map[string]int{"one-point": 60, "two-point": 60, "ldp-one-point": 480, "ldp-two-point": 240}, true},
-		"bco-slopes.toml":     {200, 1, 0, map[string]int{"one-point": 200}, true},
-		"bco-slopes-1e8.toml": {4, 1, 100000000, map[string]int{"one-point": 4}, true},
-		// Real data (the MQ2008 stand-in): 2 click models; SE once, the
-		// others at 3 eps, 5 seeds.
-		"mab-ltr.toml": {70, 0, 1000000, map[string]int{"se": 10, "dist-dp-se": 30, "dist-rdp-se": 30}, true},
-		// 2 losses x 2 T x 3 seeds; the private ones at 2 eps.
-		// Huang et al.'s comparison: 2 instances (linear, logistic), LDP-LinUCB at
-		// 2 eps and the random policy, 10 seeds.
-		"ldp-gloc.toml": {60, 10, 2000, map[string]int{"ldp-linucb": 40, "random": 20}, true},
-		"bco-ltr.toml":  {72, 1, 0, map[string]int{"one-point": 12, "two-point": 12, "ldp-one-point": 24, "ldp-two-point": 24}, true},
-		// Issue 38, Dubey & Pentland's Figure 1 (m 0: a grid over M):
-		// A: 5 eps x 4 M, feducb-np once per M; B: 3 regimes x 2
-		// algorithms; C: 5 d x 2 algorithms. Reduced: 3 seeds; paper: 100.
-		"dubey-fig1a.toml":       {72, 0, 2000, map[string]int{"feducb": 60, "feducb-np": 12}, false},
-		"dubey-fig1b.toml":       {18, 100, 5000, map[string]int{"feducb": 9, "feducb-np": 9}, false},
-		"dubey-fig1c.toml":       {30, 20, 5000, map[string]int{"feducb": 15, "feducb-np": 15}, false},
-		"dubey-fig1a-paper.toml": {2400, 0, 10000000, map[string]int{"feducb": 2000, "feducb-np": 400}, false},
-		"dubey-fig1b-paper.toml": {600, 100, 1000000, map[string]int{"feducb": 300, "feducb-np": 300}, false},
-		"dubey-fig1c-paper.toml": {1000, 100, 1000000, map[string]int{"feducb": 500, "feducb-np": 500}, false},
-	}
 	files, _ := filepath.Glob(filepath.Join("..", "sweeps", "*.toml"))
-	if len(files) != len(want) {
-		t.Errorf("sweep files %v, want the %d of TestShippedSweeps' want (a new sweep file adds its expectation there and its pin to pinnedIDs: `%s`)", files, len(want), printIDs)
-	}
+	shippedSweeps(t)
 	for _, f := range files {
-		w, ok := want[filepath.Base(f)]
-		if !ok {
-			t.Errorf("%s: no expectation: add its runs, M, T and runs per algorithm to want in TestShippedSweeps (runner/sweeps_test.go), and its pin to pinnedIDs (`%s` prints it)", f, printIDs)
+		pins, err := readPins(f, true)
+		if err != nil {
+			t.Error(err)
 			continue
 		}
+		w := struct {
+			runs, m, t int
+			algs       map[string]int
+			certified  bool
+		}{pins.Runs, *pins.M, *pins.T, pins.Algorithms, *pins.Certified}
 		p := planFile(t, f, build)
 		algs := map[string]int{}
 		for _, r := range p.Runs {
@@ -126,11 +80,11 @@ func TestShippedSweeps(t *testing.T) {
 			}
 		}
 		if len(p.Runs) != w.runs || len(algs) != len(w.algs) {
-			t.Errorf("%s: %d runs %v", f, len(p.Runs), algs)
+			t.Errorf("%s: %d runs %v, want %d %v (%s)", f, len(p.Runs), algs, w.runs, w.algs, pinsPath(f))
 		}
 		for a, n := range w.algs {
 			if algs[a] != n {
-				t.Errorf("%s: %d %s runs, want %d", f, algs[a], a, n)
+				t.Errorf("%s: %d %s runs, want %d (%s)", f, algs[a], a, n, pinsPath(f))
 			}
 		}
 	}
@@ -186,29 +140,38 @@ func standInMQ2008(t *testing.T) func(string, []int) (*ingest.Dataset, error) {
 	}
 }
 
+// standInDocuments stands in for a dataset's partitioned documents
+// (Env.LoadDocuments) beside standInMQ2008's directory: one query of
+// three documents, labels 0, 1, 2, in every silo, with a content hash of
+// every loader option but the directory, so that the shipped sweeps of
+// kinds that compute their own means (ltr-click) plan without the data.
+func standInDocuments(o ltr.DocOptions) (*ltr.Documents, error) {
+	o.Dataset = ""
+	d := &ltr.Documents{Name: "stand-in", Dim: 3, LabelMax: 2, Hash: "d" + fmt.Sprintf("%+v", o),
+		Queries: []ltr.Query{{X: []float64{1, 0, 0, 0, 1, 0, 0, 0, 1}, Labels: []float64{0, 1, 2}}}}
+	for i := 0; i < o.Silos; i++ {
+		d.Silos = append(d.Silos, []int{0})
+	}
+	return d, nil
+}
+
 // TestDocSweeps: the sweep files that docs/ ships beside its write-ups
 // (variants of the shipped sweeps whose commands the docs give) load and
-// plan, with the runs the docs state.
+// plan, with the runs their pins state (docs/NAME.pins).
 func TestDocSweeps(t *testing.T) {
 	build := standInMSLR(t)
-	want := map[string]int{
-		"mab-fig1-script.toml":          240, // Figure 1 with the script's noise (reference_code = 1)
-		"mab-fig4-dc2.toml":             380, // Figure J.4 with doubling batches
-		"bco-two-point-smooth-1e7.toml": 40,  // two-point smooth one decade further
-	}
 	files, _ := filepath.Glob(filepath.Join("..", "docs", "*.toml"))
-	if len(files) != len(want) {
-		t.Errorf("doc sweep files %v, want %d", files, len(want))
+	if len(files) == 0 {
+		t.Fatal("no sweep file in docs/")
 	}
 	for _, f := range files {
-		n, ok := want[filepath.Base(f)]
-		if !ok {
-			t.Errorf("%s: no expectation: add its number of runs to want in TestDocSweeps (runner/sweeps_test.go), and its pin to pinnedIDs (`%s` prints it)", f, printIDs)
+		pins, err := readPins(f, false)
+		if err != nil {
+			t.Error(err)
 			continue
 		}
-		p := planFile(t, f, build)
-		if len(p.Runs) != n {
-			t.Errorf("%s: %d runs, want %d", f, len(p.Runs), n)
+		if p := planFile(t, f, build); len(p.Runs) != pins.Runs {
+			t.Errorf("%s: %d runs, want %d (%s)", f, len(p.Runs), pins.Runs, pinsPath(f))
 		}
 	}
 }
@@ -222,7 +185,7 @@ func planFile(t *testing.T, f string, build BuildLTRFunc) *Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewPlan(c, registry.Env{BuildLTR: build, LoadDataset: load})
+	p, err := NewPlan(c, registry.Env{BuildLTR: build, LoadDataset: load, LoadDocuments: standInDocuments})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ import (
 func (c *AuditCmd) bcoAudit() error {
 	s := bco.Spec{Algorithm: c.Algorithm, Instance: bcoAuditInstance, Eps: c.Eps, Delta: c.Delta,
 		Params: map[string]float64{"analytic": float64(c.Analytic)},
-		M:      1, B: 1, T: max(c.T, 1), Every: max(c.T, 1), Seed: c.Seed}
+		M:      1, B: 1, T: max(c.T, 1), Every: max(c.T, 1), Seed: uint64(c.Seed)}
 	r, err := bco.Audit(s, c.Trials, c.SigmaScale)
 	if errors.Is(err, bco.ErrNothingToCertify) {
 		return fmt.Errorf("run audit: %w; --analytic 1 audits the certified calibration of --eps %g", err, c.Eps)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/fedbandit/fedbandit/bco"
 	"github.com/fedbandit/fedbandit/core"
 	"github.com/fedbandit/fedbandit/federate"
+	"github.com/fedbandit/fedbandit/internal/cliconv"
 	"github.com/fedbandit/fedbandit/mab"
 	"github.com/fedbandit/fedbandit/outputs"
 	"github.com/fedbandit/fedbandit/outputs/figure"
@@ -28,20 +30,20 @@ import (
 // AuditCmd is `run audit`.
 type AuditCmd struct {
 	Sweep      string   `help:"Audit every private configuration of this sweep file (TOML) instead of the one the flags below describe; each is audited with the learner the file gives it." type:"existingfile"`
-	Algorithm  string   `help:"Private algorithm to audit: of the linear family ldp, sdp-amp, sdp-vec, super-agent, feducb (ldp-linucb noises each report and is checked by federate.TestLDPLinUCBNoise instead); a private entry of the multi-armed family (dp-se, cdp-se, ldp-se, dist-dp-se, dist-rdp-se, dist-cdp-se: the last batch, of --B users on each of two arms, of a run of horizon B, in every mode the entry offers); a local randomiser of the convex family (ldp-one-point, ldp-two-point). Every audit prints its verdict and exits 1 when it fails (VIOLATION, NOISE SCALE, DEPENDENCE: any configuration's, --sweep included) or, for a mab or bco audit, is inconclusive (its claim above what --trials can refute)." default:"ldp"`
+	Algorithm  string   `help:"Private algorithm to audit: of the linear family ldp, sdp-amp, sdp-vec, super-agent, feducb (ldp-linucb noises each report and is checked by federate.TestLDPLinUCBNoise instead); a private entry of the multi-armed family (dp-se, cdp-se, ldp-se, dist-dp-se, dist-rdp-se, dist-cdp-se: the last batch, of --B users on each of two arms, of a run of horizon B, in every mode the entry offers); a local randomiser of the convex family (ldp-one-point, ldp-two-point). Every audit prints its verdict and exits 1 when it fails (VIOLATION, NOISE SCALE, DEPENDENCE: any configuration's, --sweep included) or is inconclusive (its claim above what --trials can refute; the message says how many trials would settle it)." default:"ldp"`
 	Eps        float64  `help:"Target eps, in (0, 100]." default:"1"`
 	Delta      float64  `help:"Target delta, in (0, 1)." default:"0.1"`
 	B          int      `name:"B" help:"Batch size: the first release covers B users, 1..100000." default:"25"`
 	M          int      `name:"M" help:"Silos of the run whose calibration is audited (one silo is simulated), 1..100000." default:"1"`
-	T          int      `name:"T" help:"Horizon of the run whose calibration is audited, B..10^9 (1..10^9 for a bco audit; a mab audit reads none): its tree has 1 + floor(log2(T/B)) levels, of which the action pair audits up to three (T = 4B: the whole transcript)." default:"100"`
+	T          int      `name:"T" help:"Horizon of the run whose calibration is audited, B..10^9 (1..10^9 for a bco audit): its tree has 1 + floor(log2(T/B)) levels, of which the action pair audits up to three (T = 4B: the whole transcript). A mab audit: the horizon of the run whose batch of --B users is audited, B..10^9, --B one of its batch sizes (without --T: B, the batch is the run's last; the ledger's calibration depends on the horizon)." default:"100"`
 	Preset     string   `help:"Calibration preset (exact, paper, reference-code). mab: paper makes eps the paper's Renyi / zCDP parameter of dist-rdp-se and dist-cdp-se (paper_eps = 1); exact (the default) makes it the target (eps, delta)-DP." enum:"exact,paper,reference-code" default:"exact"`
 	Relation   string   `help:"Neighbouring relation (add-remove, replace-one; default add-remove, or the one the algorithm is stated for)." enum:",add-remove,replace-one" default:""`
 	Protocol   string   `help:"Protocol (P, P_alt; default: the algorithm's)." enum:",P,P_alt" default:""`
 	Noise      string   `help:"Sampler of the Gaussian noise (gaussian: floating point, the default; discrete: the exact discrete Gaussian on a grid, docs/privacy.md 2.4)." enum:",gaussian,discrete" default:""`
 	Learner    []string `help:"Learners to audit: eager, lazy. Default: the algorithm's (eager for feducb, lazy for super-agent, both otherwise)."`
 	Pair       string   `help:"Neighbouring datasets: action (the first user's context and reward against an absent or replaced user; release: every published node containing her, up to three tree levels), reward (her rewards 1 vs 0; release: the first node) or schedule (her context norm 1 vs 1/2; release: the round of the first synchronisation). Default: schedule for an algorithm whose schedule depends on the data (feducb), reward for the eager learner, action otherwise." enum:",action,reward,schedule" default:""`
-	Trials     int      `help:"Releases drawn under each of the two neighbouring datasets, 10..1000000 (a mab audit: at least 100; 16 bytes each are kept per configuration)." default:"4000"`
-	Seed       uint64   `help:"Seed of the audit's noise streams (any value, 0 included); each configuration draws from its own streams derived from this seed and its label." default:"1"`
+	Trials     int      `help:"Releases drawn under each of the two neighbouring datasets: 10..1000000 for a linear audit, 100..1000000 for a mab or bco audit (16 bytes each are kept per configuration)." default:"4000"`
+	Seed       seedFlag `help:"Seed of the audit's noise streams, 0..2^64-1 (0 included); each configuration draws from its own streams derived from this seed and its label." default:"1"`
 	Alpha      float64  `help:"False-alarm rate of the whole invocation, in (0, 0.5): each of n configurations is audited at alpha/n (Bonferroni), so a correct release passes them all with probability at least 1 - alpha." default:"0.01"`
 	SigmaScale float64  `name:"sigma-scale" help:"Multiply the noise actually drawn, in (0, 1000] (mutation control: 0.5 must be flagged as a violation, 2 as a wrong noise scale; a noiseless release, 0, has no privacy to measure and is refused)." default:"1"`
 	Analytic   int      `help:"A bco audit: the algorithm's analytic key (1: the analytic Gaussian's sigma, certified at every eps; 0: the slides' sigma, which the run records not certified above about eps 7, and the audit then tests the bound the accountant states for it)." default:"0"`
@@ -59,7 +61,7 @@ type AuditCmd struct {
 // with such an --algorithm would be silently ignored, so it is an error
 // (attack round 3, W6).
 var familyAuditFlags = map[string][]string{
-	registry.FamilyMAB: {"algorithm", "eps", "delta", "B", "trials", "seed", "alpha", "sigma-scale", "preset"},
+	registry.FamilyMAB: {"algorithm", "eps", "delta", "B", "T", "trials", "seed", "alpha", "sigma-scale", "preset"},
 	registry.FamilyBCO: {"algorithm", "eps", "delta", "T", "trials", "seed", "sigma-scale", "analytic"},
 }
 
@@ -99,10 +101,47 @@ const (
 	maxAuditB      = 100000
 	maxAuditM      = 100000
 	maxAuditT      = 1000000000
-	minAuditTrials = 10
 	maxAuditTrials = 1000000
 	maxSigmaScale  = 1000
 )
+
+// familyMinTrials is the fewest --trials each family's audit takes (the
+// linear family's is keyed ""), from the audit's own bound; the most is
+// maxAuditTrials for all (attack round 4, R4-31: a bco audit refused 10
+// trials that the help allowed).
+var familyMinTrials = map[string]int{
+	"":                 federate.MinAuditTrials,
+	registry.FamilyMAB: mab.MinAuditTrials,
+	registry.FamilyBCO: bco.MinAuditTrials,
+}
+
+// familyArticle names a family's audit for a message: "a linear", "a mab".
+func familyArticle(fam string) string {
+	if fam == "" {
+		fam = registry.FamilyLinear
+	}
+	return "a " + fam
+}
+
+// seedFlag is a uint64 flag whose error states its range (attack round 4,
+// R4-31: "-1" gave kong's "expected a valid 64 bit uint" or, read as a
+// short flag, a hint to quote it).
+type seedFlag uint64
+
+// Decode reads the flag's value (kong.MapperValue): a decimal 0..2^64-1.
+func (s *seedFlag) Decode(ctx *kong.DecodeContext) error {
+	t := ctx.Scan.Pop()
+	v := t.String()
+	if t.IsEOL() {
+		v = ""
+	}
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		return fmt.Errorf("%q: want a seed 0..2^64-1 (0 to 18446744073709551615)", v)
+	}
+	*s = seedFlag(n)
+	return nil
+}
 
 // Validate checks every flag before anything runs: each error names its
 // flag.
@@ -151,11 +190,15 @@ func (c *AuditCmd) Validate() error {
 	if c.M < 1 || c.M > maxAuditM {
 		return fmt.Errorf("--M %d: want 1..%d silos", c.M, maxAuditM)
 	}
-	// The linear family's tree needs T >= B; a mab audit reads no T and a
-	// bco audit no B (attack round 3, U10).
+	// The linear family's tree needs T >= B, as does a mab run whose
+	// batch of B users is audited (when --T is given: without it the
+	// audited run's horizon is B); a bco audit reads no B (attack round
+	// 3, U10).
+	fam := familyOf(c.Algorithm)
 	switch {
-	case familyOf(c.Algorithm) == "" && (c.T < c.B || c.T > maxAuditT):
+	case (fam == "" || fam == registry.FamilyMAB && slices.Contains(c.given, "T")) && (c.T < c.B || c.T > maxAuditT):
 		return fmt.Errorf("--T %d: want a horizon of B = %d..%d rounds", c.T, c.B, maxAuditT)
+	case fam == registry.FamilyMAB:
 	case c.T < 1 || c.T > maxAuditT:
 		return fmt.Errorf("--T %d: want a horizon of 1..%d rounds", c.T, maxAuditT)
 	}
@@ -164,8 +207,8 @@ func (c *AuditCmd) Validate() error {
 			return fmt.Errorf("--learner %q: want eager or lazy", l)
 		}
 	}
-	if c.Trials < minAuditTrials || c.Trials > maxAuditTrials {
-		return fmt.Errorf("--trials %d: want %d..%d releases per dataset", c.Trials, minAuditTrials, maxAuditTrials)
+	if min := familyMinTrials[familyOf(c.Algorithm)]; c.Trials < min || c.Trials > maxAuditTrials {
+		return fmt.Errorf("--trials %d: want %d..%d releases per dataset for %s audit", c.Trials, min, maxAuditTrials, familyArticle(familyOf(c.Algorithm)))
 	}
 	if !(c.Alpha > 0 && c.Alpha < 0.5) {
 		return fmt.Errorf("--alpha %v: want a false-alarm rate in (0, 0.5)", c.Alpha)
@@ -230,7 +273,7 @@ func (c *AuditCmd) Run(ctx context.Context) error {
 			}
 			return fmt.Errorf("audit interrupted, nothing written (%w); rerun the same command to start again", context.Cause(ctx))
 		}
-		o := federate.AuditOptions{Trials: c.Trials, Seed: c.Seed, Config: j.label, SigmaScale: c.SigmaScale,
+		o := federate.AuditOptions{Trials: c.Trials, Seed: uint64(c.Seed), Config: j.label, SigmaScale: c.SigmaScale,
 			Alpha: c.Alpha / float64(len(jobs)), Pair: c.Pair}
 		if bar != nil {
 			o.Progress = func() { bar.Increment() }
@@ -269,18 +312,27 @@ func (c *AuditCmd) Run(ctx context.Context) error {
 	return linearVerdict(rows)
 }
 
-// linearVerdict is the exit of a linear audit: errAuditFailed when any
-// configuration's verdict is not a pass (VIOLATION, NOISE SCALE,
-// DEPENDENCE), as for the other families, --sweep included.
+// linearVerdict is the exit of a linear audit, --sweep included, as for
+// the other families: errAuditFailed when any configuration's verdict is
+// VIOLATION, NOISE SCALE or DEPENDENCE, else errAuditInconclusive when
+// any is inconclusive (each printed with its statistic and the trials
+// that would settle it), nil when every one passes.
 func linearVerdict(rows []outputs.AuditRow) error {
-	var failed []string
+	var failed, open []string
 	for _, r := range rows {
-		if r.Verdict != "pass" {
+		switch {
+		case r.Verdict == federate.VerdictPass:
+		case strings.HasPrefix(r.Verdict, federate.VerdictInconclusive):
+			open = append(open, r.Config)
+		default:
 			failed = append(failed, r.Config)
 		}
 	}
-	if len(failed) > 0 {
+	switch {
+	case len(failed) > 0:
 		return fmt.Errorf("%w: %d of %d configurations (%s)", errAuditFailed, len(failed), len(rows), strings.Join(failed, "; "))
+	case len(open) > 0:
+		return fmt.Errorf("%w: %d of %d configurations (%s)", errAuditInconclusive, len(open), len(rows), strings.Join(open, "; "))
 	}
 	return nil
 }
@@ -376,7 +428,7 @@ func auditRow(j auditJob, r *federate.AuditResult, c *AuditCmd) outputs.AuditRow
 	return outputs.AuditRow{
 		Config: j.label, Algorithm: r.Spec.Algorithm, Learner: learner, Preset: r.Spec.Preset, Protocol: r.Spec.Protocol,
 		Relation: r.Spec.Relation, Eps: r.Spec.Eps, Delta: r.Spec.Delta, B: r.Spec.B, M: max(s.M, 1), T: max(s.T, r.Spec.B),
-		Pair: r.Kind, PairDoc: r.Pair, Trials: r.Trials, Seed: c.Seed, SigmaScale: c.SigmaScale,
+		Pair: r.Kind, PairDoc: r.Pair, Trials: r.Trials, Seed: uint64(c.Seed), SigmaScale: c.SigmaScale,
 		ClaimMu: r.ClaimMu, ClaimEps: r.ClaimEps, ExactMu: r.ExactMu, Mu: r.Mu, MuLo: r.MuLo, MuHi: r.MuHi,
 		SD: r.SD, SDLo: r.SDLo, SDHi: r.SDHi, P0: r.P0, P1: r.P1, EpsLo: r.EpsLo, Verdict: r.Verdict,
 		Released0: r.Released0, Released1: r.Released1,
@@ -465,8 +517,13 @@ func (c *AuditCmd) familyAudit() error {
 		if c.Preset == "paper" {
 			params = map[string]float64{"paper_eps": 1}
 		}
-		r, err := mab.Audit(mab.AuditSpec{Algorithm: c.Algorithm, Eps: c.Eps, Delta: c.Delta, N: c.B, Trials: c.Trials,
-			Seed: c.Seed, Alpha: c.Alpha, NoiseDivisor: uint64(k), Params: params})
+		// The audited run's horizon: --T, or B (its last batch) without it.
+		horizon := c.B
+		if slices.Contains(c.given, "T") {
+			horizon = c.T
+		}
+		r, err := mab.Audit(mab.AuditSpec{Algorithm: c.Algorithm, Eps: c.Eps, Delta: c.Delta, N: c.B, T: horizon, Trials: c.Trials,
+			Seed: uint64(c.Seed), Alpha: c.Alpha, NoiseDivisor: uint64(k), Params: params})
 		if err != nil {
 			return auditFlagError(err)
 		}
@@ -495,22 +552,23 @@ func (c *AuditCmd) familyAudit() error {
 
 // auditFlags maps the key a family's audit error starts with ("eps =
 // 1e-07: ...") to the flag that set it.
-var auditFlags = map[string]string{"eps": "--eps", "delta": "--delta", "trials": "--trials", "sigma scale": "--sigma-scale"}
+var auditFlags = map[string]string{"eps": "--eps", "delta": "--delta", "trials": "--trials", "sigma scale": "--sigma-scale", "N": "--B"}
 
 // auditFlagError is a family audit's error, naming the flag at fault
 // where the family names its key ("run audit: --eps: eps = 1e-07: need a
-// value in [2^-20, 2^20]").
+// value in [2^-20, 2^20]"): then a usage error (exit 2), a flag's value
+// the family refuses.
 func auditFlagError(err error) error {
 	if key, _, ok := strings.Cut(err.Error(), " = "); ok {
 		if flag, ok := auditFlags[key]; ok {
-			return fmt.Errorf("run audit: %s: %w", flag, err)
+			return cliconv.Usage(fmt.Errorf("run audit: %s: %w", flag, err))
 		}
 	}
 	return fmt.Errorf("run audit: %w", err)
 }
 
-// errAuditInconclusive is the exit of a mab or bco audit whose claim is
-// above what its trials can refute: never a pass.
+// errAuditInconclusive is the exit of an audit (any family's) whose claim
+// is above what its trials can refute: never a pass.
 var errAuditInconclusive = errors.New("run audit: inconclusive (the claim is above what these trials can refute; see the message)")
 
 // errAuditFailed is the exit of an audit that found a leak or a wrong

@@ -2,8 +2,11 @@ package main
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/fedbandit/fedbandit/internal/cliconv"
 )
 
 // TestFamilyAudit: `run audit` passes the multi-armed family's SecAgg
@@ -56,5 +59,35 @@ func TestFamilyAudit(t *testing.T) {
 	c.SigmaScale, c.Out = 1, t.TempDir()
 	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "--out") {
 		t.Errorf("--out with a mab audit: %v", err)
+	}
+}
+
+// TestMabAuditHorizon: `run audit --T` sets the horizon of the mab run
+// whose batch of --B users is audited (its ledger's calibration, and so
+// the claim, depends on it): dist-cdp-se at eps 1, delta 0.01 audits the
+// 256-user batch of a run of T = 1000 (batches 4, 16, 64, 256, 1000 per
+// arm) and passes; a --T below --B, and a --B that is no batch of that
+// run, are usage errors (exit 2) naming the flag, the run's batches
+// listed. Mutation-checked: the audit ignoring --T (horizon B) fails it
+// (17 users are the last batch of a run of horizon 17).
+func TestMabAuditHorizon(t *testing.T) {
+	args := []string{"audit", "--algorithm", "dist-cdp-se", "--eps", "1", "--delta", "0.01", "--trials", "200"}
+	out, err := runCLI(t, append(slices.Clone(args), "--B", "256", "--T", "1000")...)
+	if err != nil || !strings.Contains(out, "256 x 2") || !strings.Contains(out, "pass") {
+		t.Errorf("--B 256 --T 1000: %v\n%s", err, out)
+	}
+	for _, c := range []struct {
+		flags []string
+		want  []string
+	}{
+		{[]string{"--B", "16", "--T", "10"}, []string{"--T 10: want a horizon of B = 16.."}},
+		{[]string{"--B", "17", "--T", "1000"}, []string{"--B: N = 17: not a batch of the run (T = 1000)", "[4 16 64 256 1000]"}},
+		{[]string{"--B", "16", "--T", "0"}, []string{"--T 0"}},
+	} {
+		_, err := runCLI(t, append(slices.Clone(args), c.flags...)...)
+		if !cliconv.IsUsage(err) {
+			t.Errorf("%v: err = %v, want a usage error (exit 2)", c.flags, err)
+		}
+		wantErr(t, strings.Join(c.flags, " "), err, c.want...)
 	}
 }

@@ -101,7 +101,7 @@ T = [2000]
 
 // TestR3_W6U9U10U11AuditFlags (cases W6, U9, U10, U11): a mab or bco
 // audit refuses each flag its family's audit does not read (--noise
-// discrete looked honoured; --preset, --learner, --protocol, --M, --T,
+// discrete looked honoured; --preset, --learner, --protocol, --M,
 // --pair, --relation, --out; --B for bco), naming it; a registered
 // algorithm that is not private says so and lists the private algorithms
 // of every family, as does an unknown one; a mab audit with --B above
@@ -110,7 +110,7 @@ T = [2000]
 func TestR3_W6U9U10U11AuditFlags(t *testing.T) {
 	mabArgs := []string{"audit", "--algorithm", "dist-dp-se", "--eps", "1", "--B", "16", "--trials", "200"}
 	for _, extra := range [][]string{{"--noise", "discrete"}, {"--noise", "gaussian"}, {"--learner", "eager"},
-		{"--protocol", "P_alt"}, {"--M", "50"}, {"--T", "1000"}, {"--pair", "schedule"}, {"--relation", "replace-one"},
+		{"--protocol", "P_alt"}, {"--M", "50"}, {"--pair", "schedule"}, {"--relation", "replace-one"},
 		{"--out", t.TempDir()}, {"--ignore-memory-check"}} {
 		_, err := runCLI(t, append(slices.Clone(mabArgs), extra...)...)
 		wantErr(t, "mab audit "+strings.Join(extra, " "), err, extra[0]+": a mab audit does not use it")
@@ -132,7 +132,7 @@ func TestR3_W6U9U10U11AuditFlags(t *testing.T) {
 	_, err = runCLI(t, "audit", "--algorithm", "dist-dp-se", "--eps", "1e-7", "--trials", "100")
 	wantErr(t, "mab audit --eps 1e-7", err, "--eps: eps = 1e-07", "2^-20")
 	_, err = runCLI(t, "audit", "--algorithm", "ldp-one-point", "--delta", "1e-5", "--trials", "50")
-	wantErr(t, "bco audit --trials 50", err, "--trials: trials = 50")
+	wantErr(t, "bco audit --trials 50", err, "--trials 50: want 100..1000000")
 	// U10: a mab batch of 1000 users, above the default --T 100.
 	if out, err := runCLI(t, "audit", "--algorithm", "dist-dp-se", "--eps", "1", "--B", "1000", "--trials", "200"); err != nil || !strings.Contains(out, "dist-dp-se") {
 		t.Errorf("mab audit --B 1000: %v\n%s", err, out)

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestR4_31AuditTrialsAndSeedAsTheHelpSays (attack round 4, R4-31): a bco
+// audit refused --trials 10 that the help allowed (its own bound was 100,
+// stated nowhere), and --seed -1 gave kong's "expected a valid 64 bit
+// uint" or a hint to quote it, against a help saying "any value". Each
+// family's fewest trials is its audit's own bound, stated in the help and
+// in the error; the seed's error states 0..2^64-1 as the help does.
+func TestR4_31AuditTrialsAndSeedAsTheHelpSays(t *testing.T) {
+	for fam, alg := range map[string][]string{
+		"linear": {"--algorithm", "ldp"},
+		"mab":    {"--algorithm", "dist-dp-se", "--eps", "1", "--B", "16"},
+		"bco":    {"--algorithm", "ldp-two-point", "--eps", "1", "--delta", "1e-5", "--T", "1"},
+	} {
+		key := fam
+		if fam == "linear" {
+			key = ""
+		}
+		min := familyMinTrials[key]
+		_, err := runCLI(t, append(append([]string{"audit"}, alg...), "--trials", fmt.Sprint(min-1))...)
+		wantErr(t, fam+" --trials min-1", err, fmt.Sprintf("--trials %d: want %d..%d", min-1, min, maxAuditTrials), "a "+fam+" audit")
+		_, err = runCLI(t, append(append([]string{"audit"}, alg...), "--trials", fmt.Sprint(maxAuditTrials+1))...)
+		wantErr(t, fam+" --trials max+1", err, fmt.Sprintf("want %d..%d", min, maxAuditTrials))
+	}
+	// The help states every family's range and the seed's.
+	f, _ := reflect.TypeOf(AuditCmd{}).FieldByName("Trials")
+	help := f.Tag.Get("help")
+	for _, want := range []string{
+		fmt.Sprintf("%d..%d for a linear audit", familyMinTrials[""], maxAuditTrials),
+		fmt.Sprintf("%d..%d for a mab or bco audit", familyMinTrials["mab"], maxAuditTrials),
+	} {
+		if !strings.Contains(help, want) {
+			t.Errorf("--trials help %q does not state %q", help, want)
+		}
+	}
+	if familyMinTrials["mab"] != familyMinTrials["bco"] {
+		t.Errorf("mab and bco audits' fewest trials differ (%d, %d): the help states one", familyMinTrials["mab"], familyMinTrials["bco"])
+	}
+	f, _ = reflect.TypeOf(AuditCmd{}).FieldByName("Seed")
+	if !strings.Contains(f.Tag.Get("help"), "0..2^64-1") {
+		t.Errorf("--seed help %q does not state 0..2^64-1", f.Tag.Get("help"))
+	}
+	mab := []string{"audit", "--algorithm", "dist-rdp-se", "--eps", "1", "--B", "16", "--trials", "200"}
+	for _, seed := range [][]string{{"--seed", "-1"}, {"--seed=-1"}, {"--seed", "18446744073709551616"}, {"--seed", "1.5"}, {"--seed"}} {
+		_, err := runCLI(t, append(append([]string{}, mab...), seed...)...)
+		wantErr(t, strings.Join(seed, " "), err, "--seed: ", "want a seed 0..2^64-1")
+	}
+	// Both ends of the range run.
+	for _, seed := range []string{"0", "18446744073709551615"} {
+		if out, err := runCLI(t, "audit", "--algorithm", "ldp-one-point", "--eps", "1", "--delta", "1e-5", "--trials", "100", "--seed", seed); err != nil || !strings.Contains(out, "pass") {
+			t.Errorf("--seed %s: %v\n%s", seed, err, out)
+		}
+	}
+}
