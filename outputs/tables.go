@@ -236,7 +236,7 @@ func writeCurves(w io.Writer, curves func(emit func([]CurvePoint) error) error) 
 	var pending []CurvePoint // the current configuration's rows not yet written
 	group := ""
 	cols := curveColumns()
-	tw, err := newTableWriter(w, schemaOf(cols, layoutMetadata(FormatVersion)), cols)
+	tw, err := newTableWriter(w, tableSchema(cols), cols)
 	if err != nil {
 		return nil, err
 	}
