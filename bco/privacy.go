@@ -7,6 +7,7 @@ import (
 	"github.com/fedbandit/fedbandit/core"
 	"github.com/fedbandit/fedbandit/federate/accountant"
 	"github.com/fedbandit/fedbandit/internal/fmath"
+	"github.com/fedbandit/fedbandit/internal/mutation"
 )
 
 // Relation is the neighbouring relation of the family's guarantee: local
@@ -68,6 +69,9 @@ func checkEps(eps, delta, sens float64) error {
 func sensitivity(alg *Algorithm, C, G float64) float64 {
 	if alg.Points == 2 {
 		return 2 * G
+	}
+	if mutation.On("P5-19") { // the one-point sensitivity C, not 2C
+		return C
 	}
 	return 2 * C
 }

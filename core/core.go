@@ -37,6 +37,12 @@ type Checkpoint struct {
 	Syncs    int     // synchronisations (batches, releases) so far
 }
 
+// ScalarsSentColumn is the curve metric Drive records for every problem
+// at every checkpoint: the cumulative scalars sent to the server
+// (Problem.Counters), the communication of the run so far (declared once
+// in outputs.Metrics as the metric "communication").
+const ScalarsSentColumn = "scalars_sent"
+
 // Metered is a Problem that reports curve metrics of its own at every
 // checkpoint, by the curves.arrow column that holds them (each declared
 // once in outputs.Metrics): a family adds a metric without touching the
@@ -48,8 +54,9 @@ type Metered interface {
 // Result is what every run records, whatever its family.
 type Result struct {
 	Curve []Checkpoint
-	// Metrics holds the curve metrics a Metered problem reported: by
-	// column, one value per checkpoint of Curve (nil when none).
+	// Metrics holds the curve metrics of every checkpoint of Curve, by
+	// column: ScalarsSentColumn for every problem, and those a Metered
+	// problem reported.
 	Metrics  map[string][]float64
 	Pseudo   float64 // cumulative pseudo-regret at T
 	Realised float64 // cumulative realised regret at T
@@ -118,12 +125,20 @@ func Drive(ctx context.Context, p Problem, T, every int) (*Result, error) {
 			if math.IsNaN(pseudo+realised) || math.IsInf(pseudo+realised, 0) {
 				return nil, fmt.Errorf("round %d: %w (pseudo %v, realised %v)", t, ErrNonFinite, pseudo, realised)
 			}
-			syncs, _ := p.Counters()
+			syncs, scalars := p.Counters()
 			res.Curve = append(res.Curve, Checkpoint{Round: t, Pseudo: pseudo, Realised: realised, Syncs: syncs})
-			if m, ok := p.(Metered); ok {
-				if err := res.addMetrics(m.Metrics(t)); err != nil {
-					return nil, fmt.Errorf("round %d: %w", t, err)
+			m := map[string]float64{}
+			if mp, ok := p.(Metered); ok {
+				for k, v := range mp.Metrics(t) {
+					m[k] = v
 				}
+			}
+			if _, ok := m[ScalarsSentColumn]; ok {
+				return nil, fmt.Errorf("round %d: the problem reports curve metric %s, which Drive records itself", t, ScalarsSentColumn)
+			}
+			m[ScalarsSentColumn] = float64(scalars)
+			if err := res.addMetrics(m); err != nil {
+				return nil, fmt.Errorf("round %d: %w", t, err)
 			}
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -36,6 +38,42 @@ func TestDriveCheckpoints(t *testing.T) {
 	}
 	if res.Pseudo != 10 || res.Realised != 20 || res.Syncs != 3 || res.Scalars != 15 {
 		t.Errorf("totals %+v", res)
+	}
+}
+
+// metered is constant reporting a metric of its own.
+type metered struct{ constant }
+
+func (m *metered) Metrics(t int) map[string]float64 {
+	return map[string]float64{"half": float64(t) / 2}
+}
+
+// clash reports the metric Drive records itself.
+type clash struct{ constant }
+
+func (c *clash) Metrics(int) map[string]float64 { return map[string]float64{ScalarsSentColumn: 1} }
+
+// TestDriveRecordsCommunication: at every checkpoint Drive records the
+// scalars sent so far (Problem.Counters), for every problem, beside a
+// Metered problem's own metrics; its value at T is the result's Scalars.
+// A problem reporting that column itself is refused. Mutation control
+// (tried 2026-12-02): recording the syncs there fails it.
+func TestDriveRecordsCommunication(t *testing.T) {
+	for _, p := range []Problem{&constant{}, &metered{}} {
+		res, err := Drive(context.Background(), p, 10, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := res.Metrics[ScalarsSentColumn]
+		if want := []float64{5, 10, 15}; !slices.Equal(got, want) || got[len(got)-1] != float64(res.Scalars) {
+			t.Errorf("%T: scalars sent %v, want %v (Scalars %d)", p, got, want, res.Scalars)
+		}
+		if _, ok := p.(*metered); ok && !slices.Equal(res.Metrics["half"], []float64{2, 4, 5}) {
+			t.Errorf("the problem's own metric: %v", res.Metrics["half"])
+		}
+	}
+	if _, err := Drive(context.Background(), &clash{}, 10, 4); err == nil || !strings.Contains(err.Error(), ScalarsSentColumn) {
+		t.Errorf("a problem reporting %s: %v", ScalarsSentColumn, err)
 	}
 }
 

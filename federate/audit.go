@@ -12,6 +12,7 @@ import (
 	"github.com/fedbandit/fedbandit/federate/accountant"
 	"github.com/fedbandit/fedbandit/federate/tree"
 	"github.com/fedbandit/fedbandit/internal/fmath"
+	"github.com/fedbandit/fedbandit/internal/mutation"
 	"github.com/fedbandit/fedbandit/internal/rng"
 	"github.com/fedbandit/fedbandit/internal/vec"
 )
@@ -571,6 +572,9 @@ func auditClaim(s Spec, cal *accountant.Calibration, levels int) (mu, eps float6
 			return 0, 0, fmt.Errorf("audit: claim: %w", err)
 		}
 		mu = runMu * math.Sqrt(float64(levels)/float64(cal.Kappa))
+		if mutation.On("P5-15") { // the claim not restricted to the audited levels
+			mu = runMu
+		}
 	}
 	if err != nil {
 		return 0, 0, fmt.Errorf("audit: claim: %w", err)
@@ -691,7 +695,7 @@ func auditSchedule(ctx context.Context, s Spec, cal *accountant.Calibration, o A
 		h := hooks{noise: scaledNoise(rs.Seed, o.SigmaScale, gamma)}
 		first := 0
 		var sm *sim
-		h.sent = func(k, i int, stream string, _ int) {
+		h.sent = func(k, i int, stream string, _ []float64) {
 			if first == 0 {
 				first = sm.t
 			}

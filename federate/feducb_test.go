@@ -111,7 +111,7 @@ func TestFedUCBScheduleLeak(t *testing.T) {
 		}
 		var rounds []int
 		var sm *sim
-		sm, err = newSim(s, cal, hooks{sent: func(k, i int, stream string, n int) {
+		sm, err = newSim(s, cal, hooks{sent: func(k, i int, stream string, _ []float64) {
 			if stream == "gram" {
 				rounds = append(rounds, sm.t)
 			}

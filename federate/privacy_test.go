@@ -570,8 +570,8 @@ func recordTranscript(t *testing.T, s Spec, syncDue func(*sim, int) bool) transc
 	tr := transcript{draws: map[string]int{}}
 	var sm *sim
 	h := hooks{
-		sent: func(k, i int, stream string, n int) {
-			tr.msgs = append(tr.msgs, fmt.Sprintf("t=%d k=%d silo=%d %s n=%d", sm.t, k, i, stream, n))
+		sent: func(k, i int, stream string, msg []float64) {
+			tr.msgs = append(tr.msgs, fmt.Sprintf("t=%d k=%d silo=%d %s n=%d", sm.t, k, i, stream, len(msg)))
 		},
 		noise: func(i int, stream string, std []float64) tree.Noise {
 			n := new(int)

@@ -32,19 +32,11 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 // run is Run with the tests' hooks.
 func run(ctx context.Context, spec Spec, h hooks) (*Result, error) {
 	start := time.Now()
-	s := spec.WithDefaults()
-	if err := s.Validate(); err != nil {
-		return nil, fmt.Errorf("federate.Run: %w", err)
-	}
-	cal, err := calibration(s)
+	sm, err := build(spec, h)
 	if err != nil {
 		return nil, fmt.Errorf("federate.Run: %w", err)
 	}
-	cal = certify(s, implementationNote(s, cal))
-	sm, err := newSim(s, cal, h)
-	if err != nil {
-		return nil, fmt.Errorf("federate.Run: %w", err)
-	}
+	s := sm.s
 	if err := attachFeed(ctx, s, sm.inst); err != nil {
 		return nil, fmt.Errorf("federate.Run: %w", err)
 	}
@@ -64,6 +56,21 @@ func run(ctx context.Context, spec Spec, h hooks) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// build makes a run's simulator as Run does: the spec with its defaults,
+// validated, calibrated, its claim certified, the simulator wired to that
+// calibration (the tests that measure what a run draws build it here).
+func build(spec Spec, h hooks) (*sim, error) {
+	s := spec.WithDefaults()
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	cal, err := calibration(s)
+	if err != nil {
+		return nil, err
+	}
+	return newSim(s, certify(s, implementationNote(s, cal)), h)
 }
 
 // Uncertified returns why the accountant's guarantee does not hold for a
@@ -264,8 +271,8 @@ type hooks struct {
 	// played observes every decision: round t, silo i, chosen arm.
 	played func(t, i, arm int)
 	// sent observes every silo->server message: batch k, silo i, stream
-	// ("gram" or "bias"), number of scalars.
-	sent func(k, i int, stream string, n int)
+	// ("gram" or "bias"), the message (valid during the call only).
+	sent func(k, i int, stream string, msg []float64)
 	// schedule replaces the algorithm's schedule (mutation controls only).
 	schedule schedule
 	// published observes what synchronisation k publishes (W_syn packed,
@@ -291,6 +298,9 @@ func (m metered) Metrics(t int) map[string]float64 { return m.metrics(t) }
 func gaussianNoise(runKey rng.Key, i int, stream string, std []float64) tree.Noise {
 	if mutation.On("M10") {
 		std = scaledStd(std, 0.5)
+	}
+	if mutation.On("P5-12") { // every silo on silo 0's tree noise
+		i = 0
 	}
 	return &tree.Gaussian{R: rng.New(runKey, "silo", i, stream), Std: std}
 }
@@ -610,7 +620,7 @@ func (sm *sim) refresh() {
 func (sm *sim) send(i int, stream string, msg []float64) {
 	sm.scalars += int64(len(msg))
 	if sm.h.sent != nil {
-		sm.h.sent(sm.syncs, i, stream, len(msg))
+		sm.h.sent(sm.syncs, i, stream, msg)
 	}
 }
 

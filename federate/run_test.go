@@ -489,7 +489,7 @@ func TestClaimWithinTarget(t *testing.T) {
 
 // TestRunKeepsMetrics: Run's result is core.Drive's, whole: the curve
 // metrics a metered problem reports reach the result, one value per
-// checkpoint, and the curve and totals are those of the same run
+// checkpoint, beside the one Drive records for every run (scalars sent), and the curve and totals are those of the same run
 // without metrics. Mutation control: Run keeping only Drive's curve (the
 // bug the second extension trial found, res.Curve = cr.Curve) fails it
 // (tried 2026-12-02).
@@ -507,7 +507,7 @@ func TestRunKeepsMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := res.Metrics["round_squared"]
-	if len(res.Metrics) != 1 || len(got) != len(res.Curve) {
+	if len(res.Metrics) != 2 || len(got) != len(res.Curve) || !reflect.DeepEqual(res.Metrics[core.ScalarsSentColumn], plain.Metrics[core.ScalarsSentColumn]) {
 		t.Fatalf("metrics %v for %d checkpoints", res.Metrics, len(res.Curve))
 	}
 	for i, c := range res.Curve {
@@ -516,7 +516,7 @@ func TestRunKeepsMetrics(t *testing.T) {
 		}
 	}
 	if !reflect.DeepEqual(res.Curve, plain.Curve) || res.Pseudo != plain.Pseudo || res.Realised != plain.Realised ||
-		res.Syncs != plain.Syncs || res.Scalars != plain.Scalars || plain.Metrics != nil {
+		res.Syncs != plain.Syncs || res.Scalars != plain.Scalars || len(plain.Metrics) != 1 {
 		t.Errorf("with metrics %+v, without %+v", res.Result, plain.Result)
 	}
 }

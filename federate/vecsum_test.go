@@ -259,7 +259,7 @@ func TestVecSumRun(t *testing.T) {
 	}
 	perSync := map[int]int{}
 	var sm *sim
-	sm, err = newSim(s, cal, hooks{sent: func(k, i int, stream string, n int) { perSync[k] += n }})
+	sm, err = newSim(s, cal, hooks{sent: func(k, i int, stream string, msg []float64) { perSync[k] += len(msg) }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -176,7 +176,7 @@ func Audit(spec AuditSpec) (AuditResult, error) {
 		res.Delta = spec.Delta
 	}
 	modes := []float64{params["per_user"]}
-	if hasPerUser {
+	if hasPerUser && !mutation.On("P5-07") { // the per-user mode not audited
 		modes = []float64{0, 1}
 	}
 	type release struct {
@@ -184,7 +184,10 @@ func Audit(spec AuditSpec) (AuditResult, error) {
 		outs [2][]float64
 	}
 	var rels []*release
-	j := spec.Slots - 1 // the varying user's slot: not the first
+	j := spec.Slots - 1       // the varying user's slot: not the first
+	if mutation.On("P5-06") { // the varying user on slot 0
+		j = 0
+	}
 	for _, mode := range modes {
 		mname := "aggregate"
 		if mode == 1 || alg.Noise.Placement == PlaceLocal || alg.Noise.Kind == NoiseDGauss {

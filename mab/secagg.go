@@ -199,7 +199,7 @@ func shareVariance(g, n int64, eps float64) (num, den uint64) {
 	}
 	v.Mul(v, new(big.Rat).SetInt64(1<<varBits))
 	q, r := new(big.Int).QuoRem(v.Num(), v.Denom(), new(big.Int))
-	if r.Sign() > 0 {
+	if r.Sign() > 0 && !mutation.On("P5-09") { // P5-09: the share variance rounded down
 		q.Add(q, big.NewInt(1))
 	}
 	return q.Uint64(), 1 << varBits
@@ -217,6 +217,9 @@ func (s *secagg) share() int64 {
 		r := 1 / float64(s.n)
 		return int64(dpnoise.Polya(s.src, r, s.polyaP)) - int64(dpnoise.Polya(s.src, r, s.polyaP))
 	case noiseSkellam:
+		if mutation.On("P5-04") { // a user's share at half the variance
+			return dpnoise.Skellam(s.src, s.varNum, 2*s.varDen)
+		}
 		return dpnoise.Skellam(s.src, s.varNum, s.varDen)
 	case noiseDGauss:
 		return dpnoise.DiscreteGaussian(s.src, s.varNum, s.varDen)
@@ -304,7 +307,7 @@ func (s *secagg) sum(i int) float64 {
 
 // decode is the analyser's underflow correction (paper Algorithm 3).
 func (s *secagg) decode(sm int64) int64 {
-	if sm > s.n*s.g+s.tau {
+	if sm > s.n*s.g+s.tau || mutation.On("P5-08") && sm == s.n*s.g+s.tau { // P5-08: >= at the edge
 		s.stats.Underflows++
 		return sm - s.m
 	}

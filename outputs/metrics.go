@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fedbandit/fedbandit/core"
 	"github.com/fedbandit/fedbandit/internal/suggest"
 )
 
@@ -53,6 +54,11 @@ var Metrics = []Metric{
 		Footnote: "time-average realised regret R(t)/t (observed rewards, as the published code)",
 		Since:    1,
 		derive:   func(c *CurvePoint) float64 { return c.TimeAvgRealised }},
+	{Name: "communication", Column: core.ScalarsSentColumn, Unit: "scalars",
+		Label: "Scalars sent to the server", Head: "scalars sent", File: "communication",
+		Footnote: "cumulative scalars sent to the server up to t (runs.arrow's scalars at T), summed over the silos or users",
+		Doc:      "Cumulative scalars sent to the server up to t, as the run's counters count them (runs.arrow's scalars at T): recorded by core.Drive for every family.",
+		Since:    4},
 }
 
 // Regret reports whether the metric is derived from the regret curve

@@ -197,11 +197,25 @@ func bcoCost(rs RunSpec) Cost {
 	}
 	m := max(rs.M, 1)
 	points := int64(rs.T/max(rs.Every, 1) + 1)
-	return Cost{
+	c := Cost{
 		Work: float64(m) * float64(rs.T) * float64(d), Unit: "coordinate operations (sum of M T d)", Rate: bcoRate,
 		Bytes: int64(m)*(24*int64(d)+1024) + 32*points + 1<<20,
 		Class: fmt.Sprintf("%s params=%v kind=%s %s d=%d M=%d B=%d", rs.Algorithm, rs.Params, rs.Instance, hash, d, m, rs.B),
 	}
+	if rs.Loaded != nil {
+		if in, ok := rs.Loaded.Value.(bco.LTRInstance); ok {
+			every := rs.Every
+			if every == 0 {
+				every = DefaultEvery(rs.T)
+			}
+			sec, b := in.HindsightCost(m, rs.T, every)
+			c.Bytes += b
+			if sec > 0 {
+				c.MemoSeconds, c.MemoKey = sec, fmt.Sprintf("bco-ltr hindsight instance=%s M=%d every=%d", rs.Loaded.Hash, m, every)
+			}
+		}
+	}
+	return c
 }
 
 // bcoPilotRounds is the least length of a bco pilot: a run's set-up (its

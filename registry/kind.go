@@ -140,6 +140,10 @@ type Loaded struct {
 	Dim     int     // the learner's dimension
 	Actions float64 // mean actions (arms, documents) per round: the cost models'
 	Bytes   int64   // memory held by shared data
+	// LoadBytes is the memory loading it holds beyond Bytes until it
+	// returns (a dataset's columns as read, before they become the
+	// instance): the process's peak includes it even after it is freed.
+	LoadBytes int64
 	// Value is the family's instance: mab.Instance (mab family),
 	// bco.Instance (bco), *LinearData (linear). Runs read it, never
 	// modify it.

@@ -138,7 +138,8 @@ func (y *bcoLTRInstance) Load(_ int, env Env) (*Loaded, error) {
 	if in.Order == bco.OrderShuffled {
 		name += fmt.Sprintf(" seed=%d", in.Seed)
 	}
-	return &Loaded{Hash: hash, Name: name, Dim: d, Actions: 1, Bytes: int64(len(data.X)+len(data.Y)) * 8, Value: in}, nil
+	return &Loaded{Hash: hash, Name: name, Dim: d, Actions: 1, Bytes: int64(len(data.X)+len(data.Y)) * 8,
+		LoadBytes: ingest.LoadBytes(ds.Manifest, len(ds.Columns)), Value: in}, nil
 }
 
 // bcoLTRSpec is the family's spec of a run on a bco-ltr instance: the

@@ -93,6 +93,13 @@ type Cost struct {
 	// Class is what the speed per unit of work depends on: runs of one
 	// class take the same time per unit.
 	Class string
+	// MemoSeconds is CPU time a pilot does not time, in seconds on the
+	// reference machine: minima the run memoises on its loaded instance
+	// (the bco-ltr absolute loss's hindsight). Runs of one MemoKey share
+	// them: a sweep computes them once per worker running such runs at
+	// once (runner.EstimateShared).
+	MemoSeconds float64
+	MemoKey     string
 }
 
 // neutralCompile is Compile for a family whose runs read the header, the

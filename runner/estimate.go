@@ -34,11 +34,15 @@ type Estimate struct {
 	WallSeconds float64
 	// LongestRunSeconds is the CPU time of the longest pending run.
 	LongestRunSeconds float64
-	// PeakBytes estimates the peak memory: the shared instances plus one
-	// run's state per worker (registry.Cost.Bytes), or per worker
-	// executing a unit of runs sharing a stream, all of its runs' states
-	// (twice: the heap's headroom) and the stream's window. It comes from
-	// the cost models alone, before any pilot.
+	// PeakBytes estimates the peak memory (resident): twice the shared
+	// instances and one run's state per worker (registry.Cost.Bytes), or
+	// per worker executing a unit of runs sharing a stream, twice all of
+	// its runs' states and the stream's window, plus the largest load's
+	// transient buffers (Instance.LoadBytes). Twice: between collections
+	// the Go heap grows to twice what is live (GOGC = 100), and the runs
+	// allocate as they go (curves, hindsight solves); the buffers of a
+	// load stay resident after it returns. It comes from the cost models
+	// alone, before any pilot.
 	PeakBytes int64
 	// SharedBytes is the memory of the shared instances.
 	SharedBytes int64
@@ -48,6 +52,26 @@ type Estimate struct {
 type Work struct {
 	Unit  string
 	Total float64
+}
+
+// RunOverheadSeconds and CurveRowSeconds are what a sweep spends on each
+// run beyond its simulation, in CPU seconds: planning it, publishing its
+// file (written, synced and renamed) and collecting its record into the
+// tables, and per curve row (a checkpoint) writing it and collecting it.
+// Measured on the reference machine (BENCHMARKS.md, "Estimates against
+// measurements"): 20,000 runs of T = 10 took 14.4 s of CPU (0.7 ms a
+// run), 100 runs of 100,001 checkpoints 18 s more than of 2 (about 1.8
+// us a row). Attack round 4, R4-27: the estimate said "about 0s" for a
+// sweep of 20,000 short runs that took 38 s.
+const (
+	RunOverheadSeconds = 0.7e-3
+	CurveRowSeconds    = 1.8e-6
+)
+
+// RunOverhead is run r's CPU time beyond its simulation
+// (RunOverheadSeconds, CurveRowSeconds a checkpoint).
+func RunOverhead(r *Run) float64 {
+	return RunOverheadSeconds + float64(r.Checkpoints())*CurveRowSeconds
 }
 
 // RunBytes estimates the memory of one run beyond the shared data, by
@@ -69,7 +93,10 @@ func (p *Plan) Estimate(scan *outputs.Scan, workers int, rates *Rates, rate floa
 // the sweep cuts them (shareUnits): a unit of several runs costs its
 // stream once (StreamSeconds: drawing, and preparing the instance) plus
 // each run's time without its stream; units go in order, each to the
-// first free worker.
+// first free worker. Every run adds its RunOverhead; the memoised work
+// of a registry.Cost.MemoKey is charged to its first runs, one per
+// worker (runs of one key executing at once each compute it; a later one
+// reads it).
 func (p *Plan) EstimateShared(scan *outputs.Scan, workers int, rates *Rates, rate float64, share bool) Estimate {
 	workers = max(workers, 1)
 	status := map[string]string{}
@@ -105,11 +132,22 @@ func (p *Plan) EstimateShared(scan *outputs.Scan, workers int, rates *Rates, rat
 	}
 	free := make([]float64, workers) // when each worker is next free
 	prepared := map[string]bool{}    // streams whose instance is prepared
+	memo := map[string]int{}         // runs charged a MemoKey's work
+	// extra is run r's overhead and, for the first runs of its MemoKey,
+	// the memoised work.
+	extra := func(r *Run) float64 {
+		sec := RunOverhead(r)
+		if c := r.Cost(); c.MemoKey != "" && memo[c.MemoKey] < workers {
+			memo[c.MemoKey]++
+			sec += scaled(c.MemoSeconds, rate)
+		}
+		return sec
+	}
 	var window int64
 	for _, u := range shareUnits(pending, workers, share) {
 		var sec float64
 		if len(u.runs) == 1 {
-			sec = EstimateRun(u.runs[0], rates, rate)
+			sec = simSeconds(u.runs[0], rates, rate) + extra(u.runs[0])
 			e.CPUSeconds += sec
 			e.LongestRunSeconds = max(e.LongestRunSeconds, sec)
 		} else {
@@ -121,14 +159,15 @@ func (p *Plan) EstimateShared(scan *outputs.Scan, workers int, rates *Rates, rat
 				e.CPUSeconds += prep
 			}
 			for _, r := range u.runs {
-				own := EstimateRun(r, rates, rate)
+				own := simSeconds(r, rates, rate)
 				s := max(own-stream, 0)
 				if v, ok := rates.SimSeconds(r); ok {
 					s = v
 				}
-				sec += s
-				e.CPUSeconds += s
-				e.LongestRunSeconds = max(e.LongestRunSeconds, own)
+				x := extra(r)
+				sec += s + x
+				e.CPUSeconds += s + x
+				e.LongestRunSeconds = max(e.LongestRunSeconds, own+x)
 			}
 			window = max(window, streamOf(u.runs[0]).WindowBytes)
 		}
@@ -140,24 +179,37 @@ func (p *Plan) EstimateShared(scan *outputs.Scan, workers int, rates *Rates, rat
 		}
 		free[w] += sec
 	}
+	var load int64
 	for _, in := range p.Instances {
 		e.SharedBytes += in.Bytes
+		load = max(load, in.LoadBytes)
 	}
 	for _, f := range free {
 		e.WallSeconds = max(e.WallSeconds, f)
 	}
 	// One run's state per worker, or a whole unit's runs and its window;
-	// a unit's states live together for its whole execution, so the Go
-	// heap grows to twice them between collections (GOGC = 100): fig3a
-	// measured 161 MB max RSS against 158 MB so counted.
-	perWorker := maxRun
+	// the Go heap grows to twice what is live between collections (GOGC
+	// = 100): fig3a (units) measured 161 MB max RSS against 158 MB so
+	// counted; a bco-ltr sweep on 304,220 documents 460 MiB against 374
+	// MiB (BENCHMARKS.md). A load's buffers (load) stay resident.
+	perWorker := 2 * maxRun
 	for _, u := range shareUnits(pending, workers, share) {
 		if len(u.runs) > 1 {
 			perWorker = max(perWorker, 2*int64(len(u.runs))*maxRun+window)
 		}
 	}
-	e.PeakBytes = e.SharedBytes + int64(min(workers, max(e.Pending, 1)))*perWorker
+	e.PeakBytes = 2*e.SharedBytes + load + int64(min(workers, max(e.Pending, 1)))*perWorker
 	return e
+}
+
+// scaled is model seconds at this machine's speed: rate > 0 is its speed
+// in the linear model's multiply-adds per second (--rate), the model's
+// DefaultMaddsPerSecond otherwise.
+func scaled(sec, rate float64) float64 {
+	if rate > 0 {
+		return sec * DefaultMaddsPerSecond / rate
+	}
+	return sec
 }
 
 // SimSeconds is the CPU time of run r without drawing its context stream,
@@ -171,13 +223,19 @@ func (rt *Rates) SimSeconds(r *Run) (float64, bool) {
 	return v * c.Work, ok
 }
 
-// EstimateRun is one run's estimated CPU seconds, as Estimate counts it:
-// from its class's measured rate, else from its family's cost model
-// (registry.Cost: work over the model's speed). rate > 0 is the speed of
-// this machine in the linear model's multiply-adds per second (--rate):
-// every family's model speed is then scaled by rate /
-// DefaultMaddsPerSecond.
+// EstimateRun is one run's estimated CPU seconds on its own (a run that
+// shares neither a stream nor memoised work): its simulation (simSeconds),
+// its RunOverhead and its memoised work (registry.Cost.MemoSeconds).
 func EstimateRun(r *Run, rates *Rates, rate float64) float64 {
+	return simSeconds(r, rates, rate) + RunOverhead(r) + scaled(r.Cost().MemoSeconds, rate)
+}
+
+// simSeconds is run r's simulation in CPU seconds: from its class's
+// measured rate, else from its family's cost model (registry.Cost: work
+// over the model's speed). rate > 0 is the speed of this machine in the
+// linear model's multiply-adds per second (--rate): every family's model
+// speed is then scaled by rate / DefaultMaddsPerSecond.
+func simSeconds(r *Run, rates *Rates, rate float64) float64 {
 	if sec, ok := rates.RunSeconds(r); ok {
 		return sec
 	}

@@ -67,7 +67,8 @@ func TestEstimateSharedStream(t *testing.T) {
 	for _, in := range plan.Instances {
 		shared += in.Bytes
 	}
-	peak := shared + 2*(2*2*maxRun+federate.FeedWindowBytes)
+	peak := 2*shared + 2*(2*2*maxRun+federate.FeedWindowBytes)
+	ov := RunOverhead(r) // every run's: planning, publishing and collecting it
 
 	// The model at 1e6 multiply-adds per second: a run is 2*100*10*16 =
 	// 32000 of them, 0.032 s; its stream draws 2*100*10*(4-1) = 6000
@@ -76,15 +77,15 @@ func TestEstimateSharedStream(t *testing.T) {
 	sim := own - stream
 	e := plan.EstimateShared(nil, 2, nil, 1e6, true)
 	want := Estimate{Runs: 4, Pending: 4, Work: linearWork(4 * 32000),
-		CPUSeconds: 2*stream + prep + 4*sim, WallSeconds: stream + prep + 2*sim,
-		LongestRunSeconds: own, PeakBytes: peak, SharedBytes: shared}
+		CPUSeconds: 2*stream + prep + 4*(sim+ov), WallSeconds: stream + prep + 2*(sim+ov),
+		LongestRunSeconds: own + ov, PeakBytes: peak, SharedBytes: shared}
 	checkEstimate(t, "model", e, want)
 
 	// A stream dearer than the runs: a run's own time is not negative.
 	e = plan.EstimateShared(nil, 1, nil, 1e12, true)
 	want = Estimate{Runs: 4, Pending: 4, Work: linearWork(4 * 32000),
-		CPUSeconds: stream + prep, WallSeconds: stream + prep,
-		LongestRunSeconds: 32000 / 1e12, PeakBytes: shared + 2*4*maxRun + federate.FeedWindowBytes, SharedBytes: shared}
+		CPUSeconds: stream + prep + 4*ov, WallSeconds: stream + prep + 4*ov,
+		LongestRunSeconds: 32000/1e12 + ov, PeakBytes: 2*shared + 2*4*maxRun + federate.FeedWindowBytes, SharedBytes: shared}
 	checkEstimate(t, "stream dearer", e, want)
 
 	// Measured: per silo-round (M T = 200) 4e-5 s a run, 3e-5 its
@@ -100,8 +101,8 @@ func TestEstimateSharedStream(t *testing.T) {
 	own, sim, stream, prep = 200*4e-5, 200*3e-5, 200*5e-6, 200*2e-6
 	e = plan.EstimateShared(nil, 2, rt, 0, true)
 	want = Estimate{Runs: 4, Pending: 4, Measured: 4, Work: linearWork(4 * 32000),
-		CPUSeconds: 2*stream + prep + 4*sim, WallSeconds: stream + prep + 2*sim,
-		LongestRunSeconds: own, PeakBytes: peak, SharedBytes: shared}
+		CPUSeconds: 2*stream + prep + 4*(sim+ov), WallSeconds: stream + prep + 2*(sim+ov),
+		LongestRunSeconds: own + ov, PeakBytes: peak, SharedBytes: shared}
 	checkEstimate(t, "measured", e, want)
 	if v, ok := rt.SimSeconds(r); !ok || !near(v, sim) {
 		t.Errorf("SimSeconds %v %v, want %v", v, ok, sim)
@@ -113,8 +114,8 @@ func TestEstimateSharedStream(t *testing.T) {
 	// Not shared: every run is a unit of its own at its measured time.
 	e = plan.EstimateShared(nil, 2, rt, 0, false)
 	want = Estimate{Runs: 4, Pending: 4, Measured: 4, Work: linearWork(4 * 32000),
-		CPUSeconds: 4 * own, WallSeconds: 2 * own,
-		LongestRunSeconds: own, PeakBytes: shared + 2*maxRun, SharedBytes: shared}
+		CPUSeconds: 4 * (own + ov), WallSeconds: 2 * (own + ov),
+		LongestRunSeconds: own + ov, PeakBytes: 2*shared + 2*2*maxRun, SharedBytes: shared}
 	checkEstimate(t, "no share", e, want)
 }
 
@@ -150,15 +151,15 @@ func TestEstimateSingleRuns(t *testing.T) {
 	maxRun := RunBytes(&plan.Runs[0]) // all 12 runs: d = 4, M = 5, T = 100, B = 10
 	for _, w := range []int{1, 3, 100} {
 		e := plan.Estimate(nil, w, nil, 0)
-		if want := int64(min(w, 12)) * maxRun; e.PeakBytes != want {
+		if want := int64(min(w, 12)) * 2 * maxRun; e.PeakBytes != want {
 			t.Errorf("%d workers: peak %d, want %d", w, e.PeakBytes, want)
 		}
 		// 5*100*10*16 = 80000 multiply-adds a run.
-		if want := 12 * 80000 / DefaultMaddsPerSecond; !near(e.CPUSeconds, want) {
+		if want := 12 * (80000/DefaultMaddsPerSecond + RunOverhead(&plan.Runs[0])); !near(e.CPUSeconds, want) {
 			t.Errorf("%d workers: rate 0: CPU %v s, want %v", w, e.CPUSeconds, want)
 		}
 	}
-	if got, want := EstimateRun(&plan.Runs[0], nil, 0), 80000/DefaultMaddsPerSecond; got != want {
+	if got, want := EstimateRun(&plan.Runs[0], nil, 0), 80000/DefaultMaddsPerSecond+RunOverhead(&plan.Runs[0]); got != want {
 		t.Errorf("EstimateRun at rate 0: %v, want %v", got, want)
 	}
 	// All done: nothing pending, no run's state.

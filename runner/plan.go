@@ -28,6 +28,9 @@ type Instance struct {
 	Dim     int
 	// Bytes is the memory held by the shared data.
 	Bytes int64
+	// LoadBytes is the memory loading it held beyond Bytes
+	// (registry.Loaded.LoadBytes).
+	LoadBytes int64
 
 	// loaded is the instance as its kind built it.
 	loaded *registry.Loaded
@@ -100,6 +103,10 @@ type Plan struct {
 	Config    *Config
 	Runs      []Run
 	Instances []*Instance
+	// Elapsed is the wall time NewPlan took: loading the instances and
+	// checking every configuration (a calibration each, for some
+	// families), which a sweep spends again before it runs.
+	Elapsed time.Duration
 
 	// cpu and now are the clocks of MeasureRates' pilots: the calling
 	// thread's CPU time (ok false where the platform does not report it)
@@ -163,6 +170,8 @@ func (c *Config) IgnoredKeys() map[int][]string {
 // sweep that cannot run fails here, not run by run. Runs with identical
 // specifications (e.g. FedLinUCB under several eps values) appear once.
 func NewPlan(c *Config, env registry.Env) (*Plan, error) {
+	start := time.Now()
+	lastProgress := start
 	p := &Plan{Config: c}
 	seen := map[string]bool{}
 	checked := map[string]bool{}            // group ids checked by their family
@@ -186,7 +195,7 @@ func NewPlan(c *Config, env registry.Env) (*Plan, error) {
 				return nil, fmt.Errorf("instance[%d] (%s), M = %d: %w", ii, ic.Name, m, err)
 			}
 			in := &Instance{Config: ic, M: m, Hash: loaded.Hash, Name: loaded.Name,
-				Actions: loaded.Actions, Dim: loaded.Dim, Bytes: loaded.Bytes, loaded: loaded}
+				Actions: loaded.Actions, Dim: loaded.Dim, Bytes: loaded.Bytes, LoadBytes: loaded.LoadBytes, loaded: loaded}
 			if key := ic.inst.ShareKey(); key != "" {
 				if first := shared[key]; first == nil {
 					shared[key] = loaded
@@ -227,6 +236,10 @@ func NewPlan(c *Config, env registry.Env) (*Plan, error) {
 					return err
 				}
 				checked[r.GroupID] = true
+				if now := time.Now(); c.Progress != nil && now.Sub(lastProgress) >= PlanProgressEvery {
+					lastProgress = now
+					c.Progress(len(checked), now.Sub(start))
+				}
 			}
 			if !seen[r.ID] {
 				seen[r.ID] = true
@@ -244,8 +257,13 @@ func NewPlan(c *Config, env registry.Env) (*Plan, error) {
 		return nil, err
 	}
 	sort.Slice(p.Runs, func(i, j int) bool { return p.Runs[i].ID < p.Runs[j].ID })
+	p.Elapsed = time.Since(start)
 	return p, nil
 }
+
+// PlanProgressEvery is how often NewPlan reports its progress
+// (Config.Progress); a variable for tests.
+var PlanProgressEvery = 5 * time.Second
 
 // newRun compiles a run spec by its algorithm's family and names it: its
 // id, its configuration's id (the id without the seed) and label.

@@ -106,7 +106,7 @@ func TestEstimateSchedulesLikeASweep(t *testing.T) {
 	for i := range plan.Runs {
 		rt.PerUnit[CostClass(&plan.Runs[i])] = 1e-3
 	}
-	one := 1e-3 * plan.Runs[0].Cost().Work
+	one := 1e-3*plan.Runs[0].Cost().Work + RunOverhead(&plan.Runs[0]) // the same for every run
 	n := float64(len(plan.Runs))
 	for _, w := range []int{1, 2, 4, 100} {
 		e := plan.Estimate(nil, w, rt, 0)
@@ -116,7 +116,7 @@ func TestEstimateSchedulesLikeASweep(t *testing.T) {
 		}
 	}
 	e := plan.Estimate(nil, 1, nil, 2e9)
-	if e.Measured != 0 || len(e.Work) != 1 || !near(e.CPUSeconds, e.Work[0].Total/2e9) {
+	if e.Measured != 0 || len(e.Work) != 1 || !near(e.CPUSeconds, e.Work[0].Total/2e9+n*RunOverhead(&plan.Runs[0])) {
 		t.Errorf("model estimate %+v", e)
 	}
 }

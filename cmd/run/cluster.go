@@ -167,7 +167,7 @@ type SlurmCmd struct {
 	CPUs      int      `name:"cpus-per-task" help:"CPUs per task, 1..4096: its runs go concurrently on them." default:"1"`
 	Partition string   `help:"Slurm partition: letters, digits, _ . - (a comma-separated list is allowed; default: the cluster's default)."`
 	Account   string   `help:"Slurm account to charge: letters, digits, _ . - (default: yours)."`
-	Time      string   `help:"Time limit per task, > 0, in Slurm's syntax MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS (default: twice the largest task's estimate plus 10 minutes)."`
+	Time      string   `help:"Time limit per task, > 0, in Slurm's syntax MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS (default: twice the largest task's estimate plus 10 minutes: the estimate counts each run's simulation, its overhead of about 0.7 ms and its hindsight minima, as run plan does)."`
 	Mem       string   `help:"Memory per task, > 0, in Slurm's syntax: an integer with an optional unit K, M (default), G or T (default: from the plan's memory estimate, at least 1G)."`
 	Sbatch    []string `name:"sbatch" sep:"none" help:"An extra #SBATCH line for both jobs, as --option or --option=value (the value is quoted), e.g. --sbatch=--qos=short (repeatable)."`
 	Submit    bool     `help:"Submit the array and the collect job (sbatch) instead of only writing the scripts."`
@@ -260,7 +260,7 @@ func (c *SlurmCmd) Run(ctx context.Context) error {
 	}
 	limit, mem := c.Time, c.Mem
 	if limit == "" {
-		limit = slurmMinutes(2*taskSeconds(plan, tasks, runSeconds, c.CPUs) + 600)
+		limit = slurmMinutes(slurmTimeFactor*taskSeconds(plan, tasks, runSeconds, c.CPUs) + slurmTimeExtra)
 	}
 	collectMem := mem
 	if mem == "" {
@@ -350,6 +350,16 @@ func sbatch(args ...string) (string, error) {
 	}
 	return id, nil
 }
+
+// The default --time of run slurm: slurmTimeFactor times the slowest
+// task's estimate (taskSeconds, of runner.EstimateRun: each run's
+// simulation, overhead and memoised work) plus slurmTimeExtra seconds
+// (the task's start, its plan and a node slower than the one that timed
+// the pilots), as --help and docs/cluster.md say.
+const (
+	slurmTimeFactor = 2
+	slurmTimeExtra  = 600
+)
 
 // taskSeconds is the estimated wall time of the slowest task on cpus
 // CPUs: over the tasks, the larger of its runs' CPU time over the CPUs

@@ -2,9 +2,13 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/fedbandit/fedbandit/runner"
 )
 
 // TestR4_31AuditTrialsAndSeedAsTheHelpSays (attack round 4, R4-31): a bco
@@ -57,5 +61,44 @@ func TestR4_31AuditTrialsAndSeedAsTheHelpSays(t *testing.T) {
 		if out, err := runCLI(t, "audit", "--algorithm", "ldp-one-point", "--eps", "1", "--delta", "1e-5", "--trials", "100", "--seed", seed); err != nil || !strings.Contains(out, "pass") {
 			t.Errorf("--seed %s: %v\n%s", seed, err, out)
 		}
+	}
+}
+
+// TestR4_12SlurmTimeFollowsTheEstimate (attack round 4, R4-12): run
+// slurm sized --time from an estimate that missed the bco-ltr hindsight
+// and the per-run overhead. Its default is slurmTimeFactor times the
+// slowest task's estimate (runner.EstimateRun of each run: simulation,
+// overhead and memoised work) plus slurmTimeExtra, as its help states; a
+// sweep of many short runs gets their overhead.
+func TestR4_12SlurmTimeFollowsTheEstimate(t *testing.T) {
+	dir := t.TempDir()
+	sweep := filepath.Join(dir, "s.toml")
+	body := "name = \"many\"\nseeds = 20000\n[[instance]]\nname = \"e\"\nkind = \"mab\"\narms = 4\ngap = 0.2\nreward = \"bernoulli\"\n[[algorithm]]\nname = \"se\"\n[grid]\nT = [10]\n"
+	if err := os.WriteFile(sweep, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	if _, err := runCLI(t, "slurm", sweep, "--out", out, "--rate", "1e9", "--tasks", "1"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "slurm", "array.sbatch"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := loadPlan(sweep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := taskSeconds(plan, 1, func(r *runner.Run) float64 { return runner.EstimateRun(r, nil, 1e9) }, 1)
+	if min := 20000 * runner.RunOverheadSeconds; task < min {
+		t.Fatalf("task estimate %g s, below its runs' overhead %g s", task, min)
+	}
+	want := "#SBATCH --time=" + slurmMinutes(slurmTimeFactor*task+slurmTimeExtra) + "\n"
+	if !strings.Contains(string(b), want) {
+		t.Errorf("array.sbatch lacks %q:\n%s", want, b)
+	}
+	f, _ := reflect.TypeOf(SlurmCmd{}).FieldByName("Time")
+	if h := f.Tag.Get("help"); slurmTimeFactor != 2 || slurmTimeExtra != 600 || !strings.Contains(h, "twice the largest task's estimate plus 10 minutes") {
+		t.Errorf("--time help %q does not state the margin %dx + %d s", h, slurmTimeFactor, slurmTimeExtra)
 	}
 }

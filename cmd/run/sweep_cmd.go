@@ -24,6 +24,10 @@ func loadPlan(path string) (*runner.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg.Progress = func(checked int, elapsed time.Duration) {
+		fmt.Fprintf(os.Stderr, "planning %s: %d configurations checked in %s (each by its family's rules; some algorithms calibrate their noise per eps)\n",
+			path, checked, elapsed.Round(time.Second))
+	}
 	return runner.NewPlan(cfg, registry.Env{})
 }
 
@@ -289,6 +293,9 @@ func printPlanHead(w io.Writer, plan *runner.Plan) {
 		groups[r.GroupID] = true
 	}
 	fmt.Fprintf(w, "sweep %q: %d runs (%d configurations x %d seeds; run ids of simulator semantics v%d)\n", plan.Config.Name, len(plan.Runs), len(groups), plan.Config.Seeds, runner.SemanticsVersion)
+	if plan.Elapsed >= time.Second {
+		fmt.Fprintf(w, "  planned in %s (loading the instances, checking each configuration): run sweep spends it again before it runs\n", plan.Elapsed.Round(100*time.Millisecond))
+	}
 	for _, in := range plan.Instances {
 		fmt.Fprintf(w, "  instance %s: %s (hash %.12s, d=%d, %.1f actions/round, %s shared)\n",
 			in.Config.Name, in.Name, in.Hash, in.Dim, in.Actions, bytesText(in.Bytes))

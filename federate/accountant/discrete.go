@@ -243,6 +243,22 @@ func exactDiscreteTreeSigma(r Request, kappa int) (float64, error) {
 		return 0, fmt.Errorf("exact discrete sigma: %w", err)
 	}
 	sigma := math.Sqrt(unit / rhoMax)
+	// unit's grid is that of sigma = 1; below 1 the grid is finer and the
+	// inflation smaller: settle sigma on its own grid first (a fixed point
+	// of sigma = sigma sqrt(rho(sigma)/rhoMax), from above), else a sigma
+	// below 1 is not the smallest that certifies (1e-6 above it at eps 8:
+	// TestDiscreteGoldenMpmath).
+	for i := 0; i < 8; i++ {
+		rho, err := DiscreteRho(r, sigma, kappa)
+		if err != nil {
+			return 0, fmt.Errorf("exact discrete sigma: %w", err)
+		}
+		s := sigma * math.Sqrt(rho/rhoMax)
+		if !(s < sigma) {
+			break
+		}
+		sigma = s
+	}
 	for i := 0; i < 200; i++ {
 		rho, err := DiscreteRho(r, sigma, kappa)
 		if err != nil {

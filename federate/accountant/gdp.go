@@ -177,6 +177,9 @@ func Sensitivities(relation string) (gram, bias float64, err error) {
 	case AddRemove, "":
 		return 1, 1, nil
 	case ReplaceOne:
+		if mutation.On("P5-16") { // the replace-one bias sensitivity sqrt 2, not 2
+			return math.Sqrt2, math.Sqrt2, nil
+		}
 		return math.Sqrt2, 2, nil
 	}
 	return 0, 0, fmt.Errorf("%w: relation %q, want %q or %q", ErrInvalid, relation, AddRemove, ReplaceOne)
