@@ -5,6 +5,8 @@ package bco
 // how the regret is taken, so each is a source, and loop plays every
 // silo's user against it, steps, projects and averages.
 
+import "github.com/fedbandit/fedbandit/internal/mutation"
+
 // source is what a run's users play against.
 type source interface {
 	// user returns the loss silo i's user suffers in round t at the j-th
@@ -57,7 +59,11 @@ func (l *loop) Round(t int) (pseudo, realised float64) {
 			loss = l.hooks.loss
 		}
 		fillUnit(si.u, si.explore)
-		lossPlayed, report, sd := sendReport(l.alg.Points, l.sigma, tu.delta, si, loss)
+		sigma := l.sigma
+		if mutation.On("I42-bco-wire") && i > 0 { // the other silos' reports at half the sigma
+			sigma /= 2
+		}
+		lossPlayed, report, sd := sendReport(l.alg.Points, sigma, tu.delta, si, loss)
 		if l.hooks.sent != nil {
 			l.hooks.sent(i, report, sd)
 		}

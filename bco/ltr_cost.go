@@ -8,12 +8,14 @@ package bco
 
 // absoluteSecondsPerDocD2 is the CPU time of one absolute-loss hindsight
 // minimum (leastAbsolute) per document seen and squared dimension, m d^2,
-// on the reference machine: 0.85 s at m = 15,211, d = 47 (MQ2008, all
-// features; 18 to 20 Newton steps of m d^2 / 2 multiply-adds each, and
-// the dual's polish), from the CPU time of a sweep with 10 checkpoints
-// against the same with 1 (BENCHMARKS.md, "Estimates against
+// on the reference machine. Its Newton steps (m d^2 / 2 multiply-adds
+// each) number 1 to maxNewtonSteps: over MQ2008's 15,211 documents (d =
+// 47) 18 to 20, 0.85 s a minimum (2.5e-8 s per m d^2); over the first
+// 10 to 1,000 documents of a 304,220-document set, a third of them 60,
+// 6.3 s for 100 minima (5.6e-8). The figure is between the two, so that
+// both are within a factor 1.5 (BENCHMARKS.md, "Estimates against
 // measurements").
-const absoluteSecondsPerDocD2 = 2.5e-8
+const absoluteSecondsPerDocD2 = 3.75e-8
 
 // HindsightCost is what a run of M silos over T rounds with a checkpoint
 // every `every` rounds spends on the instance's hindsight minima: their
@@ -22,7 +24,8 @@ const absoluteSecondsPerDocD2 = 2.5e-8
 // leastAbsolute over the documents seen so far (min(M t, n) at round t)
 // at each checkpoint, on a copy of their rows and with the Hessian; the
 // squared loss's minimum is a d x d eigenproblem (about 2 ms at d = 47,
-// against 0.85 s), left to the rounds' figure, and holds nothing more.
+// against 0.85 s for the absolute loss's), left to the rounds' figure,
+// and holds nothing more.
 // Runs on one loaded instance with one M and spacing compute each minimum
 // once (the memo of hindsight), so a cost model charges it per group of
 // such runs, not per run.

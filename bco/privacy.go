@@ -117,6 +117,9 @@ func calibrate(eps, delta, sens float64, exact bool) (sigma, bound float64, clai
 	if atTarget <= delta || core.WithinTarget(got, delta, eps, delta) {
 		claim.Certified = true
 		claim.Note = fmt.Sprintf("sigma %.6g per unit sensitivity %.6g; %s", sigma, sens, floatNote)
+		if mutation.On("I42-bco-cal") { // the sigma lowered after its claim was computed
+			sigma *= 0.9
+		}
 		return sigma, got, claim, nil
 	}
 	claim.DeliveredEps = math.Inf(1)

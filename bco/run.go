@@ -71,6 +71,9 @@ func sendReport(points int, sigma, rho float64, si *silo, loss func(j int, y []f
 		return played, v, 0
 	}
 	sd = sigma * norm
+	if mutation.On("I42-bco-rand") { // uniform noise of the same standard deviation
+		return played, v + float64(sd*math.Sqrt(3)*(float64(2*si.privacy.Float64())-1)), sd
+	}
 	return played, v + float64(sd*si.privacy.NormFloat64()), sd
 }
 

@@ -68,6 +68,8 @@ var Mechanisms = map[string]string{
 	"polya-secagg-reference-code":   "Polya shares of the authors' script's scale (not certified)",
 	"skellam-secagg":                "Skellam shares under secure aggregation (Renyi DP)",
 	"dgauss-secagg":                 "discrete Gaussian shares under secure aggregation (concentrated DP)",
+	// mab (package mab): policies
+	"laplace-tree-central": "discrete Laplace noise on every node of each arm's binary tree of rewards at a trusted server (DP-UCB)",
 	// bco (package bco)
 	"gaussian-report": "Gaussian noise on every user's one report (local model)",
 }

@@ -204,6 +204,16 @@ var algorithms = []*Algorithm{
 		validate: validateFedUCB,
 	},
 	{
+		Name: AlgDisLinUCB, Display: "DisLinUCB", Model: accountant.ModelNone, Trust: core.TrustNone,
+		Uses:         learnerKeys,
+		Params:       disLinUCBParams,
+		paramDefault: disLinUCBDefault,
+		Summary:      "DisLinUCB (Wang et al., ICLR 2020): a synchronisation when a silo's (t - t_last) log(det V_t / det V_last) exceeds D, exact statistics (non-private); each_silo = 1: only the triggering silos upload and download",
+		Protocols:    []string{ProtocolPAlt}, Learns: true, AdaptiveSchedule: true,
+		newParts: disLinUCBParts,
+		validate: validateDisLinUCB,
+	},
+	{
 		Name: AlgLDPLinUCB, Display: "LDP-LinUCB", Model: accountant.ModelUserLDP,
 		Trust: core.TrustLocal, Mechanism: "user-gaussian", Uses: uses(without(privateKeys, "relation"), without(learnerKeys, "lazy"), noiseKeys),
 		Summary:   "LDP-LinUCB (Zheng et al. 2020): every user noises her own x x^T and x y before the silo sees them (local DP for users); silos share the noisy sums every B rounds; on a logistic-link instance its generalized-linear variant LDP-GLOC",

@@ -101,7 +101,7 @@ func fedUCBParts(su runSetup) (parts, error) {
 	}
 	p := parts{
 		learner:  newEagerLearner(s.M, su.d),
-		schedule: &logDetSchedule{threshold: d, logdet: make([]float64, s.M)},
+		schedule: newLogDetSchedule(d, s.M, false),
 		protocol: exactSum{},
 	}
 	if !su.alg.Private() {
@@ -115,34 +115,45 @@ func fedUCBParts(su runSetup) (parts, error) {
 	return p, nil
 }
 
-// logDetSchedule is FedUCB's trigger: silo i asks for a synchronisation
-// when log det(V_i) - log det(V_last), the growth of its local V since the
-// last synchronisation, exceeds D / (t - t_last). Each observation adds
+// logDetSchedule is the log-det trigger of DisLinUCB (Wang et al. 2020),
+// which FedUCB follows: silo i signals a synchronisation after round t
+// when (t - t_last) (log det(V_i) - log det(V_last)) > D, the growth of
+// its local V since its last synchronisation times the rounds since then;
+// it is tested as growth > D / (t - t_last). Each observation adds
 // log1p(x^T V^-1 x) (det(V + x x^T) = det(V)(1 + x^T V^-1 x)), the
-// leverage the learner step returns. D = 0 synchronises after every
-// round (the regime n = O(M T)): in exact arithmetic a silo's growth
-// after a round is > 0 whenever its action is not zero, and a noisy V
-// must not make it otherwise.
+// leverage the learner step returns. On a signal every silo takes part
+// (the papers' rule), or, with each, only the silos whose own condition
+// fires, each with its own t_last. D = 0 synchronises every silo after
+// every round (the regime n = O(M T)): in exact arithmetic a silo's
+// growth after a round is > 0 whenever its action is not zero, and a
+// noisy V must not make it otherwise.
 type logDetSchedule struct {
 	threshold float64
-	logdet    []float64 // per silo, since the last synchronisation
-	last      int       // round of the last synchronisation
+	each      bool
+	logdet    []float64 // per silo, since its last synchronisation
+	last      []int     // per silo, the round of its last synchronisation
+}
+
+func newLogDetSchedule(threshold float64, m int, each bool) *logDetSchedule {
+	return &logDetSchedule{threshold: threshold, each: each, logdet: make([]float64, m), last: make([]int, m)}
 }
 
 func (l *logDetSchedule) observed(i int, q float64) { l.logdet[i] += fmath.Log1p(q) }
 
-func (l *logDetSchedule) due(t int) bool {
-	limit := l.threshold / float64(t-l.last)
-	fire := l.threshold == 0
-	for _, v := range l.logdet {
-		if v > limit {
-			fire = true
-			break
+func (l *logDetSchedule) due(t int, up []bool) bool {
+	fire := false
+	for i, v := range l.logdet {
+		if l.threshold == 0 || v > l.threshold/float64(t-l.last[i]) {
+			up[i], fire = true, true
 		}
 	}
-	if fire {
-		clear(l.logdet)
-		l.last = t
+	if fire && !l.each {
+		all(up, true)
+	}
+	for i, u := range up {
+		if u {
+			l.logdet[i], l.last[i] = 0, t
+		}
 	}
 	return fire
 }

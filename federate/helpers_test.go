@@ -63,8 +63,8 @@ func trees(t testing.TB, sm *sim) siloTrees {
 // controls).
 type funcSchedule func(t int) bool
 
-func (funcSchedule) observed(int, float64) {}
-func (f funcSchedule) due(t int) bool      { return f(t) }
+func (funcSchedule) observed(int, float64)       {}
+func (f funcSchedule) due(t int, up []bool) bool { return all(up, f(t)) }
 
 // runSim plays all rounds of a test sim.
 func runSim(sm *sim) *Result {

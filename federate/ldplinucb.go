@@ -95,14 +95,14 @@ func (l *glocNoise) observe(i int, b *batchStats, x []float64, y float64) float6
 
 // restart moves theta_h by the batch's noisy gradients (post-processing
 // of the users' reports), then restarts the lazy learner.
-func (l *glocNoise) restart(p, theta []float64) {
+func (l *glocNoise) restart(up []bool, p, theta []float64) {
 	for _, g := range l.grad {
 		for e, v := range g {
 			l.thetaH[e] -= float64(l.step * v)
 		}
 		clear(g)
 	}
-	l.localNoise.restart(p, theta)
+	l.localNoise.restart(up, p, theta)
 }
 
 // localNoise is the lazy learner fed with each user's noisy report: her

@@ -23,8 +23,11 @@ type learner interface {
 	observe(i int, b *batchStats, x []float64, y float64) float64
 	// restart is called after every synchronisation (and once before the
 	// first round) with the published V^-1 in width form and theta =
-	// V^-1 U_syn; the learner must copy what it keeps.
-	restart(p, theta []float64)
+	// V^-1 U_syn, for the silos i with up[i] (the ones that took part);
+	// the learner must copy what it keeps. Only the eager learner keeps
+	// per-silo state: the others act on the published state alone and
+	// need every silo in every synchronisation (validateSubset).
+	restart(up []bool, p, theta []float64)
 }
 
 // batchStats are a silo's local statistics since its last
@@ -58,8 +61,11 @@ func (l *eagerLearner) observe(i int, b *batchStats, x []float64, y float64) flo
 	return kern.Learn(b.w, b.u, l.p[i], l.theta[i], x, y, l.g)
 }
 
-func (l *eagerLearner) restart(p, theta []float64) {
+func (l *eagerLearner) restart(up []bool, p, theta []float64) {
 	for i := range l.p {
+		if !up[i] {
+			continue // it keeps V = Lambda I + W_syn (as it last downloaded it) + W_i
+		}
 		copy(l.p[i], p)
 		copy(l.theta[i], theta)
 	}
@@ -87,7 +93,7 @@ func (l *lazyLearner) observe(_ int, b *batchStats, x []float64, y float64) floa
 	return math.NaN()
 }
 
-func (l *lazyLearner) restart(p, theta []float64) {
+func (l *lazyLearner) restart(_ []bool, p, theta []float64) {
 	copy(l.p, p)
 	copy(l.theta, theta)
 }

@@ -53,7 +53,7 @@ func TestMutationAudit(t *testing.T) {
 			t.Errorf("unmodified code: %s", v)
 		}
 	}
-	for _, m := range []string{"M1", "M2", "M3", "M4", "M8", "M9", "M10", "M11", "M12", "M15", "M16", "P5-13"} {
+	for _, m := range []string{"M1", "M2", "M3", "M4", "M8", "M9", "M10", "M11", "M12", "M15", "M16", "P5-13", "I42-lin-cal", "I42-lin-wire", "I42-lin-rand"} {
 		restore := mutation.Set(m)
 		vs := auditVerdicts(t)
 		restore()

@@ -1,6 +1,7 @@
 package federate
 
 import (
+	"fmt"
 	"math/rand/v2"
 
 	"github.com/fedbandit/fedbandit/federate/tree"
@@ -10,11 +11,25 @@ import (
 // A protocol carries the silos' batch statistics to the server at a
 // synchronisation and publishes the synchronised sums.
 type protocol interface {
-	// publish sends every silo's batch statistics through the protocol,
-	// announcing each silo->server message to send (which counts it), and
-	// writes the published sums W_syn (packed) and U_syn into wsyn and
-	// usyn.
-	publish(batches []*batchStats, wsyn, usyn []float64, send sender)
+	// publish sends the batch statistics of every silo i with up[i]
+	// through the protocol, announcing each silo->server message to send
+	// (which counts it), and writes the published sums W_syn (packed) and
+	// U_syn into wsyn and usyn. Only the exact sum takes a subset of the
+	// silos: the tree protocols step every silo's tree (or the level's
+	// node of all M) together, and their schedules synchronise every silo
+	// (everySilo).
+	publish(up []bool, batches []*batchStats, wsyn, usyn []float64, send sender)
+}
+
+// everySilo is the tree protocols' invariant: every silo takes part in
+// each synchronisation (a schedule that picks a subset is paired with the
+// exact sum only).
+func everySilo(up []bool) {
+	for i, u := range up {
+		if !u {
+			panic(fmt.Sprintf("federate: silo %d left out of a synchronisation of a protocol that steps every silo together", i))
+		}
+	}
 }
 
 // sender accounts for one message of silo i on a stream ("gram" or
@@ -25,8 +40,11 @@ type sender func(i int, stream string, msg []float64)
 // exact batch statistics and the server adds them to the running sums.
 type exactSum struct{}
 
-func (exactSum) publish(batches []*batchStats, wsyn, usyn []float64, send sender) {
+func (exactSum) publish(up []bool, batches []*batchStats, wsyn, usyn []float64, send sender) {
 	for i, b := range batches {
+		if !up[i] {
+			continue
+		}
 		send(i, "gram", b.w)
 		send(i, "bias", b.u)
 		addTo(wsyn, b.w)
@@ -100,7 +118,8 @@ func newTreeNodes(st siloTrees, d int, shuffle *rand.Rand) *treeNodes {
 	}
 }
 
-func (p *treeNodes) publish(batches []*batchStats, wsyn, usyn []float64, send sender) {
+func (p *treeNodes) publish(up []bool, batches []*batchStats, wsyn, usyn []float64, send sender) {
+	everySilo(up)
 	p.gramSrv.Begin()
 	p.biasSrv.Begin()
 	for i, b := range batches {
@@ -132,7 +151,8 @@ func newTreePrefixes(st siloTrees, d int) *treePrefixes {
 	return &treePrefixes{siloTrees: st, gbuf: make([]float64, tree.PackedLen(d)), bbuf: make([]float64, d)}
 }
 
-func (p *treePrefixes) publish(batches []*batchStats, wsyn, usyn []float64, send sender) {
+func (p *treePrefixes) publish(up []bool, batches []*batchStats, wsyn, usyn []float64, send sender) {
+	everySilo(up)
 	clear(wsyn)
 	clear(usyn)
 	for i, b := range batches {

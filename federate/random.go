@@ -39,4 +39,4 @@ func (u *uniformPolicy) choose(i int, set *actionSet, _ float64, _ []float64) in
 
 func (u *uniformPolicy) observe(int, *batchStats, []float64, float64) float64 { return math.NaN() }
 
-func (u *uniformPolicy) restart(_, _ []float64) {}
+func (u *uniformPolicy) restart(_ []bool, _, _ []float64) {}

@@ -391,6 +391,7 @@ type sim struct {
 	silos  []siloState
 	parts
 	batches []*batchStats // &silos[i].batch, the protocol's view
+	up      []bool        // the silos of the current synchronisation (schedule.due)
 
 	// Published (synchronised) statistics and the learner state derived
 	// from them.
@@ -424,7 +425,7 @@ func newSim(s Spec, cal *accountant.Calibration, h hooks) (*sim, error) {
 	np := tree.PackedLen(d)
 	sm := &sim{
 		s: s, cal: cal, d: d, np: np, lambda: cal.Lambda,
-		silos: make([]siloState, s.M), batches: make([]*batchStats, s.M),
+		silos: make([]siloState, s.M), batches: make([]*batchStats, s.M), up: make([]bool, s.M),
 		wsyn: make([]float64, np), usyn: make([]float64, d),
 		asyn: make([]float64, d*d), psyn: make([]float64, np), thetSyn: make([]float64, d),
 		v: make([]float64, d*d), l: make([]float64, d*d), e: make([]float64, d),
@@ -463,7 +464,8 @@ func newSim(s Spec, cal *accountant.Calibration, h hooks) (*sim, error) {
 		si.reward = rng.New(runKey, "silo", i, "reward")
 		sm.batches[i] = &si.batch
 	}
-	// Before the first synchronisation V = Lambda I.
+	// Before the first synchronisation V = Lambda I, for every silo.
+	all(sm.up, true)
 	sm.refresh()
 	return sm, nil
 }
@@ -489,7 +491,8 @@ func (sm *sim) round(t int) (float64, float64) {
 	}
 	sm.pseudo += pseudo
 	sm.realised += realised
-	if sm.schedule.due(t) {
+	clear(sm.up)
+	if sm.schedule.due(t, sm.up) {
 		sm.sync()
 	}
 	return pseudo, realised
@@ -563,18 +566,21 @@ func (sm *sim) observe(i int, x []float64, y float64) {
 	sm.schedule.observed(i, q)
 }
 
-// sync is synchronisation k = syncs+1: the protocol carries every silo's
-// batch statistics to the server, which publishes W_syn and U_syn, and
-// every silo restarts from them.
+// sync is synchronisation k = syncs+1: the protocol carries the batch
+// statistics of the silos taking part (sm.up) to the server, which
+// publishes W_syn and U_syn, and those silos restart from them; the
+// others keep their batches and their learner state.
 func (sm *sim) sync() {
 	sm.syncs++
-	sm.protocol.publish(sm.batches, sm.wsyn, sm.usyn, sm.send)
+	sm.protocol.publish(sm.up, sm.batches, sm.wsyn, sm.usyn, sm.send)
 	if sm.h.published != nil {
 		sm.h.published(sm.syncs, sm.wsyn, sm.usyn)
 	}
-	for _, b := range sm.batches {
-		clear(b.w)
-		clear(b.u)
+	for i, b := range sm.batches {
+		if sm.up[i] {
+			clear(b.w)
+			clear(b.u)
+		}
 	}
 	sm.refresh()
 }
@@ -612,7 +618,7 @@ func (sm *sim) refresh() {
 	cholInverse(sm.asyn, sm.l, sm.e, d)
 	vec.WidthForm(sm.psyn, sm.asyn, d)
 	matVec(sm.thetSyn, sm.asyn, sm.usyn)
-	sm.learner.restart(sm.psyn, sm.thetSyn)
+	sm.learner.restart(sm.up, sm.psyn, sm.thetSyn)
 }
 
 // send accounts for one silo->server message of the current

@@ -24,7 +24,7 @@ func superAgentParts(su runSetup) (parts, error) {
 	}
 	c := &centralTree{treePrefixes: newTreePrefixes(st, su.d),
 		sum: batchStats{w: make([]float64, tree.PackedLen(su.d)), u: make([]float64, su.d)}}
-	c.one = []*batchStats{&c.sum}
+	c.one, c.oneUp = []*batchStats{&c.sum}, []bool{true}
 	return parts{learner: newLazyLearner(su.d), schedule: everyB{b: 1}, protocol: c}, nil
 }
 
@@ -33,11 +33,13 @@ func superAgentParts(su runSetup) (parts, error) {
 // of all of them through one tree mechanism (noise of stream "silo" 0).
 type centralTree struct {
 	*treePrefixes
-	sum batchStats
-	one []*batchStats
+	sum   batchStats
+	one   []*batchStats
+	oneUp []bool // the curator's one tree takes part in every release
 }
 
-func (c *centralTree) publish(batches []*batchStats, wsyn, usyn []float64, send sender) {
+func (c *centralTree) publish(up []bool, batches []*batchStats, wsyn, usyn []float64, send sender) {
+	everySilo(up)
 	clear(c.sum.w)
 	clear(c.sum.u)
 	for i, b := range batches {
@@ -46,5 +48,5 @@ func (c *centralTree) publish(batches []*batchStats, wsyn, usyn []float64, send 
 		addTo(c.sum.w, b.w)
 		addTo(c.sum.u, b.u)
 	}
-	c.treePrefixes.publish(c.one, wsyn, usyn, func(int, string, []float64) {})
+	c.treePrefixes.publish(c.oneUp, c.one, wsyn, usyn, func(int, string, []float64) {})
 }

@@ -191,7 +191,8 @@ func (b *bitSource) bernoulli(f float64) int64 {
 // decoded; the server publishes the prefix sum of the nodes of k's set
 // bits. Every user of the node sends one message per entry through the
 // shuffler; each silo's share is counted as its messages.
-func (v *vecSum) publish(batches []*batchStats, wsyn, usyn []float64, send sender) {
+func (v *vecSum) publish(up []bool, batches []*batchStats, wsyn, usyn []float64, send sender) {
+	everySilo(up)
 	v.k++
 	j := bits.TrailingZeros(uint(v.k))
 	nd := v.nodes[j]

@@ -48,7 +48,9 @@ func vecNodeWith(r accountant.Request, sigma float64, trial int, exact bool) (gr
 		v.encode([]float64{u.x}, u.y, &src)
 	}
 	w, b := make([]float64, 1), make([]float64, 1)
-	v.publish(make([]*batchStats, r.M), w, b, func(int, string, []float64) {})
+	up := make([]bool, r.M)
+	all(up, true)
+	v.publish(up, make([]*batchStats, r.M), w, b, func(int, string, []float64) {})
 	return w[0], b[0], v.nodes[0]
 }
 

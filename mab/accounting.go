@@ -128,6 +128,9 @@ func newLedger(alg Algorithm, spec Spec, params map[string]float64, arms int) (l
 		}
 		l.batches = append(l.batches, batchClaim{n: n, target: t, eps: d})
 	}
+	if mutation.On("I42-mab-cal") && !l.paper { // the noise parameter raised after the batches were charged
+		l.noiseEps *= 1.25
+	}
 	return l, nil
 }
 
@@ -371,4 +374,24 @@ func rdpToDP(curve func(float64) float64, delta float64, integer bool) float64 {
 		eval(a)
 	}
 	return best
+}
+
+// policyClaim is the claim of a Policy entry's run: the family's
+// non-private claim, or, for a private entry, what its policy states its
+// noise delivers (a PrivatePolicy), through the one certification rule
+// (core.Privacy.Certify), its sampler named as every claim's is.
+func policyClaim(alg Algorithm, spec Spec, params map[string]float64, pol Policy) (core.Privacy, error) {
+	if alg.Trust == core.TrustNone {
+		return account(alg, spec, params, ledger{}), nil
+	}
+	pp, ok := pol.(PrivatePolicy)
+	if !ok {
+		return core.Privacy{}, fmt.Errorf("algorithm = %q: a private policy entry whose policy states no claim (not a mab.PrivatePolicy): no accountant covers it", alg.Name)
+	}
+	p := pp.Claim(core.Privacy{Trust: alg.Trust, Relation: Relation,
+		Mechanism: alg.Noise.Mechanism, Sampler: alg.Noise.Sampler, TargetEps: spec.Eps}).Certify()
+	if how := alg.Noise.SamplerNote; how != "" {
+		p.Note = strings.TrimPrefix(p.Note+"; sampler: "+how, "; ")
+	}
+	return p, nil
 }

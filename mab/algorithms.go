@@ -27,10 +27,11 @@ type Algorithm struct {
 	// seed); a grid value for another generic key does not change its run.
 	Uses []string
 	// Policy, set for an entry that is not batched successive
-	// elimination, builds its rule (Noise and Schedule are then unset);
-	// the family plays it on the run's reward stream. Only a non-private
-	// policy is accepted: no accountant of the family covers another.
-	Policy func(PolicySetup) Policy
+	// elimination, builds its rule (Schedule is then unset); the family
+	// plays it on the run's reward stream. A private policy entry declares
+	// its Noise (mechanism and sampler) and its policy states its own
+	// claim (a PrivatePolicy).
+	Policy func(PolicySetup) (Policy, error)
 }
 
 // Noise declares an entry's privacy noise: its law (Kind) and where it is
@@ -127,6 +128,10 @@ var Algorithms = []Algorithm{
 		Params: []core.Param{paramConf, paramCrs, paramGrow, paramS, paramPaper}, Uses: []string{"eps", "delta", "T", "seed"}},
 	{Name: "ucb1", Display: "UCB1", Summary: "Auer et al. (2002): the arm of largest mean + c sqrt(2 ln n / n_a) each round, non-private (not batched)",
 		Trust: core.TrustNone, Policy: newUCB1, Params: []core.Param{paramC}, Uses: []string{"T", "seed"}},
+	{Name: "dp-ucb", Display: "DP-UCB", Summary: "Mishra & Thakurta (2015), Private UCB: UCB1 on each arm's reward sum released by tree-based aggregation (Chan, Shi & Song 2011) with discrete Laplace noise at a trusted server, central pure DP (not batched)",
+		Trust: core.TrustCentral, Model: "pure", Policy: newDPUCB,
+		Noise:  Noise{Kind: NoiseLaplaceGrid, Placement: PlaceCentral, Mechanism: "laplace-tree-central", Sampler: core.SamplerDiscreteLaplace, SamplerNote: "exact discrete Laplace (CKS20) on the 2^-20 grid"},
+		Params: []core.Param{paramC}, Uses: []string{"eps", "T", "seed"}},
 }
 
 // Lookup returns the entry named name.

@@ -2,6 +2,9 @@ package mab
 
 import (
 	"math/rand/v2"
+
+	"github.com/fedbandit/fedbandit/core"
+	"github.com/fedbandit/fedbandit/internal/rng"
 )
 
 // Policy is an entry of another shape than batched successive
@@ -19,11 +22,29 @@ type Policy interface {
 	Counters() (syncs int, scalars int64)
 }
 
+// PrivatePolicy is a Policy whose rewards reach its statistics only
+// through noise (DP-UCB, dpucb.go): it states what the noise guarantees.
+// A private entry's policy must be one; the family refuses it otherwise.
+type PrivatePolicy interface {
+	Policy
+	// Claim completes the run's claim, given with the entry's trust,
+	// mechanism, sampler, the family's relation token and the target eps
+	// filled in: what the noise delivers, whether that is certified, the
+	// relation in its own words (RelationNote: where a user's reward
+	// goes) and a note on what the guarantee covers. The family then
+	// applies the one certification rule (core.Privacy.Certify).
+	Claim(p core.Privacy) core.Privacy
+}
+
 // PolicySetup is what an entry's Policy constructor is given.
 type PolicySetup struct {
 	Arms   int                // K
 	T      int                // rounds (users)
+	Eps    float64            // the target eps (a private entry; 0 otherwise)
 	Params map[string]float64 // the entry's parameters, resolved
+	// Key is the run's key: a private policy draws its rounding and its
+	// noise from its own named streams of it, apart from the rewards'.
+	Key rng.Key
 }
 
 // bandit is the instance as a run plays it: the means, the best arm and

@@ -73,6 +73,10 @@ func (r *Run) begin() {
 	}
 	r.n = min(r.size(b, len(r.active)), r.maxN)
 	r.pos = 0
+	if mutation.On("I42-mab-wire") { // the protocol told one user more than the batch has
+		r.proto.start(r.b, r.n+1, len(r.active))
+		return
+	}
 	r.proto.start(r.b, r.n, len(r.active))
 }
 

@@ -60,11 +60,19 @@ func New(spec Spec) (core.Problem, core.Privacy, error) {
 		b.reward = gaussianClipped(spec.Instance.NoiseSD)
 	}
 	if alg.Policy != nil {
+		setup := PolicySetup{Arms: len(means), T: spec.T, Params: params, Key: key}
 		if alg.Trust != core.TrustNone {
-			return nil, core.Privacy{}, fmt.Errorf("algorithm = %q: a private policy entry, which no accountant of the family covers", alg.Name)
+			setup.Eps = spec.Eps
 		}
-		p := &policyRun{bandit: b, policy: alg.Policy(PolicySetup{Arms: len(means), T: spec.T, Params: params})}
-		return p, account(alg, spec, params, ledger{}), nil
+		pol, err := alg.Policy(setup)
+		if err != nil {
+			return nil, core.Privacy{}, err
+		}
+		claim, err := policyClaim(alg, spec, params, pol)
+		if err != nil {
+			return nil, core.Privacy{}, err
+		}
+		return &policyRun{bandit: b, policy: pol}, claim, nil
 	}
 	r := &Run{bandit: b, crs: params["crs"], maxN: spec.T, b: 1}
 	for a := range means {

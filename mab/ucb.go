@@ -13,8 +13,8 @@ var paramC = core.Param{Key: "c", Doc: "UCB1's exploration scale c: the index is
 // newUCB1 is UCB1 (Auer, Cesa-Bianchi & Fischer 2002, Figure 1): every arm
 // once, then the first arm of largest index mean_a + c sqrt(2 ln n / n_a),
 // where n is the number of pulls so far and n_a arm a's.
-func newUCB1(s PolicySetup) Policy {
-	return &ucb1{c: s.Params["c"], n: make([]int64, s.Arms), sum: make([]float64, s.Arms)}
+func newUCB1(s PolicySetup) (Policy, error) {
+	return &ucb1{c: s.Params["c"], n: make([]int64, s.Arms), sum: make([]float64, s.Arms)}, nil
 }
 
 // ucb1 is UCB1's state: the pulls and reward sums per arm. Every pull is

@@ -124,12 +124,16 @@ func TestUCB1Regret(t *testing.T) {
 	t.Logf("mean pseudo-regret %.1f, bound %.1f", mean, bound)
 }
 
-// TestPolicyEntries: a policy entry takes no noise and no schedule, a
-// private policy entry is refused (no accountant covers it), and ucb1's
-// c is checked against its range, an explicit 0 kept.
+// TestPolicyEntries: a policy entry takes no schedule, and noise only if
+// it is private (then declaring its mechanism and sampler); a private
+// policy entry whose policy states no claim is refused (no accountant
+// covers it), and ucb1's c is checked against its range, an explicit 0
+// kept.
 func TestPolicyEntries(t *testing.T) {
 	for _, a := range Algorithms {
-		if a.Policy != nil && (a.Noise != (Noise{}) || a.Schedule != nil || a.Model != "" || a.Trust != core.TrustNone) {
+		private := a.Trust != core.TrustNone
+		if a.Policy != nil && (a.Schedule != nil || private != (a.Noise != (Noise{})) || private != (a.Model != "") ||
+			private && (core.Mechanisms[a.Noise.Mechanism] == "" || a.Noise.Sampler == "")) {
 			t.Errorf("%s: a policy entry with noise %+v, schedule, model %q, trust %q", a.Name, a.Noise, a.Model, a.Trust)
 		}
 		if a.Policy == nil && a.Schedule == nil {

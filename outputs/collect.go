@@ -198,14 +198,20 @@ func curveOrder(recs []RunRecord) []int {
 // row group and one record batch of curves.arrow read back with its row
 // group. Calibrated on generated directories (GenerateRuns) with
 // /usr/bin/time -v; outputs/README.md, "Collect at scale".
+//
+// A batch holds at most curveBatchRows rows, fewer when the runs have
+// fewer in all: a collect of 2 to 8 short runs measured 31-32 MiB, not
+// the 85 MiB of full batches (BENCHMARKS.md, "Estimates against
+// measurements").
 func CollectMemory(runs, points int) int64 {
 	const (
-		base     = 45 << 20                    // runtime, Arrow allocator, file buffers
-		perRun   = 5632                        // records, manifest entries, runs.arrow and runs.parquet rows
-		perRow   = 160                         // a curve row in the batch builder (10 columns, 2 ids)
-		perPoint = 400                         // a read point: the file, Arrow buffers, decoded values
-		batch    = 2 * curveBatchRows * perRow // the batch and the builder's growth
-		parquet  = 2 * curveBatchRows * perRow // a batch read back and its Parquet row group
+		base     = 28 << 20 // runtime, Arrow allocator, file buffers
+		perRun   = 5632     // records, manifest entries, runs.arrow and runs.parquet rows
+		perRow   = 160      // a curve row in the batch builder (10 columns, 2 ids)
+		perPoint = 400      // a read point: the file, Arrow buffers, decoded values
 	)
+	rows := min(int64(curveBatchRows), int64(runs)*int64(points))
+	batch := 2 * rows * perRow   // the batch and the builder's growth
+	parquet := 2 * rows * perRow // a batch read back and its Parquet row group
 	return base + int64(runs)*perRun + batch + parquet + int64(points)*perPoint
 }

@@ -164,7 +164,7 @@ var Columns = []Column[RunRecord]{
 
 	always(value("instance", "", appliesAll, "Instance name given in the sweep file (informational; not part of the id).", func(r *rr) *string { return &r.Instance })),
 	always(value("instance_kind", "", appliesAll, `Instance kind of the run's [[instance]] table, one of the registry's (run sweep --help lists each with its keys and the columns it records).`, func(r *rr) *string { return &r.InstanceKind })),
-	always(value("instance_hash", "", appliesAll, "Content hash of the instance (of the prepared data for ltr; of its parameters otherwise).", func(r *rr) *string { return &r.InstanceHash })),
+	always(value("instance_hash", "", appliesAll, "Content hash of the instance: of the data a data-backed kind reads (documents, theta*, click model, partition), of its parameters otherwise.", func(r *rr) *string { return &r.InstanceHash })),
 	always(value("instance_name", "", appliesAll, "Description of the instance (its kind's parameters).", func(r *rr) *string { return &r.InstanceName })),
 	nullable("instance_seed", "", AppliesKinds, "Seed of the instance's random parts (theta* and shared contexts, the arms' means, the loss sequence, the order the documents arrive in); separate from the run seed.", func(r *rr) **uint64 { return &r.InstanceSeed }),
 	nullable("arms", "actions", AppliesKinds, "Number of arms: the actions per silo per round K, or a multi-armed bandit's arms (a query's documents when they are the arms). Null where each round's actions are a query's documents. (Layout 2: k; a mab run's arms were in d.)", func(r *rr) **int { return &r.Arms }),

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fedbandit/fedbandit/features"
 	"github.com/fedbandit/fedbandit/federate"
+	"github.com/fedbandit/fedbandit/ingest"
 	"github.com/fedbandit/fedbandit/internal/click"
 	"github.com/fedbandit/fedbandit/ltr"
 	"github.com/fedbandit/fedbandit/outputs"
@@ -42,9 +44,9 @@ type ltrClickTable struct {
 // ltrClickInstance is a decoded ltr-click instance: its table and the
 // dataset's manifest (no documents read yet).
 type ltrClickInstance struct {
-	t       ltrClickTable
-	dir     string
-	queries int
+	t   ltrClickTable
+	dir string
+	man *ingest.Manifest
 }
 
 func decodeLTRClick(table map[string]any, base string) (Instance, error) {
@@ -66,16 +68,19 @@ func decodeLTRClick(table map[string]any, base string) (Instance, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, err := features.Resolve(t.Features, man.Features, features.DefaultIntercept); err != nil {
+		return nil, &KeyError{Key: "features", Msg: fmt.Sprintf("%v (dataset %s)", err, dir)}
+	}
 	if _, err := click.Probabilities(t.ClickModel, man.LabelMax); err != nil {
 		return nil, &KeyError{Key: "click_model", Msg: fmt.Sprintf("%s (dataset %s)", strings.TrimPrefix(err.Error(), "click_model = "), dir)}
 	}
-	return &ltrClickInstance{t: t, dir: dir, queries: man.Queries}, nil
+	return &ltrClickInstance{t: t, dir: dir, man: man}, nil
 }
 
 func (*ltrClickInstance) Kind() string { return ltrClickKind.Name }
 func (*ltrClickInstance) PerM() bool   { return true }
 
-func (c *ltrClickInstance) CheckM(m int) error { return checkQueries(m, c.queries, c.dir) }
+func (c *ltrClickInstance) CheckM(m int) error { return checkQueries(m, c.man.Queries, c.dir) }
 
 func (*ltrClickInstance) Settings(s *federate.Spec) {
 	s.Instance, s.Synthetic = federate.InstanceLTR, federate.SyntheticSpec{}
@@ -107,7 +112,14 @@ func (c *ltrClickInstance) Load(m int, env Env) (*Loaded, error) {
 		}
 		data.Queries[i] = federate.LTRQuery{X: q.X, Mu: mu}
 	}
-	return ltrLoaded(data)
+	l, err := ltrLoaded(data)
+	if err != nil {
+		return nil, err
+	}
+	// The dataset's columns as read, before they become the documents
+	// (at most Dim columns: the feature set's and the intercept).
+	l.LoadBytes = ingest.LoadBytes(*c.man, docs.Dim)
+	return l, nil
 }
 
 // Record records the kind's columns: the feature set, the reward model

@@ -7,13 +7,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fedbandit/fedbandit/ingest"
 	"github.com/fedbandit/fedbandit/ltr"
 )
 
 // TestLTRClickData: an ltr-click instance is the dataset's partitioned
 // documents (ltr.LoadDocuments, the learner's view) with each document's
 // mean its click model's probability of its label, played as Bernoulli
-// rewards without noise; the hash tells click models and M apart.
+// rewards without noise; the hash tells click models and M apart, and
+// the plan's memory estimate counts the dataset's columns as read.
 func TestLTRClickData(t *testing.T) {
 	dir := tinyDataset(t, 46, letorRows)
 	table := map[string]any{"kind": "ltr-click", "dataset": dir, "features": "all", "click_model": "navigational"}
@@ -32,6 +34,13 @@ func TestLTRClickData(t *testing.T) {
 	}
 	if !data.Bernoulli || data.NoiseStd != 0 || data.Dim != 47 || l.Dim != 47 || len(data.Queries) != 3 || len(data.Silos) != 2 || data.R != 1 || data.Crs != 0.1 {
 		t.Fatalf("data %+v", data)
+	}
+	man, err := ingest.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := ingest.LoadBytes(*man, 47); l.LoadBytes != want || want <= 0 {
+		t.Errorf("LoadBytes %d, want the dataset's columns as read, %d", l.LoadBytes, want)
 	}
 	wantMu := [][]float64{{0.05, 0.5, 0.95, 0.05, 0.95}, {0.5}, {0.05, 0.5}} // labels 0 1 2 0 2; 1; 0 1
 	for q := range data.Queries {
@@ -113,6 +122,8 @@ func TestLTRClickBadInput(t *testing.T) {
 		{change: map[string]any{"dataset": odd}, key: "click_model", msg: "labels are 0-3"},
 		{change: map[string]any{"dataset": single}, key: "dataset", msg: "has 1 document"},
 		{change: map[string]any{"strategy": "zigzag"}, key: "strategy", msg: "zigzag"},
+		{change: map[string]any{"features": "title"}, key: "features", msg: "MSLR-WEB"},
+		{change: map[string]any{"features": "1-99"}, key: "features", msg: "99"},
 		{change: map[string]any{"partition_seed": int64(-1)}, key: "partition_seed", msg: "-1"},
 		{change: map[string]any{"model": "reference"}, key: "model", msg: "not a key of kind"},
 		{change: map[string]any{"click_model": int64(3)}, key: "click_model", msg: ""},

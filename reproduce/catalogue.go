@@ -87,6 +87,15 @@ type Experiment struct {
 	// LogX, LogY are the paper's axes.
 	LogX bool `toml:"log_x"`
 	LogY bool `toml:"log_y"`
+	// Panels is the field of the configurations' labels (a key of
+	// registry.Fields: "eps", "algorithm", "instance", ...) whose values
+	// get a panel each, as in the paper's figure; the runs without it (a
+	// non-private algorithm has no eps) are drawn in every panel. "":
+	// one panel (over instances: one per instance class and eps).
+	Panels string `toml:"panels"`
+	// Columns is the most panels in a row of the figure (0: all in one
+	// row).
+	Columns int `toml:"columns"`
 	// Notes explain the differences from the paper (Markdown, emitted
 	// as written).
 	Notes string `toml:"notes"`
@@ -143,7 +152,7 @@ const (
 	// KindBelow: series Lower's mean is below series Upper's at round
 	// At (Welch's one-sided test at level Alpha).
 	KindBelow = "below"
-	// KindExponent: the exponent of a fit over T or eps (package
+	// KindExponent: the exponent of a fit over T, eps or d (package
 	// outputs/scaling), or of the privacy cost over M, is Value (its 95%
 	// interval contains Value).
 	KindExponent = "exponent"
@@ -161,7 +170,8 @@ type Check struct {
 	// At is the round of a KindBelow check (absent: the last
 	// checkpoint of the scale).
 	At *int `toml:"at"`
-	// Over ("T", "eps" or "M": the privacy cost against FedLinUCB), Series (substrings selecting one fit),
+	// Over ("T", "eps", "d": the instances' dimension, or "M": the
+	// privacy cost against FedLinUCB), Series (substrings selecting one fit),
 	// Baseline (optional: the privacy cost against this algorithm),
 	// Value (the claimed exponent) and Local (the last local exponent
 	// instead of the fit over every point) define a KindExponent check.
@@ -242,6 +252,12 @@ func (c *Catalogue) validate() error {
 		if e.Metric == "" {
 			return fmt.Errorf("%s: metric is required", where)
 		}
+		if e.Panels != "" && e.Over == "instance" {
+			return fmt.Errorf("%s: panels %q: a figure over instances has a panel per instance class and eps already", where, e.Panels)
+		}
+		if e.Columns < 0 {
+			return fmt.Errorf("%s: columns %d: want a count of panels >= 0", where, e.Columns)
+		}
 		for _, s := range []string{Quick, Default} {
 			sc, ok := e.Scale[s]
 			if !ok {
@@ -301,8 +317,8 @@ func (ck *Check) validate() error {
 			return fmt.Errorf("at %d: want a round >= 1", *ck.At)
 		}
 	case KindExponent:
-		if ck.Over != "T" && ck.Over != "eps" && ck.Over != "M" {
-			return fmt.Errorf("over %q: want T, eps or M", ck.Over)
+		if ck.Over != "T" && ck.Over != "eps" && ck.Over != "M" && ck.Over != "d" {
+			return fmt.Errorf("over %q: want T, eps, M or d", ck.Over)
 		}
 		if ck.Over == "M" && ck.Baseline != "" {
 			return fmt.Errorf("over M fits the privacy cost against FedLinUCB: no baseline")

@@ -22,6 +22,12 @@ const (
 	// SweepsDir holds the sweep file each experiment ran (or that its
 	// Slurm array runs).
 	SweepsDir = "sweeps"
+	// FiguresDir, beside REPORT.md, holds a copy of every PNG figure the
+	// report shows, named EXPERIMENT-FILE.png: its links point there, so
+	// that REPORT.md copied with the folder (docs/reproduction.md and
+	// docs/reproduction/, CopyReport) shows its figures. The SVGs stay in
+	// the experiments' results directories.
+	FiguresDir = "reproduction"
 )
 
 // Record is what a reproduction records at run time, so that the report

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -48,6 +50,7 @@ func Report(dir string, cat *Catalogue, refs fs.FS) ([]byte, error) {
 		return nil, err
 	}
 	var body, summary bytes.Buffer
+	figs := map[string]bool{} // the PNGs of FiguresDir the report links
 	fmt.Fprintf(&summary, "| experiment | paper, figure | runs | CPU | wall | verdict |\n|---|---|---|---|---|---|\n")
 	var cpu, wall float64
 	runs := 0
@@ -56,7 +59,7 @@ func Report(dir string, cat *Catalogue, refs fs.FS) ([]byte, error) {
 		if e == nil {
 			return nil, fmt.Errorf("%s: experiment %q is not in the catalogue of this version", filepath.Join(dir, RecordFile), er.Name)
 		}
-		verdict, err := experimentSection(&body, dir, rec, &er, e, cat, refs)
+		verdict, err := experimentSection(&body, dir, rec, &er, e, cat, refs, figs)
 		if err != nil {
 			return nil, fmt.Errorf("experiment %s: %w", e.Name, err)
 		}
@@ -67,6 +70,9 @@ func Report(dir string, cat *Catalogue, refs fs.FS) ([]byte, error) {
 		runs += er.Runs
 	}
 	fmt.Fprintf(&summary, "| **total** | | %d | %s | %s | |\n", runs, seconds(cpu), seconds(wall))
+	if err := prunePNGs(filepath.Join(dir, FiguresDir), figs); err != nil {
+		return nil, err
+	}
 
 	var out bytes.Buffer
 	fmt.Fprintf(&out, "# Reproduction of the seed papers' experiments\n\n")
@@ -119,7 +125,7 @@ type series struct {
 
 // experimentSection writes one experiment's section and returns its
 // verdict for the summary.
-func experimentSection(w *bytes.Buffer, dir string, rec *Record, er *ExpRecord, e *Experiment, cat *Catalogue, refs fs.FS) (string, error) {
+func experimentSection(w *bytes.Buffer, dir string, rec *Record, er *ExpRecord, e *Experiment, cat *Catalogue, refs fs.FS, figs map[string]bool) (string, error) {
 	paper := cat.PaperOf(e)
 	fmt.Fprintf(w, "## %s\n\n**%s, %s**: %s.\n\n", e.Name, paper.Citation, e.Figure, e.Title)
 	// Every reference file is read, and fails the report when damaged,
@@ -159,25 +165,25 @@ func experimentSection(w *bytes.Buffer, dir string, rec *Record, er *ExpRecord, 
 	if er.StandIn {
 		title += " (MQ2008 stand-in)"
 	}
-	var paths []string
-	switch e.Plot {
-	case "", "curves":
-		paths, err = figure.SaveDir(edir, figure.Options{Metric: e.Metric, LogX: e.LogX, LogY: e.LogY, Over: e.Over, Title: title})
-	default:
-		over := strings.TrimPrefix(e.Plot, "scaling-")
-		var fits []scaling.Fit
-		if fits, err = fitsOver(runs, over, ""); err == nil {
-			paths, err = savePanels(edir, title, over, fits)
-		}
-	}
+	paths, err := drawFigure(edir, title, e, runs, curves)
 	if err != nil && !errors.Is(err, figure.ErrNothingToDraw) {
 		return "", fmt.Errorf("figure: %w", err)
 	}
 	for _, p := range paths {
-		if strings.HasSuffix(p, ".png") {
-			rel := er.Dir + "/" + filepath.Base(p)
-			fmt.Fprintf(w, "![%s](%s) ([SVG](%s))\n\n", title, rel, strings.TrimSuffix(rel, ".png")+".svg")
+		if !strings.HasSuffix(p, ".png") {
+			continue
 		}
+		name := er.Dir + "-" + filepath.Base(p)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return "", err
+		}
+		if err := atomicfile.WriteFile(filepath.Join(dir, FiguresDir, name), b); err != nil {
+			return "", err
+		}
+		figs[name] = true
+		svg := er.Dir + "/" + strings.TrimSuffix(filepath.Base(p), ".png") + ".svg"
+		fmt.Fprintf(w, "![%s](%s/%s)\n\nSVG: `%s` in the results directory.\n\n", title, FiguresDir, name, svg)
 	}
 	// The table: at the checkpoints, or the fitted exponents.
 	if e.Plot == "" || e.Plot == "curves" {
@@ -468,44 +474,147 @@ func decide(ck *Check, scale string, all []series, runs []outputs.RunRecord, at 
 	return "", "", fmt.Errorf("kind %q", ck.Kind)
 }
 
-// savePanels draws the fits one figure per instance (the "instance=..."
-// field of their labels; one figure when there is none), each legend
-// without the fields its fits share, as DIR/scaling-OVER[-INSTANCE].png
-// and .svg.
-func savePanels(dir, title, over string, fits []scaling.Fit) ([]string, error) {
+// drawFigure draws the experiment's figure in its paper's layout into
+// its results directory edir and returns the files written: curves
+// against the round (one panel, a panel per value of e.Panels, or over
+// instances a panel per class and eps) or the fits against T, eps or M
+// (savePanels), on the axes the catalogue gives.
+func drawFigure(edir, title string, e *Experiment, runs []outputs.RunRecord, curves []outputs.CurvePoint) ([]string, error) {
+	o := figure.Options{Metric: e.Metric, LogX: e.LogX, LinearX: !e.LogX, LogY: e.LogY, Over: e.Over, Title: title}
+	switch {
+	case e.Plot != "" && e.Plot != "curves":
+		over := strings.TrimPrefix(e.Plot, "scaling-")
+		fits, err := fitsOver(runs, over, "")
+		if err != nil {
+			return nil, err
+		}
+		return savePanels(edir, title, over, fits, e.Panels, e.Columns)
+	case e.Panels != "":
+		panels, err := figure.PanelsBy(runs, curves, e.Metric, e.Panels, e.Columns)
+		if err != nil {
+			return nil, err
+		}
+		for i := range panels {
+			panels[i].LogX, panels[i].LogY = e.LogX, e.LogY
+		}
+		m, err := outputs.LookupMetric(e.Metric)
+		if err != nil {
+			return nil, err
+		}
+		return figure.SavePanels(edir, m.File, title, panels, o)
+	}
+	return figure.SaveDir(edir, o)
+}
+
+// savePanels draws the fits in one figure, DIR/scaling-OVER.png and
+// .svg: a panel per value of the label field key ("": one panel; fits
+// without the field are drawn in every panel), in rows of at most cols
+// panels (0: one row), each legend without the fields its fits share.
+func savePanels(dir, title, over string, fits []scaling.Fit, key string, cols int) ([]string, error) {
 	groups := map[string][]scaling.Fit{}
 	var names []string
+	var shared []scaling.Fit
 	for _, f := range fits {
-		inst := ""
-		for _, part := range labelParts(f.Label) {
-			if v, ok := strings.CutPrefix(part, "instance="); ok {
-				inst = v
+		v, ok := "", key == ""
+		if key != "" {
+			for _, part := range labelParts(f.Label) {
+				if x, found := strings.CutPrefix(part, key+"="); found {
+					v, ok = x, true
+				}
 			}
 		}
-		if groups[inst] == nil {
-			names = append(names, inst)
+		if !ok {
+			shared = append(shared, f)
+			continue
 		}
-		groups[inst] = append(groups[inst], f)
+		if groups[v] == nil {
+			names = append(names, v)
+		}
+		groups[v] = append(groups[v], f)
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("panels by %q: no fit has that field", key)
 	}
 	slices.Sort(names)
-	var paths []string
-	for _, inst := range names {
-		g := shortLabels(groups[inst])
-		t, base := title, "scaling-"+over
-		if inst != "" {
-			t, base = title+": "+inst, base+"-"+inst
-		}
-		p, err := scaling.DrawOver(g, t, over)
-		if err != nil {
-			return nil, err
-		}
-		ps, err := figure.SavePlot(p, dir, base, 18*vg.Centimeter, 12*vg.Centimeter)
-		if err != nil {
-			return nil, err
-		}
-		paths = append(paths, ps...)
+	if cols <= 0 {
+		cols = len(names)
 	}
-	return paths, nil
+	var plots []figure.PlacedPlot
+	for i, v := range names {
+		t := ""
+		if key != "" {
+			t = key + "=" + v
+		}
+		p, err := scaling.DrawOver(shortLabels(append(groups[v], shared...)), t, over)
+		if err != nil {
+			return nil, err
+		}
+		plots = append(plots, figure.PlacedPlot{Plot: p, Row: i / cols, Col: i % cols})
+	}
+	return figure.SavePlots(dir, "scaling-"+over, title, plots, scalingPanelWidth, scalingPanelHeight)
+}
+
+// The size of a panel of a fit's figure, its legend beside its axes.
+const (
+	scalingPanelWidth  = 20 * vg.Centimeter
+	scalingPanelHeight = 11 * vg.Centimeter
+)
+
+// prunePNGs removes from dir the PNG files that keep does not name (the
+// figures of an earlier report that this one does not show).
+func prunePNGs(dir string, keep map[string]bool) error {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if n := e.Name(); strings.HasSuffix(n, ".png") && !keep[n] {
+			if err := os.Remove(filepath.Join(dir, n)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// CopyReport copies the report of the reproduction directory dir
+// (DIR/REPORT.md and its figures, DIR/reproduction/*.png) to the file dst
+// and the folder FiguresDir beside it (docs/reproduction.md and
+// docs/reproduction/), byte for byte, each file atomically, and removes
+// from that folder the PNGs the report does not show.
+func CopyReport(dir, dst string) error {
+	b, err := os.ReadFile(filepath.Join(dir, ReportFile))
+	if err != nil {
+		return err
+	}
+	src := filepath.Join(dir, FiguresDir)
+	to := filepath.Join(filepath.Dir(dst), FiguresDir)
+	ents, err := os.ReadDir(src)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	keep := map[string]bool{}
+	for _, e := range ents {
+		n := e.Name()
+		if !strings.HasSuffix(n, ".png") {
+			continue
+		}
+		png, err := os.ReadFile(filepath.Join(src, n))
+		if err != nil {
+			return err
+		}
+		if err := atomicfile.WriteFile(filepath.Join(to, n), png); err != nil {
+			return err
+		}
+		keep[n] = true
+	}
+	if err := prunePNGs(to, keep); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(dst, b)
 }
 
 // labelParts are the "key=value" fields of a label "Name (k=v, ...)".
@@ -640,4 +749,17 @@ func Exponent(exp, lo, hi, value float64) (string, string) {
 		return stat + fmt.Sprintf(" (interval wider than %g)", maxExponentWidth), Inconclusive
 	}
 	return stat, Holds
+}
+
+// imageLink is a Markdown image: ![alt](target).
+var imageLink = regexp.MustCompile(`!\[[^\]]*\]\(([^)\s]+)\)`)
+
+// ImageLinks returns the targets of the Markdown images of a report, in
+// order (paths relative to the report).
+func ImageLinks(md []byte) []string {
+	var out []string
+	for _, m := range imageLink.FindAllSubmatch(md, -1) {
+		out = append(out, string(m[1]))
+	}
+	return out
 }

@@ -34,7 +34,8 @@ type Estimate struct {
 	WallSeconds float64
 	// LongestRunSeconds is the CPU time of the longest pending run.
 	LongestRunSeconds float64
-	// PeakBytes estimates the peak memory (resident): twice the shared
+	// PeakBytes estimates the peak memory (resident) of the runs: the
+	// process's base (ProcessBaseBytes), twice the shared
 	// instances and one run's state per worker (registry.Cost.Bytes), or
 	// per worker executing a unit of runs sharing a stream, twice all of
 	// its runs' states and the stream's window, plus the largest load's
@@ -54,17 +55,22 @@ type Work struct {
 	Total float64
 }
 
+// ProcessBaseBytes is the resident memory of a sweep before any instance
+// or run: the runtime, the program and its buffers (31-33 MiB max RSS
+// measured for sweeps of a few tiny runs, BENCHMARKS.md).
+const ProcessBaseBytes = 32 << 20
+
 // RunOverheadSeconds and CurveRowSeconds are what a sweep spends on each
 // run beyond its simulation, in CPU seconds: planning it, publishing its
 // file (written, synced and renamed) and collecting its record into the
 // tables, and per curve row (a checkpoint) writing it and collecting it.
 // Measured on the reference machine (BENCHMARKS.md, "Estimates against
-// measurements"): 20,000 runs of T = 10 took 14.4 s of CPU (0.7 ms a
-// run), 100 runs of 100,001 checkpoints 18 s more than of 2 (about 1.8
-// us a row). Attack round 4, R4-27: the estimate said "about 0s" for a
+// measurements"): 20,000 runs of T = 10 took 14.4 s of CPU with 2
+// workers and 22.1 s with 1 (0.7 and 1.1 ms a run), 100 runs of 100,001
+// checkpoints 18 s more than of 2 (about 1.8 us a row). Attack round 4, R4-27: the estimate said "about 0s" for a
 // sweep of 20,000 short runs that took 38 s.
 const (
-	RunOverheadSeconds = 0.7e-3
+	RunOverheadSeconds = 0.9e-3
 	CurveRowSeconds    = 1.8e-6
 )
 
@@ -198,7 +204,7 @@ func (p *Plan) EstimateShared(scan *outputs.Scan, workers int, rates *Rates, rat
 			perWorker = max(perWorker, 2*int64(len(u.runs))*maxRun+window)
 		}
 	}
-	e.PeakBytes = 2*e.SharedBytes + load + int64(min(workers, max(e.Pending, 1)))*perWorker
+	e.PeakBytes = ProcessBaseBytes + 2*e.SharedBytes + load + int64(min(workers, max(e.Pending, 1)))*perWorker
 	return e
 }
 

@@ -67,7 +67,7 @@ func TestEstimateSharedStream(t *testing.T) {
 	for _, in := range plan.Instances {
 		shared += in.Bytes
 	}
-	peak := 2*shared + 2*(2*2*maxRun+federate.FeedWindowBytes)
+	peak := ProcessBaseBytes + 2*shared + 2*(2*2*maxRun+federate.FeedWindowBytes)
 	ov := RunOverhead(r) // every run's: planning, publishing and collecting it
 
 	// The model at 1e6 multiply-adds per second: a run is 2*100*10*16 =
@@ -85,7 +85,7 @@ func TestEstimateSharedStream(t *testing.T) {
 	e = plan.EstimateShared(nil, 1, nil, 1e12, true)
 	want = Estimate{Runs: 4, Pending: 4, Work: linearWork(4 * 32000),
 		CPUSeconds: stream + prep + 4*ov, WallSeconds: stream + prep + 4*ov,
-		LongestRunSeconds: 32000/1e12 + ov, PeakBytes: 2*shared + 2*4*maxRun + federate.FeedWindowBytes, SharedBytes: shared}
+		LongestRunSeconds: 32000/1e12 + ov, PeakBytes: ProcessBaseBytes + 2*shared + 2*4*maxRun + federate.FeedWindowBytes, SharedBytes: shared}
 	checkEstimate(t, "stream dearer", e, want)
 
 	// Measured: per silo-round (M T = 200) 4e-5 s a run, 3e-5 its
@@ -115,7 +115,7 @@ func TestEstimateSharedStream(t *testing.T) {
 	e = plan.EstimateShared(nil, 2, rt, 0, false)
 	want = Estimate{Runs: 4, Pending: 4, Measured: 4, Work: linearWork(4 * 32000),
 		CPUSeconds: 4 * (own + ov), WallSeconds: 2 * (own + ov),
-		LongestRunSeconds: own + ov, PeakBytes: 2*shared + 2*2*maxRun, SharedBytes: shared}
+		LongestRunSeconds: own + ov, PeakBytes: ProcessBaseBytes + 2*shared + 2*2*maxRun, SharedBytes: shared}
 	checkEstimate(t, "no share", e, want)
 }
 
@@ -151,7 +151,7 @@ func TestEstimateSingleRuns(t *testing.T) {
 	maxRun := RunBytes(&plan.Runs[0]) // all 12 runs: d = 4, M = 5, T = 100, B = 10
 	for _, w := range []int{1, 3, 100} {
 		e := plan.Estimate(nil, w, nil, 0)
-		if want := int64(min(w, 12)) * 2 * maxRun; e.PeakBytes != want {
+		if want := ProcessBaseBytes + int64(min(w, 12))*2*maxRun; e.PeakBytes != want {
 			t.Errorf("%d workers: peak %d, want %d", w, e.PeakBytes, want)
 		}
 		// 5*100*10*16 = 80000 multiply-adds a run.
@@ -167,7 +167,7 @@ func TestEstimateSingleRuns(t *testing.T) {
 	for i := range plan.Runs {
 		scan.Runs = append(scan.Runs, outputs.RunFile{Record: outputs.RunRecord{RunID: plan.Runs[i].ID, Status: outputs.StatusDone}})
 	}
-	if e := plan.Estimate(scan, 2, nil, 0); e.Done != 12 || e.Pending != 0 || e.PeakBytes != 0 || e.CPUSeconds != 0 {
+	if e := plan.Estimate(scan, 2, nil, 0); e.Done != 12 || e.Pending != 0 || e.PeakBytes != ProcessBaseBytes || e.CPUSeconds != 0 {
 		t.Errorf("all done: %+v", e)
 	}
 }

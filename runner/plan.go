@@ -107,6 +107,10 @@ type Plan struct {
 	// checking every configuration (a calibration each, for some
 	// families), which a sweep spends again before it runs.
 	Elapsed time.Duration
+	// PlanCPU is the CPU seconds NewPlan took where its caller measured
+	// them (cmd/run: the process's), 0 otherwise: run plan's estimate
+	// adds it, as a sweep plans again.
+	PlanCPU float64
 
 	// cpu and now are the clocks of MeasureRates' pilots: the calling
 	// thread's CPU time (ok false where the platform does not report it)

@@ -230,7 +230,7 @@ func TestR4_28LoadBuffersInThePeak(t *testing.T) {
 	}
 	for _, w := range []int{1, 3} {
 		e := p.Estimate(nil, w, nil, 0)
-		if want := 2*in.Bytes + in.LoadBytes + int64(w)*2*RunBytes(r); e.PeakBytes != want {
+		if want := ProcessBaseBytes + 2*in.Bytes + in.LoadBytes + int64(w)*2*RunBytes(r); e.PeakBytes != want {
 			t.Errorf("%d workers: peak %d, want %d", w, e.PeakBytes, want)
 		}
 	}

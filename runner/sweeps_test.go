@@ -192,15 +192,28 @@ func planFile(t *testing.T, f string, build BuildLTRFunc) *Plan {
 	return p
 }
 
-// TestStandInHashesEveryOption: the MSLR stand-in's hash changes with
-// every option of ltr.Options but the directory, so that two instances
-// the real loader tells apart are two instances in the shipped-sweep
-// tests (the second extension trial's collision: two instances differing
-// only in an option the stand-in ignored planned as one). Mutation
-// control: the hash of the feature set alone, as before, fails it (tried
-// 2026-12-02).
+// TestStandInHashesEveryOption: the stand-ins' hashes change with every
+// option of their loader (ltr.Options for standInMSLR, ltr.DocOptions for
+// standInDocuments) but the directory, so that two instances the real
+// loader tells apart are two instances in the shipped-sweep tests (the
+// second extension trial's collision: two instances differing only in an
+// option the stand-in ignored planned as one). Mutation control: the hash
+// of the feature set alone, as before, fails it (tried 2026-12-02).
 func TestStandInHashesEveryOption(t *testing.T) {
-	base := ltr.Options{Dataset: "a", Features: "title", Model: "reference", Silos: 2, Strategy: "contiguous"}
+	everyField(t, ltr.Options{Dataset: "a", Features: "title", Model: "reference", Silos: 2, Strategy: "contiguous"}, standInHash)
+	everyField(t, ltr.DocOptions{Dataset: "a", Features: "title", Silos: 2, Strategy: "contiguous"}, func(o ltr.DocOptions) string {
+		d, err := standInDocuments(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.Hash
+	})
+}
+
+// everyField changes each field of base in turn and checks that hash
+// changes with every field but Dataset.
+func everyField[O any](t *testing.T, base O, hash func(O) string) {
+	t.Helper()
 	v := reflect.ValueOf(&base).Elem()
 	for i := 0; i < v.NumField(); i++ {
 		o := base
@@ -215,11 +228,11 @@ func TestStandInHashesEveryOption(t *testing.T) {
 		case reflect.Float64:
 			f.SetFloat(f.Float() + 0.5)
 		default:
-			t.Fatalf("ltr.Options.%s: a %s, which this test cannot vary", v.Type().Field(i).Name, f.Kind())
+			t.Fatalf("%s.%s: a %s, which this test cannot vary", v.Type(), v.Type().Field(i).Name, f.Kind())
 		}
 		name := v.Type().Field(i).Name
-		if differs := standInHash(o) != standInHash(base); differs != (name != "Dataset") {
-			t.Errorf("ltr.Options.%s changed: hash differs %v", name, differs)
+		if differs := hash(o) != hash(base); differs != (name != "Dataset") {
+			t.Errorf("%s.%s changed: hash differs %v", v.Type(), name, differs)
 		}
 	}
 }

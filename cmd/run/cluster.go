@@ -167,7 +167,7 @@ type SlurmCmd struct {
 	CPUs      int      `name:"cpus-per-task" help:"CPUs per task, 1..4096: its runs go concurrently on them." default:"1"`
 	Partition string   `help:"Slurm partition: letters, digits, _ . - (a comma-separated list is allowed; default: the cluster's default)."`
 	Account   string   `help:"Slurm account to charge: letters, digits, _ . - (default: yours)."`
-	Time      string   `help:"Time limit per task, > 0, in Slurm's syntax MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS (default: twice the largest task's estimate plus 10 minutes: the estimate counts each run's simulation, its overhead of about 0.7 ms and its hindsight minima, as run plan does)."`
+	Time      string   `help:"Time limit per task, > 0, in Slurm's syntax MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS (default: twice the largest task's estimate plus 10 minutes: the estimate counts each run's simulation, its overhead of about 0.9 ms and its hindsight minima, as run plan does)."`
 	Mem       string   `help:"Memory per task, > 0, in Slurm's syntax: an integer with an optional unit K, M (default), G or T (default: from the plan's memory estimate, at least 1G)."`
 	Sbatch    []string `name:"sbatch" sep:"none" help:"An extra #SBATCH line for both jobs, as --option or --option=value (the value is quoted), e.g. --sbatch=--qos=short (repeatable)."`
 	Submit    bool     `help:"Submit the array and the collect job (sbatch) instead of only writing the scripts."`

@@ -104,6 +104,7 @@ var flagRules = map[string]map[string]string{
 	"reproduce --only":                none,   // experiment names of the catalogue
 	"reproduce --list":                asBool,
 	"reproduce --report-only":         asText,
+	"reproduce --copy-to":             none, // a Markdown file: FILE.md
 	"reproduce --cache":               asText,
 	"reproduce --log-every":           none, // > 0
 	"reproduce --rate":                none,

@@ -32,6 +32,7 @@ type ReproduceCmd struct {
 	Only       []string      `help:"Run (and report) only these experiments, comma-separated (--list shows them)." sep:","`
 	List       bool          `help:"List the experiments of the catalogue and exit."`
 	ReportOnly string        `name:"report-only" help:"Regenerate DIR/REPORT.md (and the figures) from a reproduction directory without running anything: the same results give the same bytes." type:"path" placeholder:"DIR"`
+	CopyTo     string        `name:"copy-to" help:"Also copy the report, byte for byte, to FILE and its figures (the PNGs of DIR/reproduction/) to the folder reproduction/ beside FILE, removing the PNGs there the report does not show: --copy-to docs/reproduction.md regenerates the committed report." type:"path" placeholder:"FILE"`
 	Cache      string        `help:"Where the prepared MQ2008 stand-in is cached (default: the user cache directory, as the main job)." type:"path"`
 	LogEvery   time.Duration `help:"Interval of progress log lines when stderr is not a terminal, > 0." default:"30s"`
 	speedFlags
@@ -59,6 +60,7 @@ with its statistic (holds / does not hold / inconclusive at these seeds).
   run reproduce --out results/repro --mslr ~/data/mslr10k   # Figures 2c, 3c, 3d on MSLR-WEB10K
   run reproduce --out /scratch/repro --scale paper  # Slurm arrays at the papers' scale
   run reproduce --report-only results/repro         # the report again, from the results
+  run reproduce --report-only results/repro --copy-to docs/reproduction.md
   run reproduce --list                              # the experiments
 
 The catalogue is reproduce/catalogue.toml; docs/extending.md says how to add an experiment.`
@@ -74,6 +76,9 @@ func (c *ReproduceCmd) Run(ctx context.Context) error {
 	}
 	if c.LogEvery <= 0 {
 		return usageError{fmt.Errorf("--log-every %v: want an interval > 0, e.g. 30s", c.LogEvery)}
+	}
+	if c.CopyTo != "" && filepath.Ext(c.CopyTo) != ".md" {
+		return usageError{fmt.Errorf("--copy-to %s: want a Markdown file (FILE.md, e.g. docs/reproduction.md); its figures go in reproduction/ beside it", c.CopyTo)}
 	}
 	cat, err := reproduce.Load()
 	if err != nil {
@@ -275,6 +280,12 @@ func (c *ReproduceCmd) report(dir string, cat *reproduce.Catalogue) error {
 		return fmt.Errorf("report: %w", err)
 	}
 	fmt.Printf("report: %s\n", filepath.Join(dir, reproduce.ReportFile))
+	if c.CopyTo != "" {
+		if err := reproduce.CopyReport(dir, c.CopyTo); err != nil {
+			return fmt.Errorf("--copy-to %s: %w", c.CopyTo, err)
+		}
+		fmt.Printf("copied to: %s and %s\n", c.CopyTo, filepath.Join(filepath.Dir(c.CopyTo), reproduce.FiguresDir))
+	}
 	return nil
 }
 

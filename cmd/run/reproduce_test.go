@@ -56,8 +56,9 @@ func TestReproduceBadInput(t *testing.T) {
 			c.Scale = reproduce.PaperScale
 			return c
 		}(), []string{"--quick and --scale paper"}},
-		"no out": {quickRepro("", tmp, 1), []string{"--out DIR is required"}},
-		"report": {&ReproduceCmd{ReportOnly: mine, Scale: reproduce.Default, LogEvery: time.Hour}, []string{"not a reproduction directory"}},
+		"no out":  {quickRepro("", tmp, 1), []string{"--out DIR is required"}},
+		"report":  {&ReproduceCmd{ReportOnly: mine, Scale: reproduce.Default, LogEvery: time.Hour}, []string{"not a reproduction directory"}},
+		"copy-to": {&ReproduceCmd{ReportOnly: mine, CopyTo: filepath.Join(tmp, "docs"), Scale: reproduce.Default, LogEvery: time.Hour}, []string{"--copy-to", "want a Markdown file"}},
 	} {
 		err := tc.cmd.Run(context.Background())
 		var ue usageError
@@ -98,7 +99,8 @@ func TestReproduceResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"| [zc-fig3a](#zc-fig3a) | Zhou & Chowdhury, Figure 3a | 8 |", "## huang-gloc", "LDP-FedLinUCB (eps=5)", "Not compared at scale quick", "| holds |", "zc-fig3a/regret-realised.png"} {
+	for _, w := range []string{"| [zc-fig3a](#zc-fig3a) | Zhou & Chowdhury, Figure 3a | 8 |", "## huang-gloc", "LDP-FedLinUCB (eps=5)", "Not compared at scale quick", "| holds |",
+		"](reproduction/zc-fig3a-regret-realised.png)", "SVG: `zc-fig3a/regret-realised.svg`", "](reproduction/huang-gloc-regret.png)"} {
 		if !bytes.Contains(report, []byte(w)) {
 			t.Errorf("report lacks %q", w)
 		}
@@ -113,6 +115,39 @@ func TestReproduceResume(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(out, reproduce.ReportFile)); !bytes.Equal(b, report) {
 		t.Error("--report-only wrote other bytes")
+	}
+	// Its image links resolve beside it, and so do those of the copy
+	// --copy-to writes (the committed docs/reproduction.md), whose
+	// figures are the same bytes; a PNG the report does not show is
+	// removed from the copy's folder, other files are kept.
+	docs := filepath.Join(tmp, "docs")
+	os.MkdirAll(filepath.Join(docs, reproduce.FiguresDir), 0o755)
+	os.WriteFile(filepath.Join(docs, reproduce.FiguresDir, "stale.png"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(docs, reproduce.FiguresDir, "notes.txt"), []byte("x"), 0o644)
+	if err := (&ReproduceCmd{ReportOnly: out, CopyTo: filepath.Join(docs, "reproduction.md"), Scale: reproduce.Default, LogEvery: time.Hour}).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(docs, "reproduction.md")); !bytes.Equal(b, report) {
+		t.Error("--copy-to wrote other bytes than REPORT.md")
+	}
+	links := reproduce.ImageLinks(report)
+	if len(links) < 2 {
+		t.Fatalf("%d image links in the report", len(links))
+	}
+	for _, l := range links {
+		a, err := os.ReadFile(filepath.Join(out, l))
+		if err != nil {
+			t.Errorf("link %s: %v", l, err)
+		}
+		if b, err := os.ReadFile(filepath.Join(docs, l)); err != nil || !bytes.Equal(a, b) {
+			t.Errorf("link %s in the copy: %v (same bytes: %v)", l, err, bytes.Equal(a, b))
+		}
+	}
+	if _, err := os.Stat(filepath.Join(docs, reproduce.FiguresDir, "stale.png")); err == nil {
+		t.Error("--copy-to kept a PNG the report does not show")
+	}
+	if _, err := os.Stat(filepath.Join(docs, reproduce.FiguresDir, "notes.txt")); err != nil {
+		t.Error("--copy-to removed a file that is not a PNG")
 	}
 
 	// A rerun redoes nothing: every run file keeps its modification time.

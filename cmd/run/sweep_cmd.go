@@ -28,7 +28,13 @@ func loadPlan(path string) (*runner.Plan, error) {
 		fmt.Fprintf(os.Stderr, "planning %s: %d configurations checked in %s (each by its family's rules; some algorithms calibrate their noise per eps)\n",
 			path, checked, elapsed.Round(time.Second))
 	}
-	return runner.NewPlan(cfg, registry.Env{})
+	start := cpuSeconds()
+	plan, err := runner.NewPlan(cfg, registry.Env{})
+	if err != nil {
+		return nil, err
+	}
+	plan.PlanCPU = cpuSeconds() - start
+	return plan, nil
 }
 
 // PlanCmd is `run plan`.
@@ -115,7 +121,7 @@ func (f *speedFlags) estimateRates(ctx context.Context, w io.Writer, plan *runne
 	}
 	if f.Rate != nil {
 		rate := *f.Rate
-		e := plan.EstimateShared(scan, workers, nil, rate, !f.NoShareContexts)
+		e := withPlanning(plan.EstimateShared(scan, workers, nil, rate, !f.NoShareContexts), plan)
 		fmt.Fprintf(w, "  times from the cost model at %.3g multiply-adds/s per core (--rate)\n", rate)
 		return e, func(r *runner.Run) float64 { return runner.EstimateRun(r, nil, rate) }, nil
 	}
@@ -123,7 +129,7 @@ func (f *speedFlags) estimateRates(ctx context.Context, w io.Writer, plan *runne
 	if err != nil {
 		return runner.Estimate{}, nil, err
 	}
-	e := plan.EstimateShared(scan, workers, rates, 0, !f.NoShareContexts)
+	e := withPlanning(plan.EstimateShared(scan, workers, rates, 0, !f.NoShareContexts), plan)
 	fmt.Fprintf(w, "  times measured on this machine: %d cost classes (%d timed now in %s, %d cached in %s)\n",
 		rates.Measured+rates.Cached, rates.Measured, rates.Pilot.Round(time.Millisecond), rates.Cached, runner.DefaultRateCache())
 	if rates.Unmeasured > 0 {
@@ -131,6 +137,17 @@ func (f *speedFlags) estimateRates(ctx context.Context, w io.Writer, plan *runne
 			rates.Unmeasured, bytesText(runner.PilotMaxBytes))
 	}
 	return e, func(r *runner.Run) float64 { return runner.EstimateRun(r, rates, 0) }, nil
+}
+
+// withPlanning is e with the plan's own CPU time (loading the instances,
+// checking the configurations) added to its CPU and wall time: a sweep
+// plans again before its first run, on one core.
+func withPlanning(e runner.Estimate, plan *runner.Plan) runner.Estimate {
+	if e.Pending > 0 {
+		e.CPUSeconds += plan.PlanCPU
+		e.WallSeconds += plan.PlanCPU
+	}
+	return e
 }
 
 // hugeCPUHours is the estimate above which `run sweep` warns before it

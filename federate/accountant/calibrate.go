@@ -174,6 +174,9 @@ func Calibrate(req Request) (*Calibration, error) {
 	if c.DeliveredEps > r.Eps {
 		c.Note = join(c.Note, fmt.Sprintf("the %s sigma does NOT certify the target: delivered eps %.6g > requested %.6g at delta %g", r.Preset, eps, r.Eps, r.Delta))
 	}
+	if mutation.On("I42-lin-cal") { // the sigma lowered after its guarantee was computed
+		c.Sigma *= 0.9
+	}
 	return c, nil
 }
 

@@ -68,6 +68,13 @@ func (g *Gaussian) Fill(dst []float64, k, level int) {
 	case mutation.On("M2"):
 		scale = 0.9
 	}
+	if mutation.On("I42-lin-rand") { // one normal per node, shared by its entries
+		z := g.R.NormFloat64()
+		for e, s := range g.Std {
+			dst[e] = s * z
+		}
+		return
+	}
 	for e, s := range g.Std {
 		dst[e] = scale * s * g.R.NormFloat64()
 	}

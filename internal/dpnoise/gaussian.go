@@ -4,6 +4,8 @@ import (
 	"math/big"
 	"math/bits"
 	"math/rand/v2"
+
+	"github.com/fedbandit/fedbandit/internal/mutation"
 )
 
 // DiscreteGaussian returns a draw of the discrete Gaussian with variance
@@ -16,6 +18,9 @@ import (
 func DiscreteGaussian(src rand.Source, num, den uint64) int64 {
 	if num == 0 || den == 0 {
 		panic("dpnoise.DiscreteGaussian: sigma2 must be a positive rational")
+	}
+	if mutation.On("I42-mab-rand") { // the variance parameter halved
+		den *= 2
 	}
 	t := isqrt(num/den) + 1 // floor(sqrt(num/den)) = floor(sqrt(floor(num/den)))
 	// denominator 2 num den t^2, numerator (|Y| t den - num)^2

@@ -224,7 +224,8 @@ func TestLegend(t *testing.T) {
 }
 
 // TestDrawLogTicks: log axes label the powers of 10 in full ("10", not
-// "1e+01"); linear axes start at 0; a log axis over less than a decade
+// "1e+01"), and over two decades 2 and 5 times them ("50" once on the
+// log axis, once on the linear one); linear axes start at 0; a log axis over less than a decade
 // (fewer than two powers of 10) is labelled at linear ticks, never at
 // one value only.
 func TestDrawLogTicks(t *testing.T) {
@@ -234,8 +235,8 @@ func TestDrawLogTicks(t *testing.T) {
 		want map[string]int
 	}{
 		{Options{LogX: true, LogY: true}, map[string]int{"1": 2, "10": 2, "100": 2}},
-		{Options{LogX: true}, map[string]int{"1": 1, "10": 1, "100": 2, "0": 1, "50": 1}},
-		{Options{LogY: true}, map[string]int{"1": 1, "10": 1, "100": 2, "0": 1, "50": 1}},
+		{Options{LogX: true}, map[string]int{"1": 1, "2": 1, "10": 1, "100": 2, "0": 1, "50": 2}},
+		{Options{LogY: true}, map[string]int{"1": 1, "2": 1, "10": 1, "100": 2, "0": 1, "50": 2}},
 	} {
 		p, err := Draw(series, c.o)
 		if err != nil {

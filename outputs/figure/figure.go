@@ -341,6 +341,7 @@ func Draw(series []Series, o Options) (*plot.Plot, error) {
 		return nil, fmt.Errorf("figure: %w", err)
 	}
 	p.Y.Label.Text = m.Label
+	p.X.Tick.Marker, p.Y.Tick.Marker = LinearTicks{}, LinearTicks{}
 	if o.LogX {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = LogTicks{}
@@ -428,24 +429,45 @@ func Draw(series []Series, o Options) (*plot.Plot, error) {
 	return p, nil
 }
 
-// LogTicks marks a logarithmic axis at its powers of ten, or, when fewer
-// than two of them fall in its range, at gonum's linear ticks (so that a
-// range within a decade still has labelled ticks).
+// LogTicks marks a logarithmic axis at 1 to 9 times its powers of ten,
+// labelling the powers; on a short axis (fewer than four powers of ten
+// in its range: under three decades) also 2 and 5 times them; and when
+// even these give fewer than three labels (a range within a decade), it
+// uses gonum's linear ticks, so that an axis never has one labelled value
+// only.
 type LogTicks struct{}
 
 // Ticks returns the ticks of [min, max].
 func (LogTicks) Ticks(min, max float64) []plot.Tick {
+	in := func(v float64) bool { return v >= float64(min*(1-1e-12)) && v <= float64(max*(1+1e-12)) }
 	var ticks []plot.Tick
-	labelled := 0
-	for _, t := range (plot.LogTicks{Prec: -1}).Ticks(min, max) {
-		if t.Value >= min && t.Value <= max {
+	var digit []int
+	powers := 0
+	for e := int(math.Floor(math.Log10(min))); e <= int(math.Ceil(math.Log10(max))); e++ {
+		for i := 1; i <= 9; i++ {
+			v := float64(i) * math.Pow10(e)
+			if !in(v) {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if i == 1 {
+				t.Label = "x"
+				powers++
+			}
 			ticks = append(ticks, t)
-			if t.Label != "" {
+			digit = append(digit, i)
+		}
+	}
+	labelled := powers
+	if powers < 4 {
+		for k := range ticks {
+			if digit[k] == 2 || digit[k] == 5 {
+				ticks[k].Label = "x"
 				labelled++
 			}
 		}
 	}
-	if labelled < 2 {
+	if labelled < 3 {
 		ticks = nil
 		for _, t := range (plot.DefaultTicks{}).Ticks(min, max) {
 			if t.Value > 0 {
@@ -469,6 +491,21 @@ func tickLabel(v float64) string {
 		return strconv.FormatFloat(r, 'f', -1, 64)
 	}
 	return g
+}
+
+// LinearTicks are gonum's ticks of a linear axis with their labels
+// written as tickLabel writes them ("250", not "250.00").
+type LinearTicks struct{}
+
+// Ticks returns the ticks of [min, max].
+func (LinearTicks) Ticks(min, max float64) []plot.Tick {
+	ticks := (plot.DefaultTicks{}).Ticks(min, max)
+	for i, t := range ticks {
+		if t.Label != "" {
+			ticks[i].Label = tickLabel(t.Value)
+		}
+	}
+	return ticks
 }
 
 // minLinePoints is the fewest points of a curve drawn as a line alone;
@@ -600,9 +637,57 @@ func checkGridSize(rows, cols int, w, h vg.Length) error {
 
 // SavePlot writes p as DIR/BASE.png (at PNGDPI) and DIR/BASE.svg of size
 // w x h, each atomically, and returns their paths. Its legend is drawn
-// where p puts it (over the axes).
+// beside its axes, never over the data (SavePlots).
 func SavePlot(p *plot.Plot, dir, base string, w, h vg.Length) ([]string, error) {
-	return saveGrid([][]*panelPlot{{{p: p}}}, "", dir, base, w, h)
+	return SavePlots(dir, base, "", []PlacedPlot{{Plot: p}}, w, h)
+}
+
+// PlacedPlot is a plot at its place in a grid of SavePlots.
+type PlacedPlot struct {
+	Plot     *plot.Plot
+	Row, Col int
+}
+
+// SavePlots writes plots in a grid (an empty cell is left blank), each
+// of size w x h with its legend in a strip to the right of its axes
+// (never over the data), under title ("": none; one line a line of it),
+// as DIR/BASE.png and DIR/BASE.svg atomically, and returns their paths.
+// The plots' legends are moved out of them.
+func SavePlots(dir, base, title string, plots []PlacedPlot, w, h vg.Length) ([]string, error) {
+	if len(plots) == 0 {
+		return nil, fmt.Errorf("figure: no plot to draw in %s", base)
+	}
+	grid, err := placePlots(plots, w, h)
+	if err != nil {
+		return nil, err
+	}
+	return saveGrid(grid, title, dir, base, vg.Length(len(grid[0]))*w, vg.Length(len(grid))*h)
+}
+
+// placePlots puts the plots in their grid, each with its legend taken
+// out of its axes (newPanelPlot).
+func placePlots(plots []PlacedPlot, w, h vg.Length) ([][]*panelPlot, error) {
+	rows, cols := 0, 0
+	for _, p := range plots {
+		if p.Row < 0 || p.Col < 0 {
+			return nil, fmt.Errorf("figure: plot %q at row %d, column %d", p.Plot.Title.Text, p.Row, p.Col)
+		}
+		rows, cols = max(rows, p.Row+1), max(cols, p.Col+1)
+	}
+	if err := checkGridSize(rows, cols, w, h); err != nil {
+		return nil, err
+	}
+	grid := make([][]*panelPlot, rows)
+	for i := range grid {
+		grid[i] = make([]*panelPlot, cols)
+	}
+	for _, p := range plots {
+		if grid[p.Row][p.Col] != nil {
+			return nil, fmt.Errorf("figure: two plots at row %d, column %d", p.Row, p.Col)
+		}
+		grid[p.Row][p.Col] = newPanelPlot(p.Plot)
+	}
+	return grid, nil
 }
 
 // saveGrid writes a grid of plots (nil: an empty cell) under a title

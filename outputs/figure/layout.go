@@ -453,3 +453,70 @@ func (pp *panelPlot) Draw(c draw.Canvas) {
 	strip.Max.Y = top
 	pp.legend.Draw(strip)
 }
+
+// PanelsBy builds a figure of one panel per value of the label field key
+// (a key of registry.Fields: "eps", "algorithm", "instance", ...) among
+// the done runs, the values in natural order ("eps=0.2" before
+// "eps=1"), each panel titled "key=value" (for "algorithm", the
+// algorithm's display name) and holding Build's series of its runs; the
+// runs without the field (a non-private algorithm has no eps) are drawn
+// in every panel. Panels are placed in rows of at most cols (0: one
+// row); Variant is set (AssignVariants). A key no done run has is an
+// error naming the keys they have.
+func PanelsBy(runs []outputs.RunRecord, curves []outputs.CurvePoint, metric, key string, cols int) ([]Panel, error) {
+	var values []string
+	var shared []outputs.RunRecord
+	byValue := map[string][]outputs.RunRecord{}
+	keys := map[string]bool{}
+	for _, r := range runs {
+		if r.Status != outputs.StatusDone {
+			continue
+		}
+		v, ok := "", false
+		for _, f := range registry.Fields(registry.FromRecord(&r)) {
+			keys[f.Key] = true
+			if f.Key == key {
+				v, ok = f.Value, true
+			}
+		}
+		if !ok {
+			shared = append(shared, r)
+			continue
+		}
+		if _, seen := byValue[v]; !seen {
+			values = append(values, v)
+		}
+		byValue[v] = append(byValue[v], r)
+	}
+	if len(values) == 0 {
+		var have []string
+		for k := range keys {
+			have = append(have, k)
+		}
+		slices.Sort(have)
+		return nil, fmt.Errorf("figure: panels by %q: no done run has that field (they have: %s)", key, strings.Join(have, ", "))
+	}
+	slices.SortFunc(values, func(a, b string) int {
+		if key == "algorithm" {
+			return cmp.Or(cmp.Compare(registry.Order(a), registry.Order(b)), strings.Compare(a, b))
+		}
+		return naturalCompare(a, b)
+	})
+	if cols <= 0 {
+		cols = len(values)
+	}
+	var out []Panel
+	for i, v := range values {
+		series, err := Build(append(slices.Clone(byValue[v]), shared...), curves, metric)
+		if err != nil {
+			return nil, err
+		}
+		title := key + "=" + v
+		if key == "algorithm" {
+			title = registry.Display(v)
+		}
+		out = append(out, Panel{Title: title, Row: i / cols, Col: i % cols, Series: series})
+	}
+	AssignVariants(out)
+	return out, nil
+}

@@ -10,8 +10,10 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/fedbandit/fedbandit/internal/plottest"
+	"github.com/fedbandit/fedbandit/outputs/figure"
 )
 
 // drawFits are four fits as DrawOver gets them: A (a fitted exponent 1,
@@ -225,5 +227,56 @@ func TestSaveOver(t *testing.T) {
 		if err != nil || img.Bounds().Dx() != 945 || img.Bounds().Dy() != 650 {
 			t.Errorf("over %s: %v %v", over, img.Bounds(), err)
 		}
+	}
+}
+
+// TestDrawOverAlgorithmColours: a fit is drawn in its algorithm's colour
+// (figure.AlgorithmColor), whatever its place among the fits: two
+// configurations of LDP-FedLinUCB share LDP's colour (their fitted lines
+// both in it), FedLinUCB has its own, the same when it is drawn alone;
+// LDP's second configuration has other markers (boxes, not discs).
+//
+// Mutation-checked: the colour of the fit's place (plotutil.Color(i))
+// fails the line counts.
+func TestDrawOverAlgorithmColours(t *testing.T) {
+	fit := func(label, alg string, a float64) Fit {
+		return Fit{Label: label, Algorithm: alg, Points: []Point{{X: 10, Mean: 10 * a, Seeds: 1}, {X: 1000, Mean: 1000 * a, Seeds: 1}},
+			Exponent: 1, Lo: 1, Hi: 1, Prefactor: a}
+	}
+	ldp, fed := figure.AlgorithmColor("ldp"), figure.AlgorithmColor("fedlinucb")
+	for _, fits := range [][]Fit{
+		{fit("LDP (eps=1)", "ldp", 3), fit("LDP (eps=4)", "ldp", 2), fit("FedLinUCB", "fedlinucb", 1)},
+		{fit("FedLinUCB", "fedlinucb", 1)},
+	} {
+		p, err := DrawOver(fits, "", OverT)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, _, _ := plottest.Draw(p, 16*vg.Centimeter, 11*vg.Centimeter)
+		count := map[string]int{}
+		for _, s := range d.Strokes {
+			if len(s.Points) > 2 && plottest.SameDashes(s.Dashes, []vg.Length{vg.Points(3), vg.Points(2)}) {
+				switch {
+				case plottest.SameColor(s.Color, ldp):
+					count["ldp"]++
+				case plottest.SameColor(s.Color, fed):
+					count["fedlinucb"]++
+				}
+			}
+		}
+		want := map[string]int{"fedlinucb": 1}
+		if len(fits) == 3 {
+			want["ldp"] = 2
+		}
+		if count["ldp"] != want["ldp"] || count["fedlinucb"] != want["fedlinucb"] {
+			t.Errorf("%d fits: fitted lines by colour %v, want %v", len(fits), count, want)
+		}
+	}
+	// Markers: LDP's first configuration discs, its second boxes.
+	if _, ok := markers[0].(draw.CircleGlyph); !ok {
+		t.Errorf("first marker %T, want a disc", markers[0])
+	}
+	if _, ok := markers[1].(draw.BoxGlyph); !ok {
+		t.Errorf("second marker %T, want a box", markers[1])
 	}
 }

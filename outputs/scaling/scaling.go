@@ -4,9 +4,9 @@
 //   - over M (Fits): the privacy cost of an algorithm, its pseudo-regret
 //     R_M(T) minus that of the non-private baseline (FedLinUCB) at the same
 //     M and seed, fitted as cost ~ a M^b;
-//   - over T or eps (FitsOver): the mean pseudo-regret of each
-//     configuration, fitted as R ~ a T^b or a eps^b (e.g. the rates of
-//     sweeps/bco-rates.toml).
+//   - over T, eps or d (FitsOver): the mean pseudo-regret of each
+//     configuration, fitted as R ~ a T^b, a eps^b or a d^b (e.g. the
+//     rates of sweeps/bco-rates.toml; d is the instances' dimension).
 package scaling
 
 import (
@@ -47,13 +47,19 @@ const (
 	OverM   = "M"
 	OverT   = "T"
 	OverEps = "eps"
+	// OverD fits over the instances' dimension d (the run record's d):
+	// the instance is part of the key, not of the configuration.
+	OverD = "d"
 )
 
 // Fit is the scaling of one configuration (an algorithm with its preset,
 // learner and budget): its points and the fitted exponent.
 type Fit struct {
-	Label  string
-	Points []Point
+	Label string
+	// Algorithm is the registry name of the configuration's algorithm:
+	// it picks the colour (figure.AlgorithmColor; "": the fit's place).
+	Algorithm string
+	Points    []Point
 	// Exponent is the least-squares slope of log mean cost on log M,
 	// Lo and Hi its 95% t-interval (len(Points)-2 degrees of freedom), and
 	// Prefactor exp(intercept). NaN when fewer than 3 values of M have a
@@ -116,6 +122,7 @@ func Fits(runs []outputs.RunRecord) ([]Fit, error) {
 		return nil, fmt.Errorf("scaling: no done %s run to measure the costs against", Baseline)
 	}
 	costs := map[string]map[int][]float64{}
+	algs := map[string]string{}
 	for _, r := range runs {
 		if r.Status != "done" || r.Algorithm == Baseline || r.M == nil {
 			continue
@@ -128,11 +135,12 @@ func Fits(runs []outputs.RunRecord) ([]Fit, error) {
 		if costs[l] == nil {
 			costs[l] = map[int][]float64{}
 		}
+		algs[l] = r.Algorithm
 		costs[l][*r.M] = append(costs[l][*r.M], r.PseudoRegret-b)
 	}
 	var fits []Fit
 	for l, byM := range costs {
-		f := Fit{Label: l}
+		f := Fit{Label: l, Algorithm: algs[l]}
 		for m, c := range byM {
 			mean, v := stat.MeanVariance(c, nil)
 			se := 0.0
@@ -151,38 +159,47 @@ func Fits(runs []outputs.RunRecord) ([]Fit, error) {
 
 // FitsOver fits, for every configuration of the done runs (everything
 // but the seed and the key over), the mean pseudo-regret at T over the
-// seeds against over (OverT or OverEps; OverM is Fits, the privacy cost).
-// Over eps, the runs of algorithms that do not use eps are left out.
+// seeds against over (OverT, OverEps or OverD; OverM is Fits, the
+// privacy cost). Over eps, the runs of algorithms that do not use eps
+// are left out; over d, the runs without a dimension.
 func FitsOver(runs []outputs.RunRecord, over string) ([]Fit, error) {
 	switch over {
 	case OverM:
 		return Fits(runs)
-	case OverT, OverEps:
+	case OverT, OverEps, OverD:
 	default:
-		return nil, fmt.Errorf("scaling: over %q, want %q, %q or %q", over, OverM, OverT, OverEps)
+		return nil, fmt.Errorf("scaling: over %q, want %q, %q, %q or %q", over, OverM, OverT, OverEps, OverD)
 	}
 	vals := map[string]map[float64][]float64{}
+	algs := map[string]string{}
 	for _, r := range runs {
 		if r.Status != "done" {
 			continue
 		}
 		x := float64(r.T)
-		if over == OverEps {
+		switch over {
+		case OverEps:
 			if a, err := registry.Lookup(r.Algorithm); err != nil || !a.UsesKey("eps") || r.Eps == nil {
 				continue
 			}
 			x = *r.Eps
+		case OverD:
+			if r.Dim == nil {
+				continue
+			}
+			x = float64(*r.Dim)
 		}
 		l := labelOver(&r, over)
 		if vals[l] == nil {
 			vals[l] = map[float64][]float64{}
 		}
+		algs[l] = r.Algorithm
 		vals[l][x] = append(vals[l][x], r.PseudoRegret)
 	}
 	if len(vals) == 0 {
 		return nil, fmt.Errorf("scaling: no done run to fit over %s", over)
 	}
-	return fitsOf(vals), nil
+	return fitsOf(vals, algs), nil
 }
 
 // CostsOver fits, for every configuration of the done runs of an
@@ -210,6 +227,7 @@ func CostsOver(runs []outputs.RunRecord, over, baseline string) ([]Fit, error) {
 		return nil, fmt.Errorf("scaling: no done %s run to measure the costs against", baseline)
 	}
 	vals := map[string]map[float64][]float64{}
+	algs := map[string]string{}
 	for _, r := range runs {
 		if r.Status != "done" || r.Algorithm == baseline {
 			continue
@@ -229,21 +247,22 @@ func CostsOver(runs []outputs.RunRecord, over, baseline string) ([]Fit, error) {
 		if vals[l] == nil {
 			vals[l] = map[float64][]float64{}
 		}
+		algs[l] = r.Algorithm
 		vals[l][x] = append(vals[l][x], r.PseudoRegret-b)
 	}
 	if len(vals) == 0 {
 		return nil, fmt.Errorf("scaling: no done run paired with a %s run to fit over %s", baseline, over)
 	}
-	return fitsOf(vals), nil
+	return fitsOf(vals, algs), nil
 }
 
 // fitsOf fits every configuration's values against the key: the mean
 // and standard error over the seeds at each value, the least-squares
-// exponent and the local exponents.
-func fitsOf(vals map[string]map[float64][]float64) []Fit {
+// exponent and the local exponents. algs names each label's algorithm.
+func fitsOf(vals map[string]map[float64][]float64, algs map[string]string) []Fit {
 	var fits []Fit
 	for l, byX := range vals {
-		f := Fit{Label: l}
+		f := Fit{Label: l, Algorithm: algs[l]}
 		for x, c := range byX {
 			mean, v := stat.MeanVariance(c, nil)
 			se := 0.0
@@ -261,15 +280,15 @@ func fitsOf(vals map[string]map[float64][]float64) []Fit {
 	return fits
 }
 
-// labelOver names a configuration of a fit over T or eps: the algorithm
-// and every field of its label (registry.Fields) but the key fitted over,
-// the checkpoint spacing, and the instance's description (its name
-// stays).
+// labelOver names a configuration of a fit over T, eps or d: the
+// algorithm and every field of its label (registry.Fields) but the key
+// fitted over, the checkpoint spacing, and the instance's description
+// (its name stays, but over d, where the instance is the key).
 func labelOver(r *outputs.RunRecord, over string) string {
 	var parts []string
 	for _, f := range registry.Fields(registry.FromRecord(r)) {
 		switch {
-		case f.Key == "algorithm", f.Key == over, f.Key == "every":
+		case f.Key == "algorithm", f.Key == over, f.Key == "every", f.Key == "instance" && over == OverD:
 			continue
 		case f.Key == "instance":
 			parts = append(parts, "instance="+f.Value)
@@ -312,7 +331,11 @@ func (f *Fit) fit() {
 }
 
 // Draw plots the mean costs (with +- one standard error) against M on
-// log-log axes, one colour per configuration, with the fitted lines.
+// log-log axes with the fitted lines: each fit in its algorithm's colour
+// (figure.AlgorithmColor, the same in every figure; a fit without an
+// algorithm, in the colour of its place), the configurations of one
+// algorithm told apart by their markers (a disc, then a box, a triangle,
+// ...), in the order of the fits.
 func Draw(fits []Fit, title string) (*plot.Plot, error) {
 	return DrawOver(fits, title, OverM)
 }
@@ -326,17 +349,26 @@ func DrawOver(fits []Fit, title, over string) (*plot.Plot, error) {
 		p.X.Label.Text, p.Y.Label.Text = "rounds T", "pseudo-regret R(T)"
 	case OverEps:
 		p.X.Label.Text, p.Y.Label.Text = "eps", "pseudo-regret R(T)"
+	case OverD:
+		p.X.Label.Text, p.Y.Label.Text = "dimension d", "pseudo-regret R(T)"
 	default:
 		p.X.Label.Text, p.Y.Label.Text = "silos M", "privacy cost R_M(T) - FedLinUCB's"
 	}
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
+	p.X.Tick.Marker, p.Y.Tick.Marker = figure.LogTicks{}, figure.LogTicks{}
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.TextStyle.Font.Size = vg.Points(7)
 	p.Add(plotter.NewGrid())
 	drawn := 0
+	variant := map[string]int{}
 	for i, f := range fits {
 		c := plotutil.Color(i)
+		var shape draw.GlyphDrawer = draw.CircleGlyph{}
+		if f.Algorithm != "" {
+			c = figure.AlgorithmColor(f.Algorithm)
+			shape = markers[variant[f.Algorithm]%len(markers)]
+			variant[f.Algorithm]++
+		}
 		var pts plotter.XYs
 		var errs plotter.YErrors
 		for _, q := range f.Points {
@@ -354,7 +386,7 @@ func DrawOver(fits []Fit, title, over string) (*plot.Plot, error) {
 			return nil, err
 		}
 		sc.Color = c
-		sc.Shape = draw.CircleGlyph{}
+		sc.Shape = shape
 		eb, err := plotter.NewYErrorBars(struct {
 			plotter.XYer
 			plotter.YErrorer
@@ -384,6 +416,10 @@ func DrawOver(fits []Fit, title, over string) (*plot.Plot, error) {
 	figure.PadLogAxis(&p.Y)
 	return p, nil
 }
+
+// markers tell apart the configurations of one algorithm in a fit's
+// figure, a disc first.
+var markers = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}, draw.RingGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}}
 
 // Save writes DIR/scaling.png and DIR/scaling.svg atomically and returns
 // their paths.

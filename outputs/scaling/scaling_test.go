@@ -1,6 +1,7 @@
 package scaling
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -190,5 +191,44 @@ func TestCostsOver(t *testing.T) {
 	}
 	if _, err := CostsOver(runs, OverEps, "two-point"); err == nil {
 		t.Error("a baseline without runs accepted")
+	}
+}
+
+// TestFitsOverD: runs on instances of dimension d = 8 to 128 (one
+// instance each, named after d) whose regret is 0.5 d^2 (times a seed
+// factor) fit over d as one configuration per algorithm (the instance is
+// the key, not part of the label) with exponent 2; runs without a
+// dimension are left out.
+//
+// Mutation-checked: keeping the instance in the label gives one fit per
+// instance (five of one point each, no exponent): fails.
+func TestFitsOverD(t *testing.T) {
+	var runs []outputs.RunRecord
+	for _, d := range []int{8, 16, 32, 64, 128} {
+		for s := uint64(1); s <= 3; s++ {
+			f := 1 + 0.05*(float64(s)-2)
+			for _, alg := range []string{"fedlinucb", "ldp"} {
+				r := outputs.RunRecord{Status: "done", Family: "linear", Algorithm: alg, Instance: fmt.Sprintf("dubey-d%d", d), Dim: outputs.Some(d),
+					M: outputs.Some(20), B: outputs.Some(25), T: 5000, Every: 100, Seed: s, PseudoRegret: 0.5 * float64(d*d) * f}
+				if alg == "ldp" {
+					r.Eps, r.Delta = outputs.Some(1.0), outputs.Some(0.1)
+					r.PseudoRegret *= 3
+				}
+				runs = append(runs, r)
+			}
+		}
+	}
+	runs = append(runs, outputs.RunRecord{Status: "done", Family: "linear", Algorithm: "fedlinucb", Instance: "other", M: outputs.Some(20), B: outputs.Some(25), T: 5000, Every: 100, Seed: 1, PseudoRegret: 1})
+	fits, err := FitsOver(runs, OverD)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fits) != 2 {
+		t.Fatalf("%d fits over d, want 2: %+v", len(fits), fits)
+	}
+	for _, f := range fits {
+		if !(math.Abs(f.Exponent-2) <= 1e-9) || f.Lo > 2 || f.Hi < 2 || len(f.Points) != 5 || f.Points[0].X != 8 || f.Points[0].Seeds != 3 || strings.Contains(f.Label, "instance=") {
+			t.Errorf("%s: exponent %v [%v, %v], points %+v", f.Label, f.Exponent, f.Lo, f.Hi, f.Points)
+		}
 	}
 }

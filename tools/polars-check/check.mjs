@@ -98,17 +98,21 @@ function load(path, read) {
 }
 
 // checkColumns compares the leading columns with want and the rest with
-// extra (a name test), each Float64; no column is unsigned.
+// extra (a name test), each Float64; no column is unsigned. A frame's
+// schema getter rebuilds the whole schema in the native binding on every
+// access (7 s of CPU for the ~80 columns of runs.arrow when read per
+// column), so each function reads it once.
 function checkColumns(path, df, want, extra) {
+  const schema = df.schema;
   const head = df.columns.slice(0, want.length);
-  const got = head.map((n) => `${n}:${typeName(df.schema[n])}`).join(", ");
+  const got = head.map((n) => `${n}:${typeName(schema[n])}`).join(", ");
   const w = want.map(([n, t]) => `${n}:${t}`).join(", ");
   if (got !== w) fail(`${path}: columns\n  got  ${got}\n  want ${w}`);
   for (const n of df.columns.slice(want.length)) {
-    if (!extra(n) || df.schema[n].variant !== "Float64") fail(`${path}: unexpected column ${n}:${typeName(df.schema[n])}`);
+    if (!extra(n) || schema[n].variant !== "Float64") fail(`${path}: unexpected column ${n}:${typeName(schema[n])}`);
   }
   for (const n of df.columns) {
-    if (/^UInt/.test(df.schema[n].variant)) fail(`${path}: column ${n} is unsigned (${typeName(df.schema[n])})`);
+    if (/^UInt/.test(schema[n].variant)) fail(`${path}: column ${n} is unsigned (${typeName(schema[n])})`);
   }
 }
 
@@ -128,8 +132,9 @@ function sweep(dir, opts) {
   // stands for any a later layout adds), and the frame's own methods
   // are not shadowed by a column (nodejs-polars exposes columns as
   // properties: a column "lazy" broke filter and groupBy).
+  const runsSchema = runs.schema;
   for (const n of runs.columns) {
-    if (runs.schema[n].variant === "Struct") {
+    if (runsSchema[n].variant === "Struct") {
       try { runs.unnest(n); } catch (e) { fail(`${runsPath}: unnest(${n}): ${e.message}`); }
     }
   }
@@ -155,8 +160,9 @@ function sweep(dir, opts) {
     }
   }
   // curves.arrow: no infinite or NaN value; per-silo null where M is.
+  const curvesSchema = curves.schema;
   for (const n of curves.columns) {
-    if (curves.schema[n].variant !== "Float64") continue;
+    if (curvesSchema[n].variant !== "Float64") continue;
     const bad = curves.filter(pl.col(n).isInfinite().or(pl.col(n).isNan())).height;
     if (bad) fail(`${curvesPath}: ${n}: ${bad} infinite or NaN values`);
   }
@@ -184,8 +190,10 @@ function sweep(dir, opts) {
     const path = join(dir, name);
     const df = load(path, (b) => pl.readParquet(b));
     if (!df) continue;
-    const got = df.columns.map((n) => `${n}:${typeName(df.schema[n])}`).join(", ");
-    const w = want.columns.map((n) => `${n}:${typeName(want.schema[n])}`).join(", ");
+    const schema = df.schema;
+    const wantSchema = want.schema;
+    const got = df.columns.map((n) => `${n}:${typeName(schema[n])}`).join(", ");
+    const w = want.columns.map((n) => `${n}:${typeName(wantSchema[n])}`).join(", ");
     if (got !== w) fail(`${path}: columns\n  got  ${got}\n  want (the Arrow table's) ${w}`);
     else if (!df.frameEqual(want, true)) fail(`${path}: values differ from the Arrow table's`);
   }
@@ -201,6 +209,7 @@ function dataset(dir) {
   const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"));
   const df = load(path, (b) => pl.readParquet(b));
   if (!df) return;
+  const schema = df.schema;
   const features = df.columns.filter((n) => /^f[0-9]+$/.test(n));
   if (features.length !== manifest.features) fail(`${path}: ${features.length} feature columns, manifest ${manifest.features}`);
   // Types of datasets.md: qid int64, doc and label int32, part a string
@@ -209,15 +218,15 @@ function dataset(dir) {
   const want = { qid: "Int64", doc: "Int32", label: "Int32", part: "String" };
   for (const f of features) want[f] = "Float64";
   for (const [c, v] of Object.entries(want)) {
-    const t = df.schema[c];
+    const t = schema[c];
     if (!t) fail(`${path}: no column ${c}`);
     else if (t.variant !== v) fail(`${path}: ${c} is ${typeName(t)}, want ${v}`);
   }
   for (const c of manifest.comment_columns ?? []) {
-    if (!df.schema[c.name]) fail(`${path}: no comment column ${c.name}`);
+    if (!schema[c.name]) fail(`${path}: no comment column ${c.name}`);
   }
   for (const n of df.columns) {
-    if (["Null", "Object", "Unknown"].includes(df.schema[n].variant)) fail(`${path}: column ${n} untyped (${df.schema[n]})`);
+    if (["Null", "Object", "Unknown"].includes(schema[n].variant)) fail(`${path}: column ${n} untyped (${schema[n]})`);
   }
   if (errors.length) return;
   if (df.height !== manifest.rows) fail(`${path}: ${df.height} rows, manifest ${manifest.rows}`);
