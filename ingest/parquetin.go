@@ -159,17 +159,6 @@ func detectLayout(path string, pf *parquet.File, opts Options) (*pqLayout, error
 	if labelName == qidName {
 		return nil, schemaError(path, labelName, "named as both the label and the qid (--label-column, --qid-column): they are two columns")
 	}
-	// role names the role a chosen column has (for messages).
-	role := map[string]string{labelName: "the label (--label-column)", qidName: "the qid (--qid-column)"}
-	for i, n := range opts.FeatureColumns {
-		if r, ok := role[n]; ok {
-			if strings.HasPrefix(r, "feature") {
-				return nil, schemaError(path, n, "listed twice in --feature-columns (as %s and feature %d)", r, i+1)
-			}
-			return nil, schemaError(path, n, "is %s: it cannot be a feature too (--feature-columns)", r)
-		}
-		role[n] = "feature " + strconv.Itoa(i+1)
-	}
 	if l.label, err = scalar(labelName, "--label-column", "an integer label"); err != nil {
 		return nil, err
 	}
@@ -204,6 +193,23 @@ func detectLayout(path string, pf *parquet.File, opts Options) (*pqLayout, error
 			}
 			featNames = lists
 		}
+	}
+	// One column has one role, whether the features were named with
+	// --feature-columns or are the default f1..fN (a --label-column f3
+	// beside f1..f3 would otherwise be feature 3 too, R4-13).
+	role := map[string]string{labelName: "the label (--label-column)", qidName: "the qid (--qid-column)"}
+	for i, n := range featNames {
+		r, ok := role[n]
+		switch {
+		case !ok:
+			role[n] = "feature " + strconv.Itoa(i+1)
+			continue
+		case strings.HasPrefix(r, "feature"):
+			return nil, schemaError(path, n, "listed twice in --feature-columns (as %s and feature %d)", r, i+1)
+		case len(opts.FeatureColumns) == 0:
+			return nil, schemaError(path, n, "is %s, and the default features f1..f%d include it: it cannot be a feature too (name the features with --feature-columns)", r, len(featNames))
+		}
+		return nil, schemaError(path, n, "is %s: it cannot be a feature too (--feature-columns)", r)
 	}
 	if len(featNames) == 1 {
 		if c, err := col(featNames[0], "--feature-columns"); err == nil && c.maxRep > 0 {

@@ -280,7 +280,8 @@ func TestR4_04DuplicateNamesRefused(t *testing.T) {
 // --label-column, --qid-column), an input column that documents.parquet
 // would hold under the same name as a chosen one (f1, label, qid) is
 // refused; so are a column in two roles and a feature listed twice
-// (R4-05, R4-06, R4-13).
+// (R4-05, R4-06, R4-13), whether the features were named or are the
+// default f1..fN.
 func TestR4_05CarriedColumnNeverShadows(t *testing.T) {
 	dir := t.TempDir()
 	emb := pqColumn{"emb", parquet.Leaf(parquet.DoubleType), f64s(4, 3, 2, 1)}
@@ -300,6 +301,18 @@ func TestR4_05CarriedColumnNeverShadows(t *testing.T) {
 	for _, c := range cases {
 		_, _, err := ingestPQ(t, p, c.opts)
 		wantErr(t, c.name, err, c.parts...)
+	}
+	// A label column among the default features f1..fN is refused too
+	// (it was feature N as well as the label); naming the features
+	// leaves it the label alone.
+	b := baseColumns()
+	nolabel := writeColumns(t, filepath.Join(dir, "nolabel.parquet"), b[0], b[2], pqColumn{"f2", parquet.Int(32), i32s(0, 1, 2, 0)})
+	_, _, err := ingestPQ(t, nolabel, Options{LabelColumn: "f2"})
+	wantErr(t, "label f2 among the default features", err, `column "f2"`, "is the label", "default features f1..f2", "--feature-columns")
+	if _, out, err := ingestPQ(t, nolabel, Options{LabelColumn: "f2", FeatureColumns: []string{"f1"}}); err != nil {
+		t.Errorf("label f2, features f1: %v", err)
+	} else if d, err := Load(out, nil); err != nil || d.Manifest.Features != 1 || d.Queries[1].Labels[0] != 2 {
+		t.Errorf("label f2, features f1: %v", err)
 	}
 	// Without a clash, the chosen columns are the features.
 	only := writeColumns(t, filepath.Join(dir, "only.parquet"), baseColumns()[0], baseColumns()[1], emb)

@@ -120,6 +120,9 @@ func Audit(spec AuditSpec) (AuditResult, error) {
 	if err != nil {
 		return AuditResult{}, err
 	}
+	if alg.Policy != nil {
+		return auditPolicy(spec, alg)
+	}
 	if params["reference_code"] == 1 {
 		return AuditResult{}, fmt.Errorf("reference_code = 1: never certified, nothing to audit")
 	}
@@ -178,10 +181,6 @@ func Audit(spec AuditSpec) (AuditResult, error) {
 	modes := []float64{params["per_user"]}
 	if hasPerUser && !mutation.On("P5-07") { // the per-user mode not audited
 		modes = []float64{0, 1}
-	}
-	type release struct {
-		name string
-		outs [2][]float64
 	}
 	var rels []*release
 	j := spec.Slots - 1       // the varying user's slot: not the first
@@ -249,16 +248,31 @@ func Audit(spec AuditSpec) (AuditResult, error) {
 			}
 		}
 	}
+	res.decide(rels, spec.Trials, spec.Alpha)
+	return res, nil
+}
+
+// release is one audited release: its name and its outputs under D
+// (reward 0) and D' (reward 1).
+type release struct {
+	name string
+	outs [2][]float64
+}
+
+// decide bounds eps from below over the releases (Bonferroni over them,
+// their thresholds and events) and states the verdict against
+// res.Claimed at res.Delta.
+func (res *AuditResult) decide(rels []*release, trials int, alpha float64) {
 	const nq = 64
 	tests := 4 * nq * len(rels) // two events, two bounds each, per threshold and release
-	a := spec.Alpha / float64(tests)
-	res.Ceiling = ceiling(spec.Trials, a, res.Delta)
+	a := alpha / float64(tests)
+	res.Ceiling = ceiling(trials, a, res.Delta)
 	if mutation.On("P5-05") { // the ceiling at the unsplit alpha
-		res.Ceiling = ceiling(spec.Trials, spec.Alpha, res.Delta)
+		res.Ceiling = ceiling(trials, alpha, res.Delta)
 	}
 	res.LowerEps = math.Inf(-1)
 	for _, r := range rels {
-		lo, c := lowerEps(r.outs, spec.Trials, a, res.Delta, nq)
+		lo, c := lowerEps(r.outs, trials, a, res.Delta, nq)
 		res.Releases = append(res.Releases, AuditRelease{Name: r.name, LowerEps: lo, Threshold: c})
 		if lo > res.LowerEps {
 			res.LowerEps, res.Release, res.Threshold = lo, r.name, c
@@ -274,7 +288,6 @@ func Audit(spec AuditSpec) (AuditResult, error) {
 		res.Verdict = VerdictPass
 	}
 	res.Pass = res.Verdict == VerdictPass
-	return res, nil
 }
 
 // lowerEps is the largest lower bound on eps over the threshold events of

@@ -171,3 +171,11 @@ func (u *dpUCB) Claim(p core.Privacy) core.Privacy {
 		dpseGridBits, dpseGridBits, u.levels, dpseGridBits, epsBits, u.eps)
 	return p
 }
+
+// released is arm's noisy sum (reward units): what the server holds.
+func (u *dpUCB) released(arm int) float64 {
+	return float64(u.arms[arm].sum()) / (1 << dpseGridBits)
+}
+
+// weaken divides the nodes' noise scale by div (audits only).
+func (u *dpUCB) weaken(div uint64) { u.lapDen *= div }

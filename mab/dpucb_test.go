@@ -215,3 +215,25 @@ func TestDPUCBRegret(t *testing.T) {
 	}
 	t.Logf("mean pseudo-regret: eps 0.1 %.1f, 1 %.1f, 10 %.1f", at01, at1, at10)
 }
+
+// TestAuditDPUCB: `run audit`'s path for DP-UCB (mab.Audit through the
+// runs New builds): the sum of the L = 4 released nodes holding one
+// user's reward (T = 8), 0 against 1, over 2 x 20000 runs, passes at the
+// claim (its lower bound below eps'), and the noise divided by L (what
+// mutation N27 does) is a VIOLATION (false-alarm rate 1e-6 each).
+// Mutation control (tried 2026-12-02): under N27 the honest audit fails.
+func TestAuditDPUCB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("audit: 2 x 20000 runs per case")
+	}
+	for _, div := range []uint64{1, 4} {
+		res, err := Audit(AuditSpec{Algorithm: "dp-ucb", Eps: 1, N: 8, Trials: 20000, Seed: 1, Alpha: 1e-6, NoiseDivisor: div})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("noise / %d: lower eps %.3f (%s), claimed %.3f, ceiling %.3f: %s", div, res.LowerEps, res.Release, res.Claimed, res.Ceiling, res.Verdict)
+		if want := map[uint64]string{1: VerdictPass, 4: VerdictViolation}[div]; res.Verdict != want || res.Claimed != 1 || !res.Certified {
+			t.Errorf("noise / %d: %s (lower %.3f, claimed %.3f), want %s", div, res.Verdict, res.LowerEps, res.Claimed, want)
+		}
+	}
+}

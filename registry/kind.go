@@ -231,7 +231,8 @@ func KindNames() []string {
 	return n
 }
 
-// LookupKind returns the kind called name, or an error listing the kinds.
+// LookupKind returns the kind called name, or an error listing the kinds
+// and proposing the nearest ("did you mean").
 func LookupKind(name string) (*Kind, error) {
 	for _, k := range kinds {
 		if k.Name == name {
@@ -241,7 +242,7 @@ func LookupKind(name string) (*Kind, error) {
 	if name == "" {
 		return nil, fmt.Errorf("missing: want one of %s", quoteList(KindNames()))
 	}
-	return nil, fmt.Errorf("unknown instance kind %q, want one of %s", name, quoteList(KindNames()))
+	return nil, fmt.Errorf("unknown instance kind %q, want one of %s%s", name, quoteList(KindNames()), suggest.DidYouMean(name, KindNames()))
 }
 
 // DecodeInstance decodes one [[instance]] table by its kind (the table's

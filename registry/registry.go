@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/fedbandit/fedbandit/core"
+	"github.com/fedbandit/fedbandit/internal/suggest"
 	"github.com/fedbandit/fedbandit/outputs"
 )
 
@@ -251,7 +252,7 @@ func Names() []string {
 }
 
 // Lookup returns the algorithm called name, or an error listing the
-// registered names.
+// registered names and proposing the nearest ("did you mean").
 func Lookup(name string) (*Algorithm, error) {
 	for _, a := range algorithms {
 		if a.Name == name {
@@ -261,7 +262,7 @@ func Lookup(name string) (*Algorithm, error) {
 	if name == "" {
 		return nil, fmt.Errorf("no algorithm given: want one of %s", quoteList(Names()))
 	}
-	return nil, fmt.Errorf("unknown algorithm %q: want one of %s", name, quoteList(Names()))
+	return nil, fmt.Errorf("unknown algorithm %q: want one of %s%s", name, quoteList(Names()), suggest.DidYouMean(name, Names()))
 }
 
 // Display returns the display name of the algorithm called name (the name

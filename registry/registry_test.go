@@ -298,3 +298,39 @@ func TestOneMeaningPerKey(t *testing.T) {
 		}
 	}
 }
+
+// TestLookupDidYouMean: a mistyped algorithm name or instance kind in a
+// sweep file is refused with the nearest registered name proposed, and a
+// name near none gets the list alone (notebook review 2, section 5:
+// "no did you mean for enum values").
+func TestLookupDidYouMean(t *testing.T) {
+	for _, c := range []struct {
+		what, name, want string
+		lookup           func(string) error
+	}{
+		{"algorithm", "dp-ucbb", `, did you mean "dp-ucb"?`, func(n string) error { _, err := Lookup(n); return err }},
+		{"algorithm", "fedlinubc", `, did you mean "fedlinucb"?`, func(n string) error { _, err := Lookup(n); return err }},
+		{"algorithm", "zzzzzzzzzz", "", func(n string) error { _, err := Lookup(n); return err }},
+		{"kind", "mabb", `, did you mean "mab"?`, func(n string) error { _, err := LookupKind(n); return err }},
+		{"kind", "synthetc", `, did you mean "synthetic"?`, func(n string) error { _, err := LookupKind(n); return err }},
+		{"kind", "zzzzzzzzzz", "", func(n string) error { _, err := LookupKind(n); return err }},
+	} {
+		t.Run(c.what+"/"+c.name, func(t *testing.T) {
+			err := c.lookup(c.name)
+			if err == nil {
+				t.Fatalf("%q accepted", c.name)
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, "want one of ") || !strings.Contains(msg, `"`+c.name+`"`) {
+				t.Errorf("error does not name %q and the choices: %s", c.name, msg)
+			}
+			if c.want == "" {
+				if strings.Contains(msg, "did you mean") {
+					t.Errorf("a far name got a suggestion: %s", msg)
+				}
+			} else if !strings.HasSuffix(msg, c.want) {
+				t.Errorf("error = %s, want it to end %s", msg, c.want)
+			}
+		})
+	}
+}

@@ -72,7 +72,7 @@ features = "all"`, 1)
 		{"alpha", base, `T = [100]`, "T = [100]\nalpha = [1.5]", "grid.alpha[0]"},
 		{"relation", base, `T = [100]`, "T = [100]\nrelation = [\"swap\"]", "grid.relation[0]"},
 		{"seeds", base, `seeds = 2`, `seeds = 0`, "seeds"},
-		{"unknown algorithm", base, `name = "ldp"`, `name = "dp-ucb"`, "algorithm[0].name"},
+		{"unknown algorithm", base, `name = "ldp"`, `name = "no-such-algorithm"`, "algorithm[0].name"},
 		{"unknown preset", base, `preset = "reference-code"`, `preset = "papers"`, "algorithm[0].preset"},
 		{"unknown protocol", base, `preset = "reference-code"`, "preset = \"paper\"\nprotocol = \"Q\"", "algorithm[0].protocol"},
 		{"sdp-amp with P_alt", base, `name = "ldp"`, "name = \"sdp-amp\"\nprotocol = \"P_alt\"", "algorithm[0].protocol"},

@@ -156,11 +156,21 @@ func legendOrder(algA, labelA, keyA, algB, labelB, keyB string) int {
 }
 
 // naturalCompare orders strings with their runs of digits compared as
-// numbers ("M=30" before "M=100"), the rest byte by byte.
+// numbers ("M=30" before "M=100"; after a decimal point as the digits of
+// a fraction: "eps=0.0001" before "eps=0.001"), the rest byte by byte.
 func naturalCompare(a, b string) int {
+	frac := false // the last byte compared was a decimal point after digits
 	for a != "" && b != "" {
 		da, db := digitRun(a), digitRun(b)
+		if da > 0 && db > 0 && frac {
+			if c := strings.Compare(strings.TrimRight(a[:da], "0"), strings.TrimRight(b[:db], "0")); c != 0 {
+				return c
+			}
+			a, b, frac = a[da:], b[db:], false
+			continue
+		}
 		if da > 0 && db > 0 {
+			frac = len(a) > da && len(b) > db && a[da] == '.' && b[db] == '.'
 			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
 			if len(na) != len(nb) {
 				return len(na) - len(nb)
@@ -173,6 +183,9 @@ func naturalCompare(a, b string) int {
 		}
 		if a[0] != b[0] {
 			return int(a[0]) - int(b[0])
+		}
+		if a[0] != '.' {
+			frac = false
 		}
 		a, b = a[1:], b[1:]
 	}

@@ -132,6 +132,10 @@ func TestNaturalCompare(t *testing.T) {
 		// A digit sorts before a letter (byte order); 9 is a digit; a run
 		// of equal numbers is followed by the rest.
 		{"x", "1", 1}, {"1", "x", -1}, {"M=9", "M=10", -1}, {"M=7a", "M=7b", -1}, {"M=0", "M=00", 0},
+		// After a decimal point, the digits of a fraction: 0.0001 < 0.001
+		// < 0.01 < 0.25 < 0.5 = 0.50; a dot after a letter is not one.
+		{"eps=0.001", "eps=0.0001", 1}, {"delta=0.01", "delta=0.001", 1}, {"0.25", "0.5", -1}, {"0.5", "0.50", 0},
+		{"1.10", "1.9", -1}, {"v.10", "v.9", 1},
 	} {
 		got := naturalCompare(c.a, c.b)
 		if (got < 0) != (c.want < 0) || (got > 0) != (c.want > 0) {

@@ -27,8 +27,10 @@ const MaxLegend = 10
 // round axis by itself.
 const LogXDecades = 2
 
-// palette gives an algorithm its colour (AlgorithmColor): ten colours
-// told apart in print and by most colour-blind readers (Tableau 10).
+// palette gives an algorithm its colour (AlgorithmColor): Tableau 10's
+// colours, told apart in print and by most colour-blind readers, then two
+// dark ones for the eleventh and twelfth algorithm of a family (the
+// linear family has eleven since DisLinUCB).
 var palette = []color.Color{
 	color.NRGBA{0x1f, 0x77, 0xb4, 0xff}, // blue
 	color.NRGBA{0xd6, 0x27, 0x28, 0xff}, // red
@@ -40,12 +42,14 @@ var palette = []color.Color{
 	color.NRGBA{0x7f, 0x7f, 0x7f, 0xff}, // grey
 	color.NRGBA{0xbc, 0xbd, 0x22, 0xff}, // olive
 	color.NRGBA{0x17, 0xbe, 0xcf, 0xff}, // cyan
+	color.NRGBA{0x1b, 0x1b, 0x1b, 0xff}, // black
+	color.NRGBA{0x39, 0x3b, 0x79, 0xff}, // navy
 }
 
 // AlgorithmColor is the colour of an algorithm's curves in every panel
 // and every figure: a registered algorithm's place among the algorithms
 // of its family (registry order) picks a palette colour, so that no two
-// algorithms of one family share one (families have at most ten); an
+// algorithms of one family share one (families have at most twelve); an
 // unregistered name is hashed onto the palette.
 func AlgorithmColor(alg string) color.Color {
 	if a, err := registry.Lookup(alg); err == nil {
@@ -456,8 +460,9 @@ func (pp *panelPlot) Draw(c draw.Canvas) {
 
 // PanelsBy builds a figure of one panel per value of the label field key
 // (a key of registry.Fields: "eps", "algorithm", "instance", ...) among
-// the done runs, the values in natural order ("eps=0.2" before
-// "eps=1"), each panel titled "key=value" (for "algorithm", the
+// the done runs, numbers in numeric order ("eps=0.0001" before
+// "eps=0.001" before "eps=1"), other values in natural order
+// ("dubey-d8" before "dubey-d16"), algorithms in registry order, each panel titled "key=value" (for "algorithm", the
 // algorithm's display name) and holding Build's series of its runs; the
 // runs without the field (a non-private algorithm has no eps) are drawn
 // in every panel. Panels are placed in rows of at most cols (0: one
@@ -499,6 +504,11 @@ func PanelsBy(runs []outputs.RunRecord, curves []outputs.CurvePoint, metric, key
 	slices.SortFunc(values, func(a, b string) int {
 		if key == "algorithm" {
 			return cmp.Or(cmp.Compare(registry.Order(a), registry.Order(b)), strings.Compare(a, b))
+		}
+		x, errA := strconv.ParseFloat(a, 64)
+		y, errB := strconv.ParseFloat(b, 64)
+		if errA == nil && errB == nil {
+			return cmp.Compare(x, y)
 		}
 		return naturalCompare(a, b)
 	})

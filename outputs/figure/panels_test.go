@@ -96,19 +96,21 @@ func TestSavePlotsLegendBeside(t *testing.T) {
 }
 
 // TestPanelsBy: panels by eps hold one eps each, in numeric order
-// (0.2 before 5 before 10), titled "eps=...", in rows of at most cols,
+// (0.0001 before 0.001 before 0.2 before 5 before 10), titled "eps=...", in rows of at most cols,
 // and the non-private runs (no eps) in every panel; panels by algorithm
 // are titled by its display name; a field no run has is an error naming
 // the fields they have.
 //
 // Mutation-checked: leaving the runs without the field out of the
 // panels fails the FedLinUCB count; sorting the values as strings puts
-// eps=10 before eps=5: fails.
+// eps=10 before eps=5, in natural order 0.001 before 0.0001: fails.
 func TestPanelsBy(t *testing.T) {
 	runs, curves := makeRuns([]runSpec{
 		{family: "linear", alg: "ldp", inst: "a", T: 100, eps: 5},
 		{family: "linear", alg: "ldp", inst: "a", T: 100, eps: 10},
 		{family: "linear", alg: "ldp", inst: "a", T: 100, eps: 0.2},
+		{family: "linear", alg: "ldp", inst: "a", T: 100, eps: 0.001},
+		{family: "linear", alg: "ldp", inst: "a", T: 100, eps: 0.0001},
 		{family: "linear", alg: "sdp-amp", inst: "a", T: 100, eps: 5},
 		{family: "linear", alg: "fedlinucb", inst: "a", T: 100},
 	})
@@ -128,11 +130,11 @@ func TestPanelsBy(t *testing.T) {
 		}
 		got = append(got, fmt.Sprintf("%s@%d,%d:%d", p.Title, p.Row, p.Col, len(p.Series)))
 	}
-	if want := "[eps=0.2@0,0:2 eps=5@0,1:3 eps=10@1,0:2]"; fmt.Sprint(got) != want {
+	if want := "[eps=0.0001@0,0:2 eps=0.001@0,1:2 eps=0.2@1,0:2 eps=5@1,1:3 eps=10@2,0:2]"; fmt.Sprint(got) != want {
 		t.Errorf("panels %s, want %s", got, want)
 	}
-	if fed != 3 {
-		t.Errorf("FedLinUCB in %d panels, want every one (3)", fed)
+	if fed != 5 {
+		t.Errorf("FedLinUCB in %d panels, want every one (5)", fed)
 	}
 	panels, err = PanelsBy(runs, curves, "pseudo", "algorithm", 0)
 	if err != nil {
