@@ -89,6 +89,11 @@ type Manifest struct {
 	Writer string `json:"writer"`
 }
 
+// ShortHash is the first 12 hex digits of a dataset identity (DataHash),
+// the form messages and instance descriptions show: two datasets in one
+// directory, before and after a re-ingest, are told apart by it.
+func ShortHash(h string) string { return h[:min(12, len(h))] }
+
 // DocsPerQuery summarises the number of documents per query.
 type DocsPerQuery struct {
 	Min  int     `json:"min"`

@@ -173,7 +173,7 @@ func Build(o Options) (*federate.LTRData, error) {
 	}
 	d := set.Dim()
 	data := &federate.LTRData{
-		Name:     fmt.Sprintf("%s %s/%s %s M=%d", filepath.Base(filepath.Clean(o.Dataset)), set.ID(), o.Model, o.Strategy, o.Silos),
+		Name:     fmt.Sprintf("%s data=%s %s/%s %s M=%d", filepath.Base(filepath.Clean(o.Dataset)), ingest.ShortHash(man.DataHash), set.ID(), o.Model, o.Strategy, o.Silos),
 		Dim:      d,
 		Queries:  make([]federate.LTRQuery, len(ds.Queries)),
 		Silos:    part.Assign,

@@ -46,6 +46,11 @@ func TestBuildReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The description carries the dataset identity (R4-22: a re-ingested
+	// dataset's runs are told apart from the old ones by it).
+	if man, err := ingest.ReadManifest(dir); err != nil || !strings.Contains(data.Name, " data="+ingest.ShortHash(man.DataHash)+" ") {
+		t.Errorf("name %q lacks the dataset identity (%v)", data.Name, err)
+	}
 	if data.Dim != 47 || len(data.Queries) != mq2008.Queries || data.R != 1 || data.Crs != 0.1 || data.NoiseStd != 0 {
 		t.Fatalf("dim %d queries %d R %v Crs %v noise %v", data.Dim, len(data.Queries), data.R, data.Crs, data.NoiseStd)
 	}

@@ -201,17 +201,22 @@ func curveOrder(recs []RunRecord) []int {
 //
 // A batch holds at most curveBatchRows rows, fewer when the runs have
 // fewer in all: a collect of 2 to 8 short runs measured 31-32 MiB, not
-// the 85 MiB of full batches (BENCHMARKS.md, "Estimates against
-// measurements").
+// the 85 MiB of full batches; 20,000 runs of 11 checkpoints 299 MiB, so
+// 8 KiB a run (30,000 runs of 1,000 checkpoints, 217 MB, are then
+// estimated at 343 MiB); 100 runs of 100,001 checkpoints 143-252 MiB
+// from one run to the next (the garbage collector's timing), estimated
+// at 185 MiB (BENCHMARKS.md, "Estimates against measurements").
 func CollectMemory(runs, points int) int64 {
 	const (
 		base     = 28 << 20 // runtime, Arrow allocator, file buffers
-		perRun   = 5632     // records, manifest entries, runs.arrow and runs.parquet rows
+		perRun   = 8192     // records, manifest entries, runs.arrow and runs.parquet rows
 		perRow   = 160      // a curve row in the batch builder (10 columns, 2 ids)
 		perPoint = 400      // a read point: the file, Arrow buffers, decoded values
 	)
 	rows := min(int64(curveBatchRows), int64(runs)*int64(points))
 	batch := 2 * rows * perRow   // the batch and the builder's growth
 	parquet := 2 * rows * perRow // a batch read back and its Parquet row group
-	return base + int64(runs)*perRun + batch + parquet + int64(points)*perPoint
+	// The batches and a run's curve are remade run after run: their
+	// garbage lets the heap grow to twice them between collections.
+	return base + int64(runs)*perRun + 2*(batch+parquet+int64(points)*perPoint)
 }

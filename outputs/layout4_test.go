@@ -150,14 +150,14 @@ func TestMixedLayout3(t *testing.T) {
 	requireReaders(t, dir)
 }
 
-// TestLayout2PaperPreset (attack-round4 R4-08): the layout-2 dist-rdp-se
+// TestR4_08Layout2PaperPreset (attack-round4 R4-08): the layout-2 dist-rdp-se
 // runs, which computed what paper_eps = 1 computes today and keep their
 // ids under it, are recorded with param_paper_eps = 1 and the target
 // their note states (4.7585 at delta 1e-5), so certified means delivered
 // <= target for them as for every row; eps stays the algorithm's Renyi
 // parameter. (Mutation control, run: without layout2PaperPreset the
 // paper_eps check fails.)
-func TestLayout2PaperPreset(t *testing.T) {
+func TestR4_08Layout2PaperPreset(t *testing.T) {
 	recs := scanRecords(t, mixedDir, 21)
 	checkMeanings(t, recs)
 	n := 0

@@ -1,8 +1,12 @@
 package registry
 
 import (
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/fedbandit/fedbandit/ingest"
 )
 
 // TestR4_11LTROneDocumentQueriesRefused: an ltr instance on a dataset whose
@@ -59,6 +63,46 @@ func TestR4_20FloatInIntegerKey(t *testing.T) {
 		var ke *KeyError
 		if !asKeyError(err, &ke) || ke.Key != c.key || !strings.Contains(ke.Msg, c.msg) {
 			t.Errorf("%v: %v, want key %s saying %q", c.table, err, c.key, c.msg)
+		}
+	}
+}
+
+// TestR4_22DescriptionCarriesTheDataset: two datasets under one directory
+// name (a dataset before and after a re-ingest that changed one label)
+// give mab-ltr and bco-ltr instances whose descriptions differ, by the
+// dataset identity each carries (data=, ingest.ShortHash of data_sha256),
+// so that a table or plot of old and new runs shows the differing word,
+// not only a hash.
+func TestR4_22DescriptionCarriesTheDataset(t *testing.T) {
+	before := tinyDataset(t, 46, letorRows)
+	changed := slices.Clone(letorRows)
+	changed[0][0] = 1
+	after := tinyDataset(t, 46, changed)
+	if filepath.Base(before) != filepath.Base(after) {
+		t.Fatalf("the datasets' directories are named %s and %s, want one name", before, after)
+	}
+	for _, table := range []map[string]any{
+		{"kind": "mab-ltr", "query": int64(7), "click_model": "navigational"},
+		{"kind": "bco-ltr", "features": "all", "loss": "squared"},
+	} {
+		var names []string
+		for _, dir := range []string{before, after} {
+			table["dataset"] = dir
+			l, err := loadKind(t, table, Env{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			man, err := ingest.ReadManifest(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(l.Name, " data="+ingest.ShortHash(man.DataHash)+" ") {
+				t.Errorf("%s on %s: name %q lacks data=%s", table["kind"], dir, l.Name, ingest.ShortHash(man.DataHash))
+			}
+			names = append(names, l.Name)
+		}
+		if names[0] == names[1] {
+			t.Errorf("%s: one description %q for two datasets", table["kind"], names[0])
 		}
 	}
 }
