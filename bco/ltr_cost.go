@@ -39,7 +39,7 @@ func (in LTRInstance) HindsightCost(M, T, every int) (seconds float64, bytes int
 	k := float64((T - 1) / every)
 	step := float64(M) * float64(every)
 	k0 := min(k, float64(int64((n-1)/step)))
-	docs := float64(step*k0*(k0+1))/2 + float64((k-k0)*n) + min(float64(M)*float64(T), n)
+	docs := float64(float64(step*k0*(k0+1))/2) + float64((k-k0)*n) + min(float64(M)*float64(T), n)
 	m := int64(min(float64(M)*float64(T), n))
 	return float64(absoluteSecondsPerDocD2*docs) * d * d, 8*m*(int64(in.Data.D)+8) + 8*int64(in.Data.D)*int64(in.Data.D)
 }

@@ -78,7 +78,7 @@ const (
 // RunOverhead is run r's CPU time beyond its simulation
 // (RunOverheadSeconds, CurveRowSeconds a checkpoint).
 func RunOverhead(r *Run) float64 {
-	return RunOverheadSeconds + float64(r.Checkpoints())*CurveRowSeconds
+	return RunOverheadSeconds + float64(float64(r.Checkpoints())*CurveRowSeconds)
 }
 
 // RunBytes estimates the memory of one run beyond the shared data, by

@@ -197,7 +197,7 @@ func TestR4_27RunOverheadInTheEstimate(t *testing.T) {
 		c := r.Cost()
 		sim += c.Work / c.Rate
 		ov += RunOverhead(r)
-		if want := RunOverheadSeconds + float64(r.Checkpoints())*CurveRowSeconds; RunOverhead(r) != want {
+		if want := RunOverheadSeconds + float64(float64(r.Checkpoints())*CurveRowSeconds); RunOverhead(r) != want {
 			t.Fatalf("RunOverhead %g, want %g", RunOverhead(r), want)
 		}
 	}
