@@ -390,6 +390,8 @@ func (r *RunRecord) checkClaim() error {
 		return fmt.Errorf("column delivered_eps: %v", *r.DeliveredEps)
 	case !private && (r.TargetEps != nil || r.TargetDelta != nil):
 		return errors.New("column target_eps: a privacy target for a non-private run")
+	case private && r.Status == StatusDone && (r.TargetEps == nil || r.TargetDelta == nil):
+		return errors.New("column target_eps: a done private run without its (eps, delta) target")
 	case !private && r.CalibrationNote != "":
 		return fmt.Errorf("column calibration_note: %q: a privacy note for a non-private run", r.CalibrationNote)
 	case r.Relation != "" && !slices.Contains(core.Relations, r.Relation):
@@ -417,9 +419,8 @@ func EncodeRuns(recs []RunRecord) ([]byte, error) {
 }
 
 func writeRuns(w io.Writer, recs []RunRecord) error {
-	cols := runColumns(paramKeys(recs))
-	schema := schemaOf(cols, layoutMetadata(FormatVersion))
-	tw, err := newTableWriter(w, schema, cols)
+	cols := runColumns(releaseKeys(recs))
+	tw, err := newTableWriter(w, tableSchema(cols), cols)
 	if err != nil {
 		return err
 	}
@@ -430,14 +431,16 @@ func writeRuns(w io.Writer, recs []RunRecord) error {
 }
 
 // RunsColumns returns the columns of runs.arrow for recs: Columns, then
-// the param_<key> column of every parameter key they use. Another writer
-// of the table (a Parquet copy) walks them: Column.Get gives each cell
-// (nil for a null) and Column.TypeName its type.
-func RunsColumns(recs []RunRecord) []Column[RunRecord] { return runColumns(paramKeys(recs)) }
+// the param_<key> column of every parameter key of the release
+// (RegisterRelease) and of every key they use. Another writer of the
+// table (a Parquet copy) walks them: Column.Get gives each cell (nil for
+// a null) and Column.TypeName its type.
+func RunsColumns(recs []RunRecord) []Column[RunRecord] { return runColumns(releaseKeys(recs)) }
 
-// RunsSchema returns the Arrow schema of runs.arrow for recs (RunsColumns).
+// RunsSchema returns the Arrow schema of runs.arrow for recs (RunsColumns),
+// with its schema and field metadata.
 func RunsSchema(recs []RunRecord) *arrow.Schema {
-	return schemaOf(runColumns(paramKeys(recs)), layoutMetadata(FormatVersion))
+	return tableSchema(runColumns(releaseKeys(recs)))
 }
 
 // RunsRecordBatch returns runs.arrow's rows for recs as one Arrow record
@@ -445,18 +448,15 @@ func RunsSchema(recs []RunRecord) *arrow.Schema {
 // format (Parquet through pqarrow) converts. curves.arrow's record
 // batches are read from the file itself (they are whole configurations).
 func RunsRecordBatch(recs []RunRecord) (arrow.RecordBatch, error) {
-	cols := runColumns(paramKeys(recs))
-	schema := schemaOf(cols, layoutMetadata(FormatVersion))
-	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	cols := runColumns(releaseKeys(recs))
+	b := array.NewRecordBuilder(memory.DefaultAllocator, tableSchema(cols))
 	defer b.Release()
 	for j, c := range cols {
 		app := c.codec().appender(b.Field(j))
 		for i := range recs {
 			p := c.get(&recs[i])
-			if cd := c.codec(); cd.check != nil {
-				if err := cd.check(p); err != nil {
-					return nil, fmt.Errorf("column %s: %w", c.Name, err)
-				}
+			if err := c.checkCell(p); err != nil {
+				return nil, err
 			}
 			app(p)
 		}
@@ -529,7 +529,23 @@ func layoutMetadata(layout int) arrow.Metadata {
 	return arrow.NewMetadata([]string{metaFormat}, []string{strconv.Itoa(layout)})
 }
 
-// schemaOf is the Arrow schema of a table of columns cols.
+// checkCell refuses a value the column cannot hold: one its codec
+// refuses, or a null in a column no row leaves null.
+func (c Column[R]) checkCell(p any) error {
+	cd := c.codec()
+	if cd.check != nil {
+		if err := cd.check(p); err != nil {
+			return fmt.Errorf("column %s: %w", c.Name, err)
+		}
+	}
+	if c.notNull && cd.null(p) {
+		return fmt.Errorf("column %s: no value, in a column every row has", c.Name)
+	}
+	return nil
+}
+
+// schemaOf is the plain Arrow schema of a per-run file's columns cols:
+// nullable fields without metadata (tables: tableSchema).
 func schemaOf[R any](cols []Column[R], md arrow.Metadata) *arrow.Schema {
 	fields := make([]arrow.Field, len(cols))
 	for j, c := range cols {
@@ -569,10 +585,8 @@ func (t *tableWriter[R]) append(rows ...R) error {
 	for i := range rows {
 		for j, c := range t.cols {
 			p := c.get(&rows[i])
-			if t.cds[j].check != nil {
-				if err := t.cds[j].check(p); err != nil {
-					return fmt.Errorf("column %s: %w", c.Name, err)
-				}
+			if err := c.checkCell(p); err != nil {
+				return err
 			}
 			t.app[j](p)
 		}
@@ -608,8 +622,14 @@ func (t *tableWriter[R]) close() error {
 // per col, in record batches of at most batchRows rows (one empty batch
 // for no rows), with schema metadata md.
 func encodeRows[R any](cols []Column[R], rows []R, md arrow.Metadata, batchRows int) ([]byte, error) {
+	return encodeTable(schemaOf(cols, md), cols, rows, batchRows)
+}
+
+// encodeTable is encodeRows with the file's schema given (tableSchema for
+// a table).
+func encodeTable[R any](schema *arrow.Schema, cols []Column[R], rows []R, batchRows int) ([]byte, error) {
 	var buf bytes.Buffer
-	tw, err := newTableWriter(&buf, schemaOf(cols, md), cols)
+	tw, err := newTableWriter(&buf, schema, cols)
 	if err != nil {
 		return nil, err
 	}

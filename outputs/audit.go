@@ -82,7 +82,7 @@ var AuditColumns = []Column[AuditRow]{
 // WriteAudit writes audit.arrow (one row per audited configuration, in the
 // order given) atomically.
 func WriteAudit(path string, rows []AuditRow) error {
-	data, err := encodeRows(AuditColumns, rows, layoutMetadata(FormatVersion), math.MaxInt)
+	data, err := encodeTable(tableSchema(AuditColumns), AuditColumns, rows, math.MaxInt)
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", path, err)
 	}

@@ -22,8 +22,21 @@ type Column[R any] struct {
 	// cd is the codec of the value type, set by withCodec.
 	cd *codec
 	// notNull marks a column no row leaves null (a value that always
-	// applies, not a string): a null there is a damaged table.
+	// applies, or a string every row records: always): its field is
+	// non-nullable, a writer refuses a null there and a reader calls one
+	// a damaged table.
 	notNull bool
+}
+
+// required reports whether no row leaves the column null: its field is
+// non-nullable in the tables' Arrow and Parquet schemas.
+func (c Column[R]) required() bool { return c.notNull }
+
+// always marks a string column that every row records (run_id, family,
+// ...): non-nullable like a value that always applies.
+func always[R any](c Column[R]) Column[R] {
+	c.notNull = true
+	return c
 }
 
 // TypeName is the column's type as README.md writes it: string, int64,
@@ -54,6 +67,8 @@ const (
 	appliesDone    = "done runs"
 	appliesLinear  = "linear"
 	appliesPrivate = "private runs (trust not none)"
+	// appliesDonePrivate: a failed run records no privacy claim.
+	appliesDonePrivate = "done private runs (trust not none)"
 	// AppliesKinds is the Applies of a column of an instance kind's own:
 	// each kind declares the columns its Record fills (registry.Kind.Columns,
 	// listed by `run sweep --help`), so no kind is named here.
@@ -139,18 +154,18 @@ type rr = RunRecord
 // algorithms' own parameters, one float64 column param_<key> per key used
 // by any row (sorted by key), null where a run's algorithm has no such key.
 var Columns = []Column[RunRecord]{
-	value("run_id", "", appliesAll, "Run identity: hex SHA-256 of the canonical run specification, the instance content hash and the simulator-semantics version (runner.SemanticsVersion; not the layout). Same id, same spec, same curve bytes.", func(r *rr) *string { return &r.RunID }),
-	value("status", "", appliesAll, `"done" or "failed".`, func(r *rr) *string { return &r.Status }),
+	always(value("run_id", "", appliesAll, "Run identity: hex SHA-256 of the canonical run specification, the instance content hash and the simulator-semantics version (runner.SemanticsVersion; not the layout). Same id, same spec, same curve bytes.", func(r *rr) *string { return &r.RunID })),
+	always(value("status", "", appliesAll, `"done" or "failed".`, func(r *rr) *string { return &r.Status })),
 	value("error", "", "failed runs", "Why a failed run failed (error or panic message).", func(r *rr) *string { return &r.Error }),
 	value("format_version", "", appliesAll, "Layout version of the per-run file the run was recorded in (outputs.FormatVersion when recorded by this release; 1 or 2 for a run recorded by an older release, whose row is then upgraded on reading: README.md, Upgrade).", func(r *rr) *int { return &r.FormatVersion }),
 	value("sweep", "", appliesAll, "Name of the sweep that produced the run (informational; not part of the id).", func(r *rr) *string { return &r.Sweep }),
-	value("group_label", "", appliesAll, "Human-readable configuration: every specification field except the seed. Runs with the same group_label differ only in their seed; average over them. (Layout 2: group.)", func(r *rr) *string { return &r.Group }),
-	value("group_id", "", appliesAll, "Hex SHA-256 (16 characters) of the specification without the seed: the grouping key of a configuration.", func(r *rr) *string { return &r.GroupID }),
+	always(value("group_label", "", appliesAll, "Human-readable configuration: every specification field except the seed. Runs with the same group_label differ only in their seed; average over them. (Layout 2: group.)", func(r *rr) *string { return &r.Group })),
+	always(value("group_id", "", appliesAll, "Hex SHA-256 (16 characters) of the specification without the seed: the grouping key of a configuration.", func(r *rr) *string { return &r.GroupID })),
 
-	value("instance", "", appliesAll, "Instance name given in the sweep file (informational; not part of the id).", func(r *rr) *string { return &r.Instance }),
-	value("instance_kind", "", appliesAll, `Instance kind of the run's [[instance]] table, one of the registry's (run sweep --help lists each with its keys and the columns it records).`, func(r *rr) *string { return &r.InstanceKind }),
-	value("instance_hash", "", appliesAll, "Content hash of the instance: of the data a data-backed kind reads (documents, theta*, click model, partition), of its parameters otherwise.", func(r *rr) *string { return &r.InstanceHash }),
-	value("instance_name", "", appliesAll, "Description of the instance (its kind's parameters).", func(r *rr) *string { return &r.InstanceName }),
+	always(value("instance", "", appliesAll, "Instance name given in the sweep file (informational; not part of the id).", func(r *rr) *string { return &r.Instance })),
+	always(value("instance_kind", "", appliesAll, `Instance kind of the run's [[instance]] table, one of the registry's (run sweep --help lists each with its keys and the columns it records).`, func(r *rr) *string { return &r.InstanceKind })),
+	always(value("instance_hash", "", appliesAll, "Content hash of the instance: of the data a data-backed kind reads (documents, theta*, click model, partition), of its parameters otherwise.", func(r *rr) *string { return &r.InstanceHash })),
+	always(value("instance_name", "", appliesAll, "Description of the instance (its kind's parameters).", func(r *rr) *string { return &r.InstanceName })),
 	nullable("instance_seed", "", AppliesKinds, "Seed of the instance's random parts (theta* and shared contexts, the arms' means, the loss sequence, the order the documents arrive in); separate from the run seed.", func(r *rr) **uint64 { return &r.InstanceSeed }),
 	nullable("arms", "actions", AppliesKinds, "Number of arms: the actions per silo per round K, or a multi-armed bandit's arms (a query's documents when they are the arms). Null where each round's actions are a query's documents. (Layout 2: k; a mab run's arms were in d.)", func(r *rr) **int { return &r.Arms }),
 	nullable("qid", "", AppliesKinds, "The qid of the dataset's query whose documents are the arms. (Layout 3: query.)", func(r *rr) **int64 { return &r.Query }),
@@ -164,9 +179,9 @@ var Columns = []Column[RunRecord]{
 	nullable("shared_contexts", "", AppliesKinds, "Contexts drawn from the instance seed (one instance for all runs, as the published code did).", func(r *rr) **bool { return &r.SharedContexts }),
 	value("context_gen", "", AppliesKinds, `Generator of the contexts' Gaussian coordinates ("xoshiro-ziggurat" or "chacha8").`, func(r *rr) *string { return &r.ContextGen }),
 
-	value("family", "", appliesAll, `Algorithm family: "linear" (linear contextual bandits, package federate; every run of layout 1), "mab" (distributed-DP multi-armed bandits) or "bco" (locally private bandit convex optimisation).`, func(r *rr) *string { return &r.Family }),
-	value("algorithm", "", appliesAll, "Registered name (`run sweep --help` lists every algorithm with its summary and own parameters).", func(r *rr) *string { return &r.Algorithm }),
-	value("trust", "", appliesAll, `Trust model of the algorithm's privacy: "none" (non-private), "central" (a trusted curator sees raw data), "local" (each silo or user randomises before anything leaves it), "shuffle" (a trusted shuffler between silos and server) or "distributed" (secure aggregation: the server sees only a noisy sum).`, func(r *rr) *string { return &r.Trust }),
+	always(value("family", "", appliesAll, `Algorithm family: "linear" (linear contextual bandits, package federate; every run of layout 1), "mab" (distributed-DP multi-armed bandits) or "bco" (locally private bandit convex optimisation).`, func(r *rr) *string { return &r.Family })),
+	always(value("algorithm", "", appliesAll, "Registered name (`run sweep --help` lists every algorithm with its summary and own parameters).", func(r *rr) *string { return &r.Algorithm })),
+	always(value("trust", "", appliesAll, `Trust model of the algorithm's privacy: "none" (non-private), "central" (a trusted curator sees raw data), "local" (each silo or user randomises before anything leaves it), "shuffle" (a trusted shuffler between silos and server) or "distributed" (secure aggregation: the server sees only a noisy sum).`, func(r *rr) *string { return &r.Trust })),
 	nullable("eps", "", "algorithms that take eps", "The algorithm's eps parameter as the sweep gave it. Its meaning is the algorithm's: a pure or (eps, delta) target, or under dist-rdp-se / dist-cdp-se's paper preset (param_paper_eps = 1) the Renyi or zCDP parameter. target_eps is always the (eps, delta)-DP target.", func(r *rr) **float64 { return &r.Eps }),
 	nullable("delta", "", "algorithms that take delta", "The algorithm's delta parameter as the sweep gave it (null for a pure-DP algorithm; target_delta is then 0).", func(r *rr) **float64 { return &r.Delta }),
 	nullable("M", "silos", "linear, bco", "Number of silos M.", func(r *rr) **int { return &r.M }),
@@ -196,13 +211,13 @@ var Columns = []Column[RunRecord]{
 	doneOnly(linear("silo_realised_regret", "reward", "Per-silo realised-regret totals at T (list of M values).", func(l *LinearSettings) *[]float64 { return &l.SiloRealised })),
 
 	value("certified", "", appliesAll, "Whether the run's privacy guarantee is certified for the run as simulated: true exactly when the run is private, its guarantee is sound in exact arithmetic and delivered_eps <= target_eps and delivered_delta <= target_delta (core.Privacy.Check, the same rule for upgraded rows). Never null; false for every non-private run (trust none).", func(r *rr) *bool { return &r.Certified }),
-	nullable("target_eps", "", appliesPrivate, "Epsilon of the (eps, delta)-DP target the run was calibrated to, in every family: the algorithm's eps, or under a paper preset (param_paper_eps = 1) its nominal curve as (eps, delta)-DP at delta. Null for every non-private run.", func(r *rr) **float64 { return &r.TargetEps }),
-	nullable("target_delta", "", appliesPrivate, "Delta of the target: the algorithm's delta, 0 for a pure-DP target. Null for every non-private run.", func(r *rr) **float64 { return &r.TargetDelta }),
+	nullable("target_eps", "", appliesDonePrivate, "Epsilon of the (eps, delta)-DP target the run was calibrated to, in every family: the algorithm's eps, or under a paper preset (param_paper_eps = 1) its nominal curve as (eps, delta)-DP at delta. Never null in a done private run's row; null for every non-private run and every failed run (which records no claim).", func(r *rr) **float64 { return &r.TargetEps }),
+	nullable("target_delta", "", appliesDonePrivate, "Delta of the target: the algorithm's delta, 0 for a pure-DP target. Null where target_eps is.", func(r *rr) **float64 { return &r.TargetDelta }),
 	nullable("delivered_eps", "", appliesPrivate, "Epsilon the run's noise guarantees under relation at delivered_delta, from the family's accountant. For a run that is not certified, a valid bound when one is known (above the target), else null. Null for every non-private run.", func(r *rr) **float64 { return &r.DeliveredEps }),
 	nullable("delivered_delta", "", appliesPrivate, "Delta of the delivered guarantee (null when delivered_eps is).", func(r *rr) **float64 { return &r.DeliveredDelta }),
-	value("relation", "", appliesPrivate, `Neighbouring relation of the guarantee, a token in every family: "add-remove" (one user added or removed) or "replace-one" (one user's data replaced); relation_note says more. Null in layout-1 and layout-2 mab and bco rows (not recorded).`, func(r *rr) *string { return &r.Relation }),
+	value("relation", "", appliesPrivate, `Neighbouring relation of the guarantee, a token in every family: "add-remove" (one user added or removed) or "replace-one" (one user's data replaced); relation_note says more. Layout-1 and layout-2 mab and bco rows, which did not record it, get their family's (replace-one).`, func(r *rr) *string { return &r.Relation }),
 	value("relation_note", "", "private mab and bco runs", "The family's neighbouring relation in words (e.g. mab: each user contributes once, so the batches compose in parallel).", func(r *rr) *string { return &r.RelationNote }),
-	value("mechanism", "", appliesPrivate, "The privacy mechanism, one token of core.Mechanisms (README.md, \"Mechanisms\"), e.g. \"tree-gaussian\", \"polya-secagg\", \"gaussian-report\". Null in layout-1 and layout-2 linear rows (not recorded).", func(r *rr) *string { return &r.Mechanism }),
+	value("mechanism", "", appliesPrivate, "The privacy mechanism, one token of core.Mechanisms (README.md, \"Mechanisms\"), e.g. \"tree-gaussian\", \"polya-secagg\", \"gaussian-report\". Layout-1 and layout-2 linear rows, which did not record it, get their algorithm's (discrete when the note names the exact sampler).", func(r *rr) *string { return &r.Mechanism }),
 	value("sampler", "", appliesPrivate, `The sampler that draws the privacy noise, by short name, the same vocabulary in every family (core.Samplers): "gaussian" (floating point), "discrete-gaussian" (exact) or "binomial" for the linear family; "discrete-laplace", "laplace" (floating point: DP-SE with reference_code = 1), "polya" (Polya shares drawn per user), "skellam" or "discrete-gaussian" for mab; "gaussian" for bco. How it draws is said in calibration_note ("sampler: ...", mab).`, func(r *rr) *string { return &r.Sampler }),
 	value("calibration_note", "", appliesPrivate, `What a reader of the privacy claim should know, about privacy only (null for every non-private run). Starts with "not certified: " and the reason for every private run that is not certified.`, func(r *rr) *string { return &r.CalibrationNote }),
 
@@ -219,9 +234,16 @@ var Columns = []Column[RunRecord]{
 // parameter: param_<key>.
 const ParamPrefix = "param_"
 
-// paramColumn is the column of parameter key.
+// paramColumn is the column of parameter key: its meaning and the
+// algorithms that take it as registered (RegisterRelease).
 func paramColumn(key string) Column[RunRecord] {
-	return withCodec(Column[RunRecord]{Name: ParamPrefix + key, Applies: "algorithms with this parameter",
+	applies, doc := "algorithms with this parameter", ""
+	if params, _ := registered(); params != nil {
+		if p, ok := params[key]; ok {
+			applies, doc = p.Algorithms, p.Doc
+		}
+	}
+	return withCodec(Column[RunRecord]{Name: ParamPrefix + key, Applies: applies, Doc: doc,
 		get: func(r *rr) any {
 			v, ok := r.Params[key]
 			if !ok {
@@ -242,7 +264,7 @@ type cp = CurvePoint
 // curveBase are the columns of curves.arrow that every run has; the
 // curve metrics families produce (Metrics with a family source) follow.
 var curveBase = []Column[CurvePoint]{
-	value("run_id", "", appliesAll, "Run identity; joins with runs.arrow (the only column the two tables share: `curves JOIN runs USING (run_id)`). Rows are sorted by the run's group_id (in runs.arrow), then run_id and t, and a record batch holds whole configurations (tables.json lists them).", func(r *cp) *string { return &r.RunID }),
+	always(value("run_id", "", appliesAll, "Run identity; joins with runs.arrow (the only column the two tables share: `curves JOIN runs USING (run_id)`). Rows are sorted by the run's group_id (in runs.arrow), then run_id and t, and a record batch holds whole configurations (tables.json lists them).", func(r *cp) *string { return &r.RunID })),
 	value("t", "rounds", appliesAll, "Round t per silo (1-indexed). Checkpoints every `every` rounds plus the last round. (Layout 2: round.)", func(r *cp) *int64 { return &r.Round }),
 	value("pseudo_regret", "reward", appliesAll, "Group pseudo-regret R_M(t), summed over silos (means of best and chosen actions).", func(r *cp) *float64 { return &r.Pseudo }),
 	value("realised_regret", "reward", appliesAll, "Group realised regret up to t (observed rewards of best and chosen actions), summed over silos.", func(r *cp) *float64 { return &r.Realised }),

@@ -16,7 +16,8 @@ func Example() {
 	os.MkdirAll(filepath.Join(dir, outputs.RunsDir), 0o755)
 	for i, id := range []string{strings.Repeat("b", 64), strings.Repeat("a", 64)} {
 		rec := outputs.RunRecord{
-			RunID: id, Status: outputs.StatusDone, FormatVersion: outputs.FormatVersion,
+			RunID: id, Status: outputs.StatusDone, FormatVersion: outputs.FormatVersion, Group: "fedlinucb", GroupID: "g",
+			Instance: "syn", InstanceKind: "synthetic", InstanceHash: "h", InstanceName: "synthetic d=2",
 			Family: outputs.FamilyLinear, Algorithm: "fedlinucb", Trust: "none", Params: map[string]float64{},
 			M: outputs.Some(2), T: 20, B: outputs.Some(10), Every: 10, Seed: uint64(i + 1), Rounds: 20, PseudoRegret: 4,
 			Linear: &outputs.LinearSettings{SiloPseudo: []float64{1, 3}, SiloRealised: []float64{1, 2}},

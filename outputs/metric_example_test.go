@@ -55,7 +55,8 @@ func TestNewCurveMetric(t *testing.T) {
 	write := func(id, family string, withMetric bool) {
 		t.Helper()
 		rec := outputs.RunRecord{RunID: id, Status: outputs.StatusDone, FormatVersion: outputs.FormatVersion, Family: family, Algorithm: "se",
-			Trust: "none", Params: map[string]float64{}, GroupID: family, T: 30, Every: 10, Rounds: 30}
+			Trust: "none", Params: map[string]float64{}, GroupID: family, Group: family, T: 30, Every: 10, Rounds: 30,
+			Instance: "two", InstanceKind: "mab", InstanceHash: "h", InstanceName: "two arms"}
 		var p core.Problem = &twoArms{}
 		res, err := core.Drive(context.Background(), p, 30, 10)
 		if err != nil {

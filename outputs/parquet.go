@@ -44,7 +44,8 @@ const parquetChunkRows = 4096
 // batch by record batch: it walks the Arrow schema (integers, floats,
 // booleans, strings, binary, structs, lists; nullable fields become
 // optional columns) and writes every record batch as one row group, with
-// the Arrow schema's metadata as the Parquet file's key-value metadata.
+// the Arrow schema's metadata as the Parquet file's key-value metadata
+// and the Arrow schema itself under ArrowSchemaKey.
 // It holds one record batch and its row group at a time, never the file
 // (a collect converts a curves.arrow of several GB: outputs/README.md,
 // "Collect at scale"). A struct without fields has no Parquet form (a
@@ -82,6 +83,14 @@ func WriteParquet(w io.Writer, src ipc.ReadAtSeeker, size int64) error {
 	for i, k := range md.Keys() {
 		opts = append(opts, parquet.KeyValueMetadata(k, md.Values()[i]))
 	}
+	// The Arrow schema itself, as pyarrow and arrow-go keep it: a reader
+	// of Arrow schemas gets the fields' metadata (unit, applies-to,
+	// meaning) and nullability back.
+	arrowSchema, err := serializeSchema(sc)
+	if err != nil {
+		return err
+	}
+	opts = append(opts, parquet.KeyValueMetadata(ArrowSchemaKey, arrowSchema))
 	pw := parquet.NewWriter(w, opts...)
 	cols := make([][]parquet.Value, leaves)
 	// The rows of a chunk, reused chunk after chunk (the writer copies

@@ -18,7 +18,8 @@ func TestCollectOrder(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, outputs.RunsDir), 0o755)
 	for _, i := range []int{7, 2, 9, 0, 5} {
 		rec := outputs.RunRecord{RunID: fmt.Sprintf("%064x", i), Status: outputs.StatusDone, FormatVersion: outputs.FormatVersion,
-			Family: "mab", Algorithm: "se", Trust: "none", Params: map[string]float64{}, GroupID: fmt.Sprint("g", 9-i), T: 20, Every: 10, Rounds: 20}
+			Family: "mab", Algorithm: "se", Trust: "none", Params: map[string]float64{}, GroupID: fmt.Sprint("g", 9-i), Group: fmt.Sprint("se ", 9-i), T: 20, Every: 10, Rounds: 20,
+			Instance: "easy", InstanceKind: "mab", InstanceHash: "h", InstanceName: "mab K=2"}
 		pts := []outputs.Point{{Round: 10, Pseudo: float64(i)}, {Round: 20, Pseudo: float64(i) + 1}}
 		if err := outputs.WriteRun(outputs.RunPath(dir, rec.RunID), &rec, pts); err != nil {
 			t.Fatal(err)

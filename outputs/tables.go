@@ -236,7 +236,7 @@ func writeCurves(w io.Writer, curves func(emit func([]CurvePoint) error) error) 
 	var pending []CurvePoint // the current configuration's rows not yet written
 	group := ""
 	cols := curveColumns()
-	tw, err := newTableWriter(w, schemaOf(cols, layoutMetadata(FormatVersion)), cols)
+	tw, err := newTableWriter(w, tableSchema(cols), cols)
 	if err != nil {
 		return nil, err
 	}
@@ -379,7 +379,11 @@ func ReadTables(dir string) ([]RunRecord, []CurvePoint, error) {
 		group[runs[i].RunID] = runs[i].GroupID
 	}
 	for i := range curves {
-		curves[i].GroupID = group[curves[i].RunID]
+		g, ok := group[curves[i].RunID]
+		if !ok {
+			return nil, nil, fmt.Errorf("%s: run %s is not in %s (%w)", filepath.Join(dir, CurvesFile), curves[i].RunID, RunsFile, ErrTablesMismatch)
+		}
+		curves[i].GroupID = g
 	}
 	return runs, curves, nil
 }

@@ -61,6 +61,52 @@ var legacyMechanisms = map[string]string{
 	"gaussian report (one per user)": "gaussian-report",
 }
 
+// layout2Relations are the relations, in words, of the mab and bco
+// families' claims in layouts 1-2, which did not record them: the same
+// relations layout 3 recorded (mab.Relation and bco.Relation at 98ad0ae
+// and a26df98), so legacyRelations makes them tokens.
+var layout2Relations = map[string]string{
+	"mab": "one user's reward replaced by any value in [0, 1]; each user contributes once, to one arm in one batch, " +
+		"so the batches compose in parallel and the run's guarantee is its worst batch's",
+	"bco": "local: any two losses of one user (one report per user)",
+}
+
+// layout2LinearMechanisms are the mechanisms of the private linear
+// algorithms of layouts 1-2 (federate's entries at 5cab670 and 98ad0ae),
+// which did not record them; their noise was floating-point Gaussian
+// (binomial for sdp-vec) unless the note names the exact discrete
+// Gaussian sampler (layout2DiscreteNote), as federate records today.
+var layout2LinearMechanisms = map[string]string{
+	"ldp": "tree-gaussian", "super-agent": "tree-gaussian", "feducb": "tree-gaussian",
+	"sdp-amp": "tree-gaussian-shuffled", "sdp-vec": "tree-vecsum-binomial", "ldp-linucb": "user-gaussian",
+}
+
+// layout2DiscreteNote is in the note of every layout-2 linear run with
+// noise = "discrete" (federate/accountant.DiscreteNote at 98ad0ae; the
+// exact binomial sampler's note of sdp-vec does not change its tokens).
+const layout2DiscreteNote = "discrete Gaussian noise (exact integer sampler, CKS20)"
+
+// layout2Tokens fills the privacy tokens layouts 1-2 did not record: the
+// relation of a mab or bco run, the mechanism and sampler of a linear
+// run (core.Samplers' names, as federate's claim chooses them).
+func (r *RunRecord) layout2Tokens() {
+	if r.Relation == "" {
+		r.Relation = layout2Relations[r.Family]
+	}
+	mech, ok := layout2LinearMechanisms[r.Algorithm]
+	if r.Family != FamilyLinear || r.Mechanism != "" || !ok {
+		return
+	}
+	sampler := core.SamplerGaussian
+	if strings.Contains(r.CalibrationNote, layout2DiscreteNote) {
+		mech, sampler = strings.Replace(mech, "gaussian", "discrete-gaussian", 1), core.SamplerDiscreteGaussian
+	}
+	if strings.Contains(mech, "binomial") {
+		sampler = core.SamplerBinomial
+	}
+	r.Mechanism, r.Sampler = mech, sampler
+}
+
 // layout2PaperPreset are the algorithms whose layout-2 runs computed what
 // paper_eps = 1 computes today (their eps was the Renyi or zCDP
 // parameter): those runs keep their ids under paper_eps = 1, and their
@@ -80,7 +126,8 @@ const hindsightNote = "hindsight: "
 // upgradeMeanings gives a row of layout 1, 2 or 3 the meanings of layout
 // 4: the notes that are not about privacy move out of calibration_note (a
 // non-private run has none); the relation and mechanism become tokens (the
-// words go to relation_note); target_eps and target_delta are the
+// words go to relation_note; layouts 1-2 recorded neither a mab or bco
+// relation nor a linear mechanism: layout2Tokens); target_eps and target_delta are the
 // algorithm's eps and delta (0 for a pure-DP delta), or under a paper
 // preset the nominal curve the note states; and certified is judged again
 // by core.Privacy.Check, the rule new runs are held to.
@@ -99,6 +146,9 @@ func (r *RunRecord) upgradeMeanings(layout int) {
 		return
 	}
 	r.CalibrationNote = note
+	if layout <= 2 {
+		r.layout2Tokens()
+	}
 	if tok, ok := legacyRelations[r.Relation]; ok {
 		r.Relation, r.RelationNote = tok, r.Relation
 	}

@@ -180,6 +180,32 @@ func (a *Algorithm) ParamKeys() []string {
 // stops the program at start-up (oneMeaning).
 var algorithms = mustOneMeaning(slices.Concat(linearAlgorithms(), mabAlgorithms(), bcoAlgorithms()))
 
+// The tables of this build record its simulator semantics and have a
+// param_<key> column for every parameter of every algorithm here
+// (outputs.RegisterRelease).
+func init() { outputs.RegisterRelease(SemanticsVersion, releaseParams(algorithms)) }
+
+// releaseParams lists every parameter key of algs once, with its one
+// meaning (oneMeaning) and the algorithms that take it, in display order.
+func releaseParams(algs []*Algorithm) []outputs.Param {
+	var out []outputs.Param
+	at := map[string]int{}
+	for _, a := range algs {
+		for _, p := range a.Params {
+			i, ok := at[p.Key]
+			if !ok {
+				at[p.Key], i = len(out), len(out)
+				out = append(out, outputs.Param{Key: p.Key, Doc: p.Doc})
+			}
+			if out[i].Algorithms != "" {
+				out[i].Algorithms += ", "
+			}
+			out[i].Algorithms += a.Name
+		}
+	}
+	return out
+}
+
 // mustOneMeaning returns algs, or panics with oneMeaning's error: two
 // meanings for one key is a programming error of the entries, found
 // before any sweep file is read.

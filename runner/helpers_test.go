@@ -130,7 +130,22 @@ func (f fakeSim) run(ctx context.Context, rs registry.RunSpec) (*core.Result, er
 	}
 	out := res.Result
 	out.Detail = res
+	out.Privacy = fakeClaim(s)
 	return &out, nil
+}
+
+// fakeClaim is the privacy claim of a fake run: a private algorithm's
+// target and its delivered guarantee are the spec's (eps, delta), as the
+// calibration above says, certified, so that every row the fake writes
+// satisfies the schema's rules (a private row records its target).
+func fakeClaim(s federate.Spec) core.Privacy {
+	alg, err := federate.LookupAlgorithm(s.Algorithm)
+	if err != nil || !alg.Private() {
+		return core.Privacy{Trust: core.TrustNone}
+	}
+	return core.Privacy{Trust: alg.Trust, Mechanism: alg.Mechanism, Sampler: core.SamplerGaussian, Relation: s.Relation,
+		TargetEps: s.Eps, TargetDelta: s.Delta, DeliveredEps: s.Eps, DeliveredDelta: s.Delta, Certified: true,
+		Note: "fake simulator: the claim restates the target"}
 }
 
 // dirHashes maps every regular file under dir (relative path) to its

@@ -115,13 +115,12 @@ func TestResumeMixedLayout2(t *testing.T) {
 			t.Errorf("%s: format versions %d, %d", o.Algorithm, o.FormatVersion, n.FormatVersion)
 		}
 		o.FormatVersion, o.WallSeconds, n.WallSeconds = n.FormatVersion, 0, 0
-		// Not recorded by layout 2.
-		if o.Family == outputs.FamilyLinear {
-			o.Mechanism = n.Mechanism
-		} else {
-			o.Relation, o.RelationNote = n.Relation, n.RelationNote
+		// Not recorded by layout 2, nor filled in by the upgrade: the
+		// mab and bco samplers (a linear row's mechanism and sampler, a mab
+		// or bco row's relation are, and must equal the fresh run's).
+		if o.Family != outputs.FamilyLinear {
+			o.Sampler = n.Sampler
 		}
-		o.Sampler = n.Sampler
 		// Recorded otherwise since 98ad0ae, not by the layout: the
 		// given means in an instance's name and label (issue 32, "means=given"
 		// then) and the mab notes' SecAgg accuracy sentence (issue 33).

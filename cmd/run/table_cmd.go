@@ -29,14 +29,17 @@ type TableCmd struct {
 func (c *TableCmd) Help() string {
 	return `Each row is a configuration (the runs that differ only in their seed): how many
 runs it averages, its trust model, whether every run of it is certified, the
-(eps, delta) its noise delivers (the largest over its runs; "not stated" when
-the accountant states none, calibration_note says why), and the metric's mean ± standard error over seeds
+(eps, delta)-DP target its runs were calibrated to (target_eps, target_delta:
+the smallest over its runs, which share one), the (eps, delta) its noise
+delivers (the largest over its runs; "not stated" when the accountant states
+none, calibration_note says why), and the metric's mean ± standard error over seeds
 at the rounds asked for. With --over instance the rows pool the instances that
 differ only in their seed (the privacy columns are then left out).
 
 csv and json hold the same as one row per configuration and round, with the
 columns configuration, group_id (as in runs.arrow), runs, instances, trust,
-certified, delivered_eps, delivered_delta, metric, t, mean and se: numbers
+certified, target_eps, target_delta, delivered_eps, delivered_delta, metric, t,
+mean and se: numbers
 unrounded, null (an empty csv cell) where a value does not apply (se for one
 seed; instances with --over seed; group_id and privacy with --over instance),
 for a program: pandas.read_csv, polars.read_csv, json.load.
@@ -92,13 +95,16 @@ type tableConfig struct {
 	privacy        bool
 	trust          string
 	certified      bool
+	targetEps      *float64
+	targetDelta    *float64
 	deliveredEps   *float64
 	deliveredDelta *float64
 }
 
 // privacyOf summarises the privacy of the runs of one configuration:
-// its trust model, whether every run is certified, and the largest
-// delivered eps and delta (nil when no run has one).
+// its trust model, whether every run is certified, the smallest target
+// eps and delta (its runs share one) and the largest delivered eps and
+// delta (nil when no run has one).
 func privacyOf(runs []outputs.RunRecord) tableConfig {
 	c := tableConfig{privacy: true, certified: len(runs) > 0}
 	for i, r := range runs {
@@ -108,6 +114,8 @@ func privacyOf(runs []outputs.RunRecord) tableConfig {
 			c.trust = "mixed"
 		}
 		c.certified = c.certified && r.Certified
+		c.targetEps = pick(c.targetEps, r.TargetEps, func(a, b float64) bool { return a < b })
+		c.targetDelta = pick(c.targetDelta, r.TargetDelta, func(a, b float64) bool { return a < b })
 		c.deliveredEps = maxPtr(c.deliveredEps, r.DeliveredEps)
 		c.deliveredDelta = maxPtr(c.deliveredDelta, r.DeliveredDelta)
 	}
@@ -116,7 +124,12 @@ func privacyOf(runs []outputs.RunRecord) tableConfig {
 
 // maxPtr is the larger of two optional values (nil: absent).
 func maxPtr(a, b *float64) *float64 {
-	if a == nil || (b != nil && *b > *a) {
+	return pick(a, b, func(a, b float64) bool { return a > b })
+}
+
+// pick is b when a is absent or b is better than a, else a (nil: absent).
+func pick(a, b *float64, better func(b, a float64) bool) *float64 {
+	if a == nil || (b != nil && better(*b, *a)) {
 		return b
 	}
 	return a
@@ -195,7 +208,7 @@ func writeTable(w io.Writer, dir string, at []int, metric, over, format string) 
 		return nil
 	}
 	fmt.Fprintf(w, "\n%s, mean ± standard error over seeds (\"-\": t is not a checkpoint of that configuration; n=1: one seed, no standard error). "+
-		"certified: every run of the configuration is; delivered: the largest (eps, delta) its runs' noise delivers.\n", footnote)
+		"certified: every run of the configuration is; target: the (eps, delta)-DP target its runs were calibrated to; delivered: the largest (eps, delta) its runs' noise delivers.\n", footnote)
 	return nil
 }
 
@@ -207,7 +220,7 @@ func writeTableText(w io.Writer, configs []tableConfig, at []int, m outputs.Metr
 	if over == figure.OverInstance {
 		head[1] = "instances (runs)"
 	} else {
-		head = append(head, "trust", "certified", "delivered (eps, delta)")
+		head = append(head, "trust", "certified", "target (eps, delta)", "delivered (eps, delta)")
 	}
 	for _, t := range at {
 		head = append(head, "t = "+strconv.Itoa(t))
@@ -224,7 +237,7 @@ func writeTableText(w io.Writer, configs []tableConfig, at []int, m outputs.Metr
 			row[1] = fmt.Sprintf("%d (%d)", s.Instances, s.N)
 			n = s.Instances
 		} else {
-			row = append(row, c.trust, yesNo(c.certified), c.deliveredText())
+			row = append(row, c.trust, yesNo(c.certified), c.pairText(c.targetEps, c.targetDelta), c.pairText(c.deliveredEps, c.deliveredDelta))
 		}
 		for _, t := range at {
 			cell := "-"
@@ -281,14 +294,15 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-// deliveredText renders the delivered (eps, delta): "no noise" for a
-// non-private configuration, "not stated" for a private one whose
-// accountant states none (its calibration_note says why).
-func (c tableConfig) deliveredText() string {
+// pairText renders the configuration's target or delivered (eps,
+// delta): "no noise" for a non-private configuration, "not stated" for a
+// private one that has none (a delivered guarantee its accountant states
+// not: its calibration_note says why).
+func (c tableConfig) pairText(eps, delta *float64) string {
 	switch {
 	case c.trust == "none":
 		return "no noise"
-	case c.deliveredEps == nil && c.deliveredDelta == nil:
+	case eps == nil && delta == nil:
 		return "not stated"
 	}
 	f := func(v *float64) string {
@@ -297,7 +311,7 @@ func (c tableConfig) deliveredText() string {
 		}
 		return strconv.FormatFloat(*v, 'g', 4, 64)
 	}
-	return f(c.deliveredEps) + ", " + f(c.deliveredDelta)
+	return f(eps) + ", " + f(delta)
 }
 
 // tableRecord is one row of run table's csv and json output: one
@@ -311,6 +325,8 @@ type tableRecord struct {
 	Instances      *int     `json:"instances"`
 	Trust          *string  `json:"trust"`
 	Certified      *bool    `json:"certified"`
+	TargetEps      *float64 `json:"target_eps"`
+	TargetDelta    *float64 `json:"target_delta"`
 	DeliveredEps   *float64 `json:"delivered_eps"`
 	DeliveredDelta *float64 `json:"delivered_delta"`
 	Metric         string   `json:"metric"`
@@ -321,7 +337,7 @@ type tableRecord struct {
 
 // tableColumns are the csv header, in tableRecord's order.
 var tableColumns = []string{"configuration", "group_id", "runs", "instances", "trust", "certified",
-	"delivered_eps", "delivered_delta", "metric", "t", "mean", "se"}
+	"target_eps", "target_delta", "delivered_eps", "delivered_delta", "metric", "t", "mean", "se"}
 
 // tableRecords are the rows of the csv and json output: every
 // configuration at every round of at that is one of its checkpoints (at
@@ -356,6 +372,7 @@ func tableRecords(configs []tableConfig, at []int, m outputs.Metric, over string
 			if c.privacy {
 				trust, cert := c.trust, c.certified
 				r.Trust, r.Certified, r.DeliveredEps, r.DeliveredDelta = &trust, &cert, c.deliveredEps, c.deliveredDelta
+				r.TargetEps, r.TargetDelta = c.targetEps, c.targetDelta
 			}
 			out = append(out, r)
 		}
@@ -395,7 +412,7 @@ func writeTableRecords(w io.Writer, configs []tableConfig, at []int, m outputs.M
 			trust, cert = *r.Trust, strconv.FormatBool(*r.Certified)
 		}
 		cw.Write([]string{r.Configuration, group, strconv.Itoa(r.Runs), inst, trust, cert,
-			num(r.DeliveredEps), num(r.DeliveredDelta), r.Metric, strconv.Itoa(r.T), num(&r.Mean), num(r.SE)})
+			num(r.TargetEps), num(r.TargetDelta), num(r.DeliveredEps), num(r.DeliveredDelta), r.Metric, strconv.Itoa(r.T), num(&r.Mean), num(r.SE)})
 	}
 	cw.Flush()
 	return cw.Error()

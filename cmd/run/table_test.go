@@ -20,8 +20,8 @@ import (
 // columns from the runs, and null where a value does not apply; the text
 // and Markdown tables show the privacy columns; an --at that is no
 // checkpoint is a usage error. Mutation-checked: privacyOf taking
-// delivered_delta for delivered_eps fails it; writing se (0) for one seed
-// fails it.
+// delivered_delta for delivered_eps fails it; taking delivered_eps for
+// target_eps fails it; writing se (0) for one seed fails it.
 func TestTableFormats(t *testing.T) {
 	dir := smallResults(t, 2)
 	runs, curves, err := readTables(dir)
@@ -62,7 +62,11 @@ func TestTableFormats(t *testing.T) {
 				"configuration": s.Label, "group_id": s.GroupID, "runs": "2", "instances": "", "trust": first.Trust,
 				"certified": strconv.FormatBool(first.Certified), "metric": "pseudo", "t": strconv.Itoa(tt),
 				"mean": strconv.FormatFloat(s.Mean[k], 'g', -1, 64), "se": strconv.FormatFloat(s.SE[k], 'g', -1, 64),
-				"delivered_eps": "", "delivered_delta": "",
+				"delivered_eps": "", "delivered_delta": "", "target_eps": "", "target_delta": "",
+			}
+			if first.Trust != "none" {
+				want["target_eps"] = strconv.FormatFloat(*first.TargetEps, 'g', -1, 64)
+				want["target_delta"] = strconv.FormatFloat(*first.TargetDelta, 'g', -1, 64)
 			}
 			if private {
 				want["delivered_eps"] = strconv.FormatFloat(*first.DeliveredEps, 'g', -1, 64)
@@ -96,8 +100,8 @@ func TestTableFormats(t *testing.T) {
 		if len(r) != len(tableColumns) || r["mean"] != s.Mean[k] || r["t"] != s.Rounds[k] || r["instances"] != nil {
 			t.Errorf("json record %d: %v; want mean %v at t %v, instances null", i, r, s.Mean[k], s.Rounds[k])
 		}
-		if (r["trust"] == "none") != (r["delivered_eps"] == nil) {
-			t.Errorf("json record %d: trust %v, delivered_eps %v", i, r["trust"], r["delivered_eps"])
+		if (r["trust"] == "none") != (r["delivered_eps"] == nil) || (r["trust"] == "none") != (r["target_eps"] == nil) || (r["trust"] == "none") != (r["target_delta"] == nil) {
+			t.Errorf("json record %d: trust %v, target (%v, %v), delivered_eps %v", i, r["trust"], r["target_eps"], r["target_delta"], r["delivered_eps"])
 		}
 	}
 
@@ -115,7 +119,7 @@ func TestTableFormats(t *testing.T) {
 	if err := writeTable(&buf, dir, at, "pseudo", figure.OverSeed, formatMarkdown); err != nil {
 		t.Fatal(err)
 	}
-	if head := strings.SplitN(buf.String(), "\n", 2)[0]; head != "| configuration | runs | trust | certified | delivered (eps, delta) | t = 25 | t = 50 |" {
+	if head := strings.SplitN(buf.String(), "\n", 2)[0]; head != "| configuration | runs | trust | certified | target (eps, delta) | delivered (eps, delta) | t = 25 | t = 50 |" {
 		t.Errorf("markdown head %q", head)
 	}
 	if !strings.Contains(buf.String(), "| local | yes | ") {

@@ -288,11 +288,13 @@ func Labels(runs []outputs.RunRecord) map[string]string {
 	// Two groups with the same label differ in a field not listed: most
 	// often their instances, of one name but other descriptions (two
 	// sweeps into one directory): add the words of the descriptions that
-	// differ ("gap=0.1"; attack round 3, U14); else their group ids, so
-	// that no two lines share a legend entry.
-	desc := map[string]string{}
+	// differ ("gap=0.1"; attack round 3, U14), and where descriptions are
+	// alike the instances' content hashes that differ ("data=3d5aa94f":
+	// a dataset ingested again; attack round 4, R4-22); else their group
+	// ids, so that no two lines share a legend entry.
+	desc, data := map[string]string{}, map[string]string{}
 	for i := range runs {
-		desc[runs[i].GroupID] = runs[i].InstanceName
+		desc[runs[i].GroupID], data[runs[i].GroupID] = runs[i].InstanceName, runs[i].InstanceHash
 	}
 	same := map[string][]string{}
 	for id, l := range labels {
@@ -307,12 +309,28 @@ func Labels(runs []outputs.RunRecord) map[string]string {
 			classes = append(classes, desc[id])
 		}
 		words := classTitles(classes)
-		distinct := map[string]bool{}
+		// The instance hashes among the groups of one description.
+		hashes := map[string]map[string]bool{}
 		for _, id := range ids {
-			distinct[words[desc[id]]] = true
+			if hashes[desc[id]] == nil {
+				hashes[desc[id]] = map[string]bool{}
+			}
+			hashes[desc[id]][data[id]] = true
+		}
+		suffix, distinct := map[string]string{}, map[string]bool{}
+		for _, id := range ids {
+			var s []string
+			if w := words[desc[id]]; w != "" {
+				s = append(s, w)
+			}
+			if len(hashes[desc[id]]) > 1 {
+				s = append(s, "data="+data[id][:min(8, len(data[id]))])
+			}
+			suffix[id] = strings.Join(s, ", ")
+			distinct[suffix[id]] = true
 		}
 		for _, id := range ids {
-			if w := words[desc[id]]; len(distinct) == len(ids) && w != "" {
+			if w := suffix[id]; len(distinct) == len(ids) && w != "" {
 				labels[id] = l + " [" + w + "]"
 			} else {
 				labels[id] = l + " [" + id[:min(8, len(id))] + "]"

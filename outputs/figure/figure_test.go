@@ -98,7 +98,7 @@ func TestLabels(t *testing.T) {
 func TestSaveDir(t *testing.T) {
 	runs, curves := runsAndCurves()
 	dir := t.TempDir()
-	if err := outputs.WriteTables(dir, runs, curves); err != nil {
+	if err := writeTables(dir, runs, curves); err != nil {
 		t.Fatal(err)
 	}
 	for _, o := range []Options{{}, {Metric: Realised, LogX: true, LogY: true}} {
@@ -150,7 +150,7 @@ func TestNaturalCompare(t *testing.T) {
 func TestSaveDirOverInstances(t *testing.T) {
 	runs, curves := runsAndCurves()
 	dir := t.TempDir()
-	if err := outputs.WriteTables(dir, runs, curves); err != nil {
+	if err := writeTables(dir, runs, curves); err != nil {
 		t.Fatal(err)
 	}
 	paths, err := SaveDir(dir, Options{Over: OverInstance})

@@ -53,6 +53,7 @@ func BuildOverInstances(runs []outputs.RunRecord, curves []outputs.CurvePoint, m
 	if err != nil {
 		return nil, err
 	}
+	classOf := instanceClasses(done)
 	type curve struct {
 		key, class string
 		config     string            // the legend's key: the configuration without instance and eps
@@ -66,7 +67,7 @@ func BuildOverInstances(runs []outputs.RunRecord, curves []outputs.CurvePoint, m
 	for _, r := range done {
 		c := registry.FromRecord(&r)
 		c.Instance, c.InstanceDesc = "", ""
-		class := registry.InstanceClass(r.InstanceName)
+		class := classOf(&r)
 		key := class + "\x00" + registry.Label(c)
 		c.Eps = 0
 		config := registry.Label(c)
@@ -165,7 +166,7 @@ func BuildOverInstances(runs []outputs.RunRecord, curves []outputs.CurvePoint, m
 		}
 	}
 	for _, r := range done {
-		c := registry.InstanceClass(r.InstanceName)
+		c := classOf(&r)
 		if !contains(classes, c) {
 			classes = append(classes, c)
 			firstName[c] = r.Instance
@@ -285,4 +286,27 @@ func doneRuns(runs []outputs.RunRecord, curves []outputs.CurvePoint, metric stri
 		return nil, nil, fmt.Errorf("figure: no done run here has metric %s: %s", m.Name, m.LackingText(runs, curves))
 	}
 	return done, byRun, nil
+}
+
+// instanceClasses returns the instance class of a run of runs: the
+// instances whose descriptions differ only in their seed
+// (registry.InstanceClass). Instances of one description but other
+// contents (a dataset ingested again: attack round 4, R4-22) are not
+// seeds of one class: each is a class of its own, its name followed by
+// "data=" and its content hash's first 8 digits.
+func instanceClasses(runs []outputs.RunRecord) func(r *outputs.RunRecord) string {
+	hashes := map[string]map[string]bool{}
+	for _, r := range runs {
+		if hashes[r.InstanceName] == nil {
+			hashes[r.InstanceName] = map[string]bool{}
+		}
+		hashes[r.InstanceName][r.InstanceHash] = true
+	}
+	return func(r *outputs.RunRecord) string {
+		c := registry.InstanceClass(r.InstanceName)
+		if len(hashes[r.InstanceName]) > 1 {
+			c += " data=" + r.InstanceHash[:min(8, len(r.InstanceHash))]
+		}
+		return c
+	}
 }

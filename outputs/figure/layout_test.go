@@ -276,7 +276,7 @@ func TestSweepTitle(t *testing.T) {
 		t.Errorf("title %q", got)
 	}
 	dir := t.TempDir()
-	if err := outputs.WriteTables(dir, runs, curves); err != nil {
+	if err := writeTables(dir, runs, curves); err != nil {
 		t.Fatal(err)
 	}
 	paths, err := SaveDir(dir, Options{})
@@ -298,7 +298,7 @@ func TestSaveDirSplitsFiles(t *testing.T) {
 	}
 	runs, curves := makeRuns(specs)
 	dir := t.TempDir()
-	if err := outputs.WriteTables(dir, runs, curves); err != nil {
+	if err := writeTables(dir, runs, curves); err != nil {
 		t.Fatal(err)
 	}
 	paths, err := SaveDir(dir, Options{Height: 40 * vg.Centimeter})

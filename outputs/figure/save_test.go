@@ -108,7 +108,7 @@ func pixels(l vg.Length) int { return int(math.Round(l.Dots(PNGDPI))) }
 func TestSaveDirFiles(t *testing.T) {
 	runs, curves := runsAndCurves()
 	dir := t.TempDir()
-	if err := outputs.WriteTables(dir, runs, curves); err != nil {
+	if err := writeTables(dir, runs, curves); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -142,7 +142,7 @@ func TestSaveDirFiles(t *testing.T) {
 		}
 	}
 	empty := t.TempDir()
-	if err := outputs.WriteTables(empty, nil, nil); err != nil {
+	if err := writeTables(empty, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, o := range []Options{{}, {Over: OverInstance}} {
@@ -162,7 +162,7 @@ func svgNum(x float64) string { return strconv.FormatFloat(x, 'g', 5, 64) }
 func TestSaveDirInstanceGrid(t *testing.T) {
 	runs, curves := instanceRuns()
 	dir := t.TempDir()
-	if err := outputs.WriteTables(dir, runs, curves); err != nil {
+	if err := writeTables(dir, runs, curves); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -213,12 +213,19 @@ func TestSaveDirInstanceGrid(t *testing.T) {
 
 	// One class, two eps: one row of two panels.
 	var one []outputs.RunRecord
+	kept := map[string]bool{}
 	for _, r := range runs {
 		if strings.Contains(r.InstanceName, "gap=0.5") {
-			one = append(one, r)
+			one, kept[r.RunID] = append(one, r), true
 		}
 	}
-	if err := outputs.WriteTables(dir, one, curves); err != nil {
+	var oneCurves []outputs.CurvePoint
+	for _, c := range curves {
+		if kept[c.RunID] {
+			oneCurves = append(oneCurves, c)
+		}
+	}
+	if err := writeTables(dir, one, oneCurves); err != nil {
 		t.Fatal(err)
 	}
 	paths, err := SaveDir(dir, Options{Over: OverInstance})

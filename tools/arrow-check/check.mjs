@@ -51,6 +51,14 @@ const CURVE_COLUMNS = [
 // After CURVE_COLUMNS: the curve metrics families produce (outputs.Metrics),
 // Float64 each, null where a run does not produce it.
 
+// The columns no row leaves null: non-nullable fields; every other field
+// is nullable (outputs/README.md, "Self-describing tables").
+const REQUIRED = new Set(["run_id", "status", "format_version", "group_label", "group_id", "instance", "instance_kind",
+  "instance_hash", "instance_name", "family", "algorithm", "trust", "horizon", "checkpoint_every", "seed", "certified",
+  "t", "pseudo_regret", "realised_regret", "syncs", "time_avg_pseudo_regret", "time_avg_realised_regret"]);
+// Every field's metadata: its unit, the rows it applies to, its meaning.
+const FIELD_KEYS = ["fedbandit.unit", "fedbandit.applies_to", "fedbandit.meaning"];
+
 // Names a notebook cannot use as columns: SQL reserved words and
 // DataFrame attributes (pandas, polars, nodejs-polars); outputs'
 // TestColumnNamesSafe holds every name against the full lists.
@@ -88,7 +96,7 @@ const APPLIES = {
   non_pd: (r) => linear(r) && r.done,
   silo_pseudo_regret: (r) => linear(r) && r.done, silo_realised_regret: (r) => linear(r) && r.done,
   certified: () => true,
-  target_eps: (r) => (r.private ? undefined : false), target_delta: (r) => (r.private ? undefined : false),
+  target_eps: (r) => (r.private ? (r.done ? true : undefined) : false), target_delta: (r) => (r.private ? (r.done ? true : undefined) : false),
   delivered_eps: (r) => (r.private ? (r.certified ? true : undefined) : false),
   delivered_delta: (r) => (r.private ? (r.certified ? true : undefined) : false),
   relation: (r) => (r.private ? undefined : false),
@@ -150,8 +158,28 @@ function checkSchema(path, table, want, extra, what) {
     if (FORBIDDEN.has(f.name)) fail(`${path}: column ${f.name} has a forbidden name`);
     if (String(f.type).startsWith("Struct")) fail(`${path}: column ${f.name} is a struct`);
   }
-  const v = table.schema.metadata.get("fedbandit.format_version");
+  const md = table.schema.metadata;
+  const v = md.get("fedbandit.format_version");
   if (v !== FORMAT_VERSION) fail(`${path}: format version ${v}, want ${FORMAT_VERSION}`);
+  // The build: a version, a 40-hex revision or "unknown" (never a guess),
+  // whether the checkout was modified ("unknown" exactly without a
+  // revision), the simulator semantics (digits, or "unknown" when the
+  // writer did not link the registry).
+  const rev = md.get("fedbandit.vcs_revision"), mod = md.get("fedbandit.vcs_modified");
+  const sem = md.get("fedbandit.semantics_version");
+  if (!md.get("fedbandit.version")) fail(`${path}: no fedbandit.version`);
+  if (!(rev === "unknown" || /^[0-9a-f]{40}$/.test(rev ?? ""))) fail(`${path}: fedbandit.vcs_revision ${rev}`);
+  if ((rev === "unknown") !== (mod === "unknown") || !["true", "false", "unknown"].includes(mod)) fail(`${path}: fedbandit.vcs_modified ${mod} with revision ${rev}`);
+  if (!(sem === "unknown" || /^[0-9]+$/.test(sem ?? ""))) fail(`${path}: fedbandit.semantics_version ${sem}`);
+  for (const f of fields) {
+    if (f.nullable === REQUIRED.has(f.name)) fail(`${path}: column ${f.name}: nullable ${f.nullable}, want ${!REQUIRED.has(f.name)}`);
+    for (const k of FIELD_KEYS) if (!f.metadata.has(k)) fail(`${path}: column ${f.name}: no field metadata ${k}`);
+    // A parameter's meaning comes from the registry, which a writer that
+    // records its semantics version linked.
+    const param = f.name.startsWith("param_");
+    if ((!param || sem !== "unknown") && !f.metadata.get("fedbandit.meaning")) fail(`${path}: column ${f.name}: no meaning`);
+    if ((!param || sem !== "unknown") && !f.metadata.get("fedbandit.applies_to")) fail(`${path}: column ${f.name}: applies to nothing`);
+  }
 }
 
 const col = (table, name) => [...table.getChild(name)];
