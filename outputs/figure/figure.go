@@ -155,6 +155,10 @@ func legendOrder(algA, labelA, keyA, algB, labelB, keyB string) int {
 	)
 }
 
+// NaturalCompare is the order of legend labels (naturalCompare), for
+// the figures drawn outside this package (the fits of outputs/scaling).
+func NaturalCompare(a, b string) int { return naturalCompare(a, b) }
+
 // naturalCompare orders strings with their runs of digits compared as
 // numbers ("M=30" before "M=100"; after a decimal point as the digits of
 // a fraction: "eps=0.0001" before "eps=0.001"), the rest byte by byte.

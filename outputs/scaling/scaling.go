@@ -153,7 +153,7 @@ func Fits(runs []outputs.RunRecord) ([]Fit, error) {
 		f.fit()
 		fits = append(fits, f)
 	}
-	slices.SortFunc(fits, func(a, b Fit) int { return strings.Compare(a.Label, b.Label) })
+	slices.SortFunc(fits, func(a, b Fit) int { return figure.NaturalCompare(a.Label, b.Label) })
 	return fits, nil
 }
 
@@ -276,7 +276,7 @@ func fitsOf(vals map[string]map[float64][]float64, algs map[string]string) []Fit
 		f.Local = Slopes(f.Points)
 		fits = append(fits, f)
 	}
-	slices.SortFunc(fits, func(a, b Fit) int { return strings.Compare(a.Label, b.Label) })
+	slices.SortFunc(fits, func(a, b Fit) int { return figure.NaturalCompare(a.Label, b.Label) })
 	return fits
 }
 

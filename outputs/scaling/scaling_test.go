@@ -232,3 +232,32 @@ func TestFitsOverD(t *testing.T) {
 		}
 	}
 }
+
+// TestFitsNaturalOrder: fits are listed (and drawn, legend included) in
+// the legends' natural order, M=10 before M=20 before M=100.
+//
+// Mutation-checked: byte order puts M=100 second: fails.
+func TestFitsNaturalOrder(t *testing.T) {
+	var runs []outputs.RunRecord
+	for _, m := range []int{100, 10, 20} {
+		for _, T := range []int{1000, 10000, 100000} {
+			runs = append(runs, outputs.RunRecord{Status: "done", Family: "linear", Algorithm: "fedlinucb", Instance: "a",
+				M: outputs.Some(m), B: outputs.Some(25), T: T, Every: 100, Seed: 1, PseudoRegret: float64(T * m)})
+		}
+	}
+	fits, err := FitsOver(runs, OverT)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ms []string
+	for _, f := range fits {
+		for _, part := range strings.Split(f.Label, ", ") {
+			if strings.HasPrefix(part, "M=") {
+				ms = append(ms, part)
+			}
+		}
+	}
+	if got := fmt.Sprint(ms); got != "[M=10 M=20 M=100]" {
+		t.Errorf("fits in order %s, want [M=10 M=20 M=100]", got)
+	}
+}
