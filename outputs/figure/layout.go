@@ -429,19 +429,19 @@ func newPanelPlot(p *plot.Plot) *panelPlot {
 const legendGap = 2 * vg.Millimeter
 
 // Draw draws the plot in c, its legend in a strip on the right of c (its
-// top level with the top of the axes) that takes at most half of c's
-// width.
+// top level with the top of the axes, a legendGap from the axes and from
+// c's right edge) that takes at most half of c's width.
 func (pp *panelPlot) Draw(c draw.Canvas) {
 	half := vg.Length(float64((c.Max.X - c.Min.X) / 2)) // x/2 compiles to x*0.5: rounded here, never fused
 	lw := pp.legend.Rectangle(c).Size().X
-	if lw+legendGap > half {
+	if lw+2*legendGap > half {
 		// Too long labels: a smaller font, never a cut one.
 		f := &pp.legend.TextStyle.Font
-		f.Size = max(vg.Points(4), f.Size*(half-legendGap-pp.legend.ThumbnailWidth)/(lw-pp.legend.ThumbnailWidth))
+		f.Size = max(vg.Points(4), f.Size*(half-2*legendGap-pp.legend.ThumbnailWidth)/(lw-pp.legend.ThumbnailWidth))
 		lw = pp.legend.Rectangle(c).Size().X
 	}
 	if lw > 0 {
-		lw += legendGap
+		lw += 2 * legendGap
 	}
 	c.SetColor(color.White)
 	c.Fill(c.Rectangle.Path())
@@ -453,6 +453,7 @@ func (pp *panelPlot) Draw(c draw.Canvas) {
 	}
 	strip := c
 	strip.Min.X = c.Max.X - lw + legendGap
+	strip.Max.X = c.Max.X - legendGap
 	top := pp.p.DataCanvas(axes).Max.Y
 	strip.Max.Y = top
 	pp.legend.Draw(strip)

@@ -49,10 +49,12 @@ func TestLogTicksShortAxis(t *testing.T) {
 // TestSavePlotsLegendBeside: a plot whose legend sits over its axes
 // (top left, as the fits' figures draw it) is placed by SavePlots with
 // its legend in the strip right of its axes: the entry starts right of
-// every data point.
+// every data point, and it ends a legendGap before the figure's right
+// edge (notebook review: legend text touching the image's edge).
 //
 // Mutation-checked: placing the plot as it is (legend kept in the plot)
-// draws the entry over the line: fails.
+// draws the entry over the line: fails; the strip running to the edge
+// (no right gap): fails.
 func TestSavePlotsLegendBeside(t *testing.T) {
 	p := plot.New()
 	l, err := plotter.NewLine(plotter.XYs{{X: 1, Y: 1}, {X: 50, Y: 20}, {X: 100, Y: 100}})
@@ -63,6 +65,7 @@ func TestSavePlotsLegendBeside(t *testing.T) {
 	p.Add(l)
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.Add("fit: T^0.75", l)
+	sty := p.Legend.TextStyle
 	grid, err := placePlots([]PlacedPlot{{Plot: p}}, figW, figH)
 	if err != nil {
 		t.Fatal(err)
@@ -84,6 +87,10 @@ func TestSavePlotsLegendBeside(t *testing.T) {
 			found = true
 			if tx.Point.X <= dataMaxX {
 				t.Errorf("legend entry at x %v, over the data (up to %v)", tx.Point.X, dataMaxX)
+			}
+			sty.Font.Size = tx.Size
+			if end := tx.Point.X + sty.Width(tx.String); end > figW-legendGap+vg.Points(0.01) {
+				t.Errorf("legend entry ends at x %v, within %v of the figure's right edge %v", end, legendGap, figW)
 			}
 		}
 	}
