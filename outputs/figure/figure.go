@@ -684,12 +684,35 @@ func SavePlots(dir, base, title string, plots []PlacedPlot, w, h vg.Length) ([]s
 // placePlots puts the plots in their grid, each with its legend taken
 // out of its axes (newPanelPlot).
 func placePlots(plots []PlacedPlot, w, h vg.Length) ([][]*panelPlot, error) {
-	rows, cols := 0, 0
+	grid, err := emptyGrid(len(plots), func(i int) (int, int, string) {
+		return plots[i].Row, plots[i].Col, plots[i].Plot.Title.Text
+	}, "plot", w, h)
+	if err != nil {
+		return nil, err
+	}
 	for _, p := range plots {
-		if p.Row < 0 || p.Col < 0 {
-			return nil, fmt.Errorf("figure: plot %q at row %d, column %d", p.Plot.Title.Text, p.Row, p.Col)
+		grid[p.Row][p.Col] = newPanelPlot(p.Plot)
+	}
+	return grid, nil
+}
+
+// emptyGrid is the empty grid of n items (what: "plot" or "panel") whose
+// cells of w x h at gives (item i's row, column and title): an error
+// names an item at a negative row or column, two items in one cell, or
+// a grid too large to draw (checkGridSize).
+func emptyGrid(n int, at func(i int) (row, col int, title string), what string, w, h vg.Length) ([][]*panelPlot, error) {
+	rows, cols := 0, 0
+	taken := make(map[[2]int]bool, n)
+	for i := range n {
+		r, c, title := at(i)
+		if r < 0 || c < 0 {
+			return nil, fmt.Errorf("figure: %s %q at row %d, column %d", what, title, r, c)
 		}
-		rows, cols = max(rows, p.Row+1), max(cols, p.Col+1)
+		if taken[[2]int{r, c}] {
+			return nil, fmt.Errorf("figure: two %ss at row %d, column %d", what, r, c)
+		}
+		taken[[2]int{r, c}] = true
+		rows, cols = max(rows, r+1), max(cols, c+1)
 	}
 	if err := checkGridSize(rows, cols, w, h); err != nil {
 		return nil, err
@@ -697,12 +720,6 @@ func placePlots(plots []PlacedPlot, w, h vg.Length) ([][]*panelPlot, error) {
 	grid := make([][]*panelPlot, rows)
 	for i := range grid {
 		grid[i] = make([]*panelPlot, cols)
-	}
-	for _, p := range plots {
-		if grid[p.Row][p.Col] != nil {
-			return nil, fmt.Errorf("figure: two plots at row %d, column %d", p.Row, p.Col)
-		}
-		grid[p.Row][p.Col] = newPanelPlot(p.Plot)
 	}
 	return grid, nil
 }

@@ -367,24 +367,13 @@ func SavePanels(dir, base, title string, panels []Panel, o Options) ([]string, e
 		return nil, fmt.Errorf("figure: no panel to draw in %s", base)
 	}
 	w, h := panelSize(o)
-	rows, cols := 0, 0
-	for _, p := range panels {
-		if p.Row < 0 || p.Col < 0 {
-			return nil, fmt.Errorf("figure: panel %q at row %d, column %d", p.Title, p.Row, p.Col)
-		}
-		rows, cols = max(rows, p.Row+1), max(cols, p.Col+1)
-	}
-	if err := checkGridSize(rows, cols, w, h); err != nil {
+	grid, err := emptyGrid(len(panels), func(i int) (int, int, string) {
+		return panels[i].Row, panels[i].Col, panels[i].Title
+	}, "panel", w, h)
+	if err != nil {
 		return nil, err
 	}
-	grid := make([][]*panelPlot, rows)
-	for i := range grid {
-		grid[i] = make([]*panelPlot, cols)
-	}
 	for _, pn := range panels {
-		if grid[pn.Row][pn.Col] != nil {
-			return nil, fmt.Errorf("figure: two panels at row %d, column %d", pn.Row, pn.Col)
-		}
 		po := o
 		po.Title, po.LogX, po.LogY = pn.Title, pn.LogX, pn.LogY
 		if len(panels) == 1 && pn.Title == "" {
@@ -396,7 +385,7 @@ func SavePanels(dir, base, title string, panels []Panel, o Options) ([]string, e
 		}
 		grid[pn.Row][pn.Col] = newPanelPlot(p)
 	}
-	return saveGrid(grid, title, dir, base, vg.Length(cols)*w, vg.Length(rows)*h)
+	return saveGrid(grid, title, dir, base, vg.Length(len(grid[0]))*w, vg.Length(len(grid))*h)
 }
 
 // panelSize is a panel's width and height (default 16 x 10 cm).

@@ -2,6 +2,7 @@ package figure
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -173,5 +174,30 @@ func TestLinearTickLabels(t *testing.T) {
 	}
 	if got := fmt.Sprint(labels); got != "[0 250 500]" {
 		t.Errorf("labels %s, want [0 250 500]", got)
+	}
+}
+
+// TestGridPositionsRefused: SavePanels and placePlots share one check of
+// the items' cells (emptyGrid): a negative row or column, and two items
+// in one cell, are errors naming the item or the cell; nothing is
+// written.
+func TestGridPositionsRefused(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		panels []Panel
+		want   string
+	}{
+		{[]Panel{{Title: "a", Row: -1}}, `figure: panel "a" at row -1, column 0`},
+		{[]Panel{{Title: "a", Col: 1}, {Title: "b", Col: 1}}, "figure: two panels at row 0, column 1"},
+	} {
+		if _, err := SavePanels(dir, "f", "", c.panels, Options{}); err == nil || err.Error() != c.want {
+			t.Errorf("%v: error %v, want %q", c.panels, err, c.want)
+		}
+	}
+	if _, err := placePlots([]PlacedPlot{{Plot: plot.New(), Col: -2}}, figW, figH); err == nil || !strings.Contains(err.Error(), `plot "" at row 0, column -2`) {
+		t.Errorf("plot at column -2: %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("files written: %v", entries)
 	}
 }
