@@ -22,13 +22,15 @@ var (
 	mixedSweeps = filepath.Join("..", "outputs", "testdata", "mixed-sweeps")
 )
 
-// sweepFiles runs the three sweeps of mixedSweeps into dir and returns
-// the reports.
-func sweepFiles(t *testing.T, dir string) []*Report {
+// mixedFiles are the three sweep files of mixedSweeps.
+var mixedFiles = []string{filepath.Join(mixedSweeps, "linear.toml"), filepath.Join(mixedSweeps, "mab.toml"), filepath.Join(mixedSweeps, "bco.toml")}
+
+// sweepFiles runs the sweeps of files into dir and returns the reports.
+func sweepFiles(t *testing.T, dir string, files []string) []*Report {
 	t.Helper()
 	var reps []*Report
-	for _, name := range []string{"linear", "mab", "bco"} {
-		cfg, err := LoadConfig(filepath.Join(mixedSweeps, name+".toml"))
+	for _, f := range files {
+		cfg, err := LoadConfig(f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +70,7 @@ func TestResumeMixedLayout2(t *testing.T) {
 	}
 	before := dirHashes(t, filepath.Join(dir, outputs.RunsDir))
 	executed := 0
-	for _, rep := range sweepFiles(t, dir) {
+	for _, rep := range sweepFiles(t, dir, mixedFiles) {
 		executed += rep.Executed
 		if len(rep.Redone) != 0 || len(rep.Superseded) != 0 || rep.Skipped+rep.Executed != rep.Runs {
 			t.Errorf("resume of the layout-2 directory: %+v", rep)
@@ -84,7 +86,7 @@ func TestResumeMixedLayout2(t *testing.T) {
 		}
 	}
 	fresh := t.TempDir()
-	sweepFiles(t, fresh)
+	sweepFiles(t, fresh, mixedFiles)
 	old, oldCurves, err := outputs.ReadTables(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -227,19 +229,7 @@ func TestResumeMixedLayout3(t *testing.T) {
 	files := []string{filepath.Join(mixedSweeps, "linear.toml"), filepath.Join(mixedSweeps, "..", "mixed-sweeps3", "mab3.toml"), filepath.Join(mixedSweeps, "bco.toml")}
 	sweep := func(dir string) int {
 		executed := 0
-		for _, f := range files {
-			cfg, err := LoadConfig(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			plan, err := NewPlan(cfg, registry.Env{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			rep, err := (&Sweep{Plan: plan, Out: dir, Workers: 2, Log: quietLog(), LogEvery: time.Hour}).Execute(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
+		for _, rep := range sweepFiles(t, dir, files) {
 			executed += rep.Executed
 		}
 		return executed
