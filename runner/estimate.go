@@ -239,17 +239,13 @@ func EstimateRun(r *Run, rates *Rates, rate float64) float64 {
 
 // simSeconds is run r's simulation in CPU seconds: from its class's
 // measured rate, else from its family's cost model (registry.Cost: work
-// over the model's speed). rate > 0 is the speed of this machine in the
-// linear model's multiply-adds per second (--rate): every family's model
-// speed is then scaled by rate / DefaultMaddsPerSecond.
+// over the model's speed), at this machine's speed (scaled: rate > 0,
+// --rate, scales every family's model speed by rate /
+// DefaultMaddsPerSecond).
 func simSeconds(r *Run, rates *Rates, rate float64) float64 {
 	if sec, ok := rates.RunSeconds(r); ok {
 		return sec
 	}
 	c := r.Cost()
-	speed := c.Rate
-	if rate > 0 {
-		speed *= rate / DefaultMaddsPerSecond
-	}
-	return c.Work / speed
+	return scaled(c.Work/c.Rate, rate)
 }
