@@ -310,12 +310,9 @@ func Labels(runs []outputs.RunRecord) map[string]string {
 		}
 		words := classTitles(classes)
 		// The instance hashes among the groups of one description.
-		hashes := map[string]map[string]bool{}
+		hashes := contents{}
 		for _, id := range ids {
-			if hashes[desc[id]] == nil {
-				hashes[desc[id]] = map[string]bool{}
-			}
-			hashes[desc[id]][data[id]] = true
+			hashes.add(desc[id], data[id])
 		}
 		suffix, distinct := map[string]string{}, map[string]bool{}
 		for _, id := range ids {
@@ -323,8 +320,8 @@ func Labels(runs []outputs.RunRecord) map[string]string {
 			if w := words[desc[id]]; w != "" {
 				s = append(s, w)
 			}
-			if len(hashes[desc[id]]) > 1 {
-				s = append(s, "data="+data[id][:min(8, len(data[id]))])
+			if hashes.varied(desc[id]) {
+				s = append(s, dataTag(data[id]))
 			}
 			suffix[id] = strings.Join(s, ", ")
 			distinct[suffix[id]] = true

@@ -295,18 +295,35 @@ func doneRuns(runs []outputs.RunRecord, curves []outputs.CurvePoint, metric stri
 // seeds of one class: each is a class of its own, its name followed by
 // "data=" and its content hash's first 8 digits.
 func instanceClasses(runs []outputs.RunRecord) func(r *outputs.RunRecord) string {
-	hashes := map[string]map[string]bool{}
+	hashes := contents{}
 	for _, r := range runs {
-		if hashes[r.InstanceName] == nil {
-			hashes[r.InstanceName] = map[string]bool{}
-		}
-		hashes[r.InstanceName][r.InstanceHash] = true
+		hashes.add(r.InstanceName, r.InstanceHash)
 	}
 	return func(r *outputs.RunRecord) string {
 		c := registry.InstanceClass(r.InstanceName)
-		if len(hashes[r.InstanceName]) > 1 {
-			c += " data=" + r.InstanceHash[:min(8, len(r.InstanceHash))]
+		if hashes.varied(r.InstanceName) {
+			c += " " + dataTag(r.InstanceHash)
 		}
 		return c
 	}
 }
+
+// contents are the instance content hashes seen per instance
+// description.
+type contents map[string]map[string]bool
+
+// add records an instance of description desc and content hash hash.
+func (c contents) add(desc, hash string) {
+	if c[desc] == nil {
+		c[desc] = map[string]bool{}
+	}
+	c[desc][hash] = true
+}
+
+// varied reports whether instances of description desc have more than
+// one content (a dataset ingested again: attack round 4, R4-22).
+func (c contents) varied(desc string) bool { return len(c[desc]) > 1 }
+
+// dataTag tells apart instances of one description but other contents in
+// titles and legends: "data=" and the first 8 digits of the content hash.
+func dataTag(hash string) string { return "data=" + hash[:min(8, len(hash))] }
