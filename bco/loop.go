@@ -5,7 +5,18 @@ package bco
 // how the regret is taken, so each is a source, and loop plays every
 // silo's user against it, steps, projects and averages.
 
-import "github.com/fedbandit/fedbandit/internal/mutation"
+import (
+	"github.com/fedbandit/fedbandit/core"
+	"github.com/fedbandit/fedbandit/internal/mutation"
+)
+
+// Metrics are the curve metrics the family's runs report (core.Metered)
+// beyond core.Drive's, each declared here where it is produced (every
+// run of the family plays this loop); the registry registers them with
+// outputs as this family's. None yet: a metric of this family is its
+// recording code, its declaration here and its test (docs/extending.md,
+// "A curve metric").
+var Metrics = []core.Metric{}
 
 // source is what a run's users play against.
 type source interface {

@@ -37,16 +37,52 @@ type Checkpoint struct {
 	Syncs    int     // synchronisations (batches, releases) so far
 }
 
+// Metric declares one curve metric, where it is produced: what `run plot
+// --metric` and `run table --metric` show, its curves.arrow column and
+// the words the commands, their help and the tables' field metadata use.
+// core declares the metrics Drive records for every problem (Metrics); a
+// family declares those its problems report (core.Metered) in its own
+// package's list, and the registry hands that list to package outputs
+// with the family's name, which gathers every declaration into one table
+// (outputs.Metrics) and refuses, at start-up, a column, name or plot file
+// declared twice (docs/extending.md, "A curve metric").
+type Metric struct {
+	Name     string // the --metric value, e.g. "communication"
+	Column   string // its curves.arrow column: the key it is reported under
+	Unit     string // unit of the column
+	Label    string // axis label
+	Head     string // `run table`'s column head for the value at t
+	File     string // base name of `run plot`'s files (DIR/<File>.png)
+	Footnote string // what `run table` says the numbers are
+	Doc      string // the column's meaning (its field metadata, help and README row)
+	// Since is the table layout (outputs.FormatVersion) the metric first
+	// appeared in: a run recorded in an older layout holds null, and
+	// comparisons of such a run with a fresh one hold modulo the metric
+	// (outputs.Point.Modulo). A new metric comes with the next layout;
+	// outputs refuses one above the layout this build writes.
+	Since int
+}
+
 // ScalarsSentColumn is the curve metric Drive records for every problem
 // at every checkpoint: the cumulative scalars sent to the server
-// (Problem.Counters), the communication of the run so far (declared once
-// in outputs.Metrics as the metric "communication").
+// (Problem.Counters), the communication of the run so far (declared in
+// Metrics as the metric "communication").
 const ScalarsSentColumn = "scalars_sent"
+
+// Metrics are the curve metrics Drive records for every problem, of
+// every family (outputs.Metrics lists them after the regret metrics).
+var Metrics = []Metric{
+	{Name: "communication", Column: ScalarsSentColumn, Unit: "scalars",
+		Label: "Scalars sent to the server", Head: "scalars sent", File: "communication",
+		Footnote: "cumulative scalars sent to the server up to t (runs.arrow's scalars at T), summed over the silos or users",
+		Doc:      "Cumulative scalars sent to the server up to t, as the run's counters count them (runs.arrow's scalars at T): recorded by core.Drive for every family.",
+		Since:    4},
+}
 
 // Metered is a Problem that reports curve metrics of its own at every
 // checkpoint, by the curves.arrow column that holds them (each declared
-// once in outputs.Metrics): a family adds a metric without touching the
-// loop or the tables.
+// once, in its family's list of Metric): a family adds a metric without
+// touching the loop or the tables.
 type Metered interface {
 	Metrics(t int) map[string]float64
 }

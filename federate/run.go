@@ -378,6 +378,13 @@ type siloState struct {
 	realised float64
 }
 
+// Metrics are the curve metrics the linear family's runs report
+// (core.Metered) beyond core.Drive's, each declared here where it is
+// produced; the registry registers them with outputs as this family's.
+// None yet: a metric of this family is its recording code, its
+// declaration here and its test (docs/extending.md, "A curve metric").
+var Metrics = []core.Metric{}
+
 // sim is the state of one run: the instance, the silos, and the
 // algorithm's parts (learner, schedule, protocol; see parts.go), which
 // the simulator drives round by round without knowing which algorithm

@@ -489,10 +489,12 @@ func TestClaimWithinTarget(t *testing.T) {
 
 // TestRunKeepsMetrics: Run's result is core.Drive's, whole: the curve
 // metrics a metered problem reports reach the result, one value per
-// checkpoint, beside the one Drive records for every run (scalars sent), and the curve and totals are those of the same run
-// without metrics. Mutation control: Run keeping only Drive's curve (the
-// bug the second extension trial found, res.Curve = cr.Curve) fails it
-// (tried 2026-12-02).
+// checkpoint, beside those Drive records for every run (core.Metrics:
+// scalars sent), and the curve and totals are those of the same run
+// without metrics; a run reports exactly the metrics declared for it
+// (core.Metrics and this family's Metrics). Mutation control: Run keeping
+// only Drive's curve (the bug the second extension trial found, res.Curve
+// = cr.Curve) fails it (tried 2026-12-02).
 func TestRunKeepsMetrics(t *testing.T) {
 	s := smallSpec(AlgFedLinUCB)
 	s.Every = 10
@@ -506,8 +508,12 @@ func TestRunKeepsMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	declared := map[string]bool{}
+	for _, m := range slices.Concat(core.Metrics, Metrics) {
+		declared[m.Column] = true
+	}
 	got := res.Metrics["round_squared"]
-	if len(res.Metrics) != 2 || len(got) != len(res.Curve) || !reflect.DeepEqual(res.Metrics[core.ScalarsSentColumn], plain.Metrics[core.ScalarsSentColumn]) {
+	if len(res.Metrics) != len(declared)+1 || len(got) != len(res.Curve) || !reflect.DeepEqual(res.Metrics[core.ScalarsSentColumn], plain.Metrics[core.ScalarsSentColumn]) {
 		t.Fatalf("metrics %v for %d checkpoints", res.Metrics, len(res.Curve))
 	}
 	for i, c := range res.Curve {
@@ -516,7 +522,12 @@ func TestRunKeepsMetrics(t *testing.T) {
 		}
 	}
 	if !reflect.DeepEqual(res.Curve, plain.Curve) || res.Pseudo != plain.Pseudo || res.Realised != plain.Realised ||
-		res.Syncs != plain.Syncs || res.Scalars != plain.Scalars || len(plain.Metrics) != 1 {
+		res.Syncs != plain.Syncs || res.Scalars != plain.Scalars || len(plain.Metrics) != len(declared) {
 		t.Errorf("with metrics %+v, without %+v", res.Result, plain.Result)
+	}
+	for col := range plain.Metrics {
+		if !declared[col] {
+			t.Errorf("a run reports curve metric %s, which neither core.Metrics nor Metrics declares", col)
+		}
 	}
 }

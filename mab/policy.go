@@ -47,6 +47,14 @@ type PolicySetup struct {
 	Key rng.Key
 }
 
+// Metrics are the curve metrics the family's runs report (core.Metered)
+// beyond core.Drive's, each declared here where it is produced (every
+// run of the family pulls through bandit); the registry registers them
+// with outputs as this family's. None yet: a metric of this family is
+// its recording code, its declaration here and its test
+// (docs/extending.md, "A curve metric").
+var Metrics = []core.Metric{}
+
 // bandit is the instance as a run plays it: the means, the best arm and
 // the rewards' law and stream.
 type bandit struct {

@@ -559,7 +559,7 @@ func curveColumnsOf(fs []arrow.Field) ([]Column[CurvePoint], error) {
 			return nil, fmt.Errorf("column %s given twice", f.Name)
 		}
 		seen[f.Name] = true
-		cols = append(cols, Metric{Column: f.Name}.column())
+		cols = append(cols, Metric{Metric: core.Metric{Column: f.Name}}.column())
 	}
 	return cols, nil
 }

@@ -282,16 +282,14 @@ var curveBase = []Column[CurvePoint]{
 }
 
 // CurveColumns describes curves.arrow, in file order: the base columns,
-// then one float64 column per curve metric a family produces (Metrics),
-// null for the runs that do not produce it (and in files written before
-// the metric existed). The per-run files DIR/runs/<id>.arrow hold t,
-// pseudo_regret, realised_regret, syncs and the metrics their run produced.
-var CurveColumns = curveColumns()
-
-// curveColumns computes CurveColumns from Metrics.
-func curveColumns() []Column[CurvePoint] {
+// then one float64 column per curve metric a run produces (Metrics, in
+// its order: core's, then the families'), null for the runs that do not
+// produce it (and in files written before the metric existed). The
+// per-run files DIR/runs/<id>.arrow hold t, pseudo_regret,
+// realised_regret, syncs and the metrics their run produced.
+func CurveColumns() []Column[CurvePoint] {
 	cols := append([]Column[CurvePoint](nil), curveBase...)
-	for _, m := range Metrics {
+	for _, m := range Metrics() {
 		if m.derive == nil {
 			cols = append(cols, m.column())
 		}

@@ -237,7 +237,7 @@ func TestColumnNamesSafe(t *testing.T) {
 		names = append(names, c.Name)
 		runNames[c.Name] = true
 	}
-	for _, c := range CurveColumns {
+	for _, c := range CurveColumns() {
 		names = append(names, c.Name)
 		if c.Name != "run_id" && runNames[c.Name] {
 			t.Errorf("column %s is in runs.arrow and curves.arrow: a join on run_id is ambiguous", c.Name)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -34,20 +33,22 @@ func (p *twoArms) Metrics(t int) map[string]float64 {
 }
 
 // TestNewCurveMetric is docs/extending.md's worked example "A curve
-// metric": a family reports a metric (core.Metered) and Metrics gains one
-// entry; with no other change the metric is stored in the per-run files
-// and curves.arrow (null for the runs that do not produce it, and in a
-// curves.arrow written before it existed), `run plot`/`run table` find
-// it by name, and asking for it on runs that lack it is an error naming
-// the families that produce it. The layout does not change.
+// metric": a family reports a metric (core.Metered) and declares it in
+// its own package (a core.Metric of its list, here bestArm), which the
+// registry registers as the family's at start-up (RegisterMetrics, played
+// here as the registry does). With no other change the metric is stored
+// in the per-run files and curves.arrow (null for the runs that do not
+// produce it, and in a curves.arrow written before it existed), `run
+// plot`/`run table` find it by name, it is produced by the family that
+// registered it alone, and asking for it on runs that lack it is an
+// error naming that family. The layout does not change.
 func TestNewCurveMetric(t *testing.T) {
-	saved := slices.Clone(outputs.Metrics)
-	defer func() { outputs.Metrics = saved }()
-	bestArm := outputs.Metric{Name: "best-arm", Column: "best_arm_fraction", Unit: "pulls/round",
+	outputs.FreshMetrics(t) // the table before the registry registers the families
+	bestArm := core.Metric{Name: "best-arm", Column: "best_arm_fraction", Unit: "pulls/round",
 		Label: "Fraction of pulls of a best arm", Head: "best-arm pulls/t", File: "best-arm",
 		Footnote: "fraction of the pulls that chose an arm of the largest mean",
-		Families: []string{"mab"}, Doc: "Pulls of an arm of the largest mean up to t, divided by t.",
-		Since: outputs.FormatVersion}
+		Doc:      "Pulls of an arm of the largest mean up to t, divided by t.",
+		Since:    outputs.FormatVersion}
 
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, outputs.RunsDir), 0o755)
@@ -79,7 +80,7 @@ func TestNewCurveMetric(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	outputs.Metrics = append(outputs.Metrics, bestArm) // the one entry
+	outputs.RegisterMetrics("mab", []core.Metric{bestArm}) // the family's list, as the registry registers it
 	runs, curves, err := outputs.ReadTables(dir)
 	if err != nil {
 		t.Fatalf("a curves.arrow from before the metric: %v", err)

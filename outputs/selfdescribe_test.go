@@ -196,7 +196,7 @@ func curveColumnsOf0(t *testing.T, sc *arrow.Schema) []Column[CurvePoint] {
 	}
 	// A metric column this build declares carries its Metric's words.
 	for i, c := range cols {
-		for _, m := range Metrics {
+		for _, m := range Metrics() {
 			if m.Column == c.Name && m.derive == nil {
 				cols[i] = m.column()
 			}

@@ -235,7 +235,7 @@ func (c *countWriter) Write(p []byte) (int, error) {
 func writeCurves(w io.Writer, curves func(emit func([]CurvePoint) error) error) ([]CurveBatch, error) {
 	var pending []CurvePoint // the current configuration's rows not yet written
 	group := ""
-	cols := curveColumns()
+	cols := CurveColumns()
 	tw, err := newTableWriter(w, tableSchema(cols), cols)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package reproduce
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,4 +52,37 @@ func TestDocsReportLinks(t *testing.T) {
 		t.Errorf("the figures of docs/%s take %d bytes, more than %d", FiguresDir, total, maxDocsFigures)
 	}
 	t.Logf("%d figures, %d bytes", len(pngs), total)
+}
+
+// TestDocsReportRecopies: the committed docs/reproduction.md is a copy
+// --copy-to recognises as its own (it opens with the report's header),
+// so `--report-only DIR --copy-to docs/reproduction.md` replaces it and
+// its figures; a run whose report is those same bytes leaves docs/
+// byte for byte as committed. Mutation: a reportHeader of other bytes
+// than Report's old literal header fails it.
+func TestDocsReportRecopies(t *testing.T) {
+	src := filepath.Join("..", "docs")
+	dir, docs := t.TempDir(), t.TempDir()
+	md, err := os.ReadFile(filepath.Join(src, "reproduction.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, ReportFile), string(md))
+	writeFile(t, filepath.Join(docs, "reproduction.md"), string(md))
+	pngs, _ := filepath.Glob(filepath.Join(src, FiguresDir, "*.png"))
+	for _, p := range pngs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, FiguresDir, filepath.Base(p)), string(b))
+		writeFile(t, filepath.Join(docs, FiguresDir, filepath.Base(p)), string(b))
+	}
+	before := listing(t, docs)
+	if err := CopyReport(dir, filepath.Join(docs, "reproduction.md")); err != nil {
+		t.Fatal(err)
+	}
+	if after := listing(t, docs); !maps.Equal(before, after) || len(after) != len(pngs)+1 {
+		t.Errorf("the copy changed docs/: %d files before, %d after", len(before), len(after))
+	}
 }

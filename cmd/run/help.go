@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/fedbandit/fedbandit/outputs"
 	"github.com/fedbandit/fedbandit/registry"
 )
 
@@ -66,6 +67,19 @@ func algorithmsHelp() string {
 		if cols := k.Records(); len(cols) > 0 {
 			fmt.Fprintf(&b, "    %-10s   (runs.arrow records %s)\n", "", strings.Join(cols, ", "))
 		}
+	}
+	return b.String()
+}
+
+// metricsHelp lists the curve metrics --metric takes, the default
+// first, each with its column, unit, families and meaning: their
+// declarations' words (outputs.Metrics).
+func metricsHelp() string {
+	var b strings.Builder
+	b.WriteString("Curve metrics (--metric NAME):\n\n")
+	for _, m := range outputs.Metrics() {
+		fmt.Fprintf(&b, "    %-14s %s (column %s, %s; %s; plot files %s.*; since layout %d)\n", m.Name, m.Label, m.Column, m.Unit, m.FamiliesText(), m.File, m.Since)
+		fmt.Fprintf(&b, "    %-14s   %s\n", "", m.Doc)
 	}
 	return b.String()
 }

@@ -12,7 +12,7 @@ import (
 // PlotCmd is `run plot`.
 type PlotCmd struct {
 	Dir      string  `arg:"" type:"existingdir" help:"Sweep output directory holding runs.arrow and curves.arrow (run collect first if they are missing)."`
-	Metric   string  `help:"Curve metric to plot, by name (the table of curve metrics, outputs.Metrics, listed in outputs/README.md): pseudo (time-average regret of the means), realised (of the observed rewards, as the published code), or a metric a family produces." default:"pseudo"`
+	Metric   string  `help:"Curve metric to plot, by name (listed below, with their columns and meanings): pseudo (time-average regret of the means), realised (of the observed rewards, as the published code), or another metric the runs produce." default:"pseudo"`
 	LogX     bool    `help:"Logarithmic round axis (the default when the horizons span two decades or more)." xor:"xscale"`
 	LinearX  bool    `help:"Linear round axis, even when the horizons span two decades or more." xor:"xscale"`
 	LogY     bool    `help:"Logarithmic regret axis."`
@@ -20,6 +20,11 @@ type PlotCmd struct {
 	Title    string  `help:"Figure title (default: the names of every sweep in the directory, one a line)."`
 	WidthCm  float64 `help:"Width of each panel in cm, its legend included, 2..100." default:"16"`
 	HeightCm float64 `help:"Height of each panel in cm, 2..100." default:"10"`
+}
+
+// Help lists the curve metrics.
+func (c *PlotCmd) Help() string {
+	return "With --metric NAME, the figure of that metric, in its plot files (below).\n\n" + metricsHelp()
 }
 
 // Bounds of the figure size in cm: smaller leaves no room for the axes,

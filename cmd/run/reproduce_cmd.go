@@ -32,7 +32,7 @@ type ReproduceCmd struct {
 	Only       []string      `help:"Run (and report) only these experiments, comma-separated (--list shows them)." sep:","`
 	List       bool          `help:"List the experiments of the catalogue and exit."`
 	ReportOnly string        `name:"report-only" help:"Regenerate DIR/REPORT.md (and the figures) from a reproduction directory without running anything: the same results give the same bytes." type:"path" placeholder:"DIR"`
-	CopyTo     string        `name:"copy-to" help:"Also copy the report, byte for byte, to FILE and its figures (the PNGs of DIR/reproduction/) to the folder reproduction/ beside FILE, removing the PNGs there the report does not show: --copy-to docs/reproduction.md regenerates the committed report." type:"path" placeholder:"FILE"`
+	CopyTo     string        `name:"copy-to" help:"Also copy the report, byte for byte, to FILE and its figures (the PNGs of DIR/reproduction/) to the folder reproduction/ beside FILE, removing there the PNGs of the report FILE replaces that this one does not show; it touches no other file and refuses a FILE or a PNG it did not write: --copy-to docs/reproduction.md regenerates the committed report." type:"path" placeholder:"FILE"`
 	Cache      string        `help:"Where the prepared MQ2008 stand-in is cached (default: the user cache directory, as the main job)." type:"path"`
 	LogEvery   time.Duration `help:"Interval of progress log lines when stderr is not a terminal, > 0." default:"30s"`
 	speedFlags
@@ -79,6 +79,11 @@ func (c *ReproduceCmd) Run(ctx context.Context) error {
 	}
 	if c.CopyTo != "" && filepath.Ext(c.CopyTo) != ".md" {
 		return usageError{fmt.Errorf("--copy-to %s: want a Markdown file (FILE.md, e.g. docs/reproduction.md); its figures go in reproduction/ beside it", c.CopyTo)}
+	}
+	if c.CopyTo != "" {
+		if err := reproduce.CheckCopyTo(c.CopyTo); err != nil {
+			return copyError(c.CopyTo, err)
+		}
 	}
 	cat, err := reproduce.Load()
 	if err != nil {
@@ -271,6 +276,16 @@ func (c *ReproduceCmd) Run(ctx context.Context) error {
 	return c.report(out, cat)
 }
 
+// copyError is the error of --copy-to FILE: a usage error (exit status
+// 2) when the copy refuses to replace a file it did not write.
+func copyError(file string, err error) error {
+	err = fmt.Errorf("--copy-to %s: %w", file, err)
+	if errors.Is(err, reproduce.ErrForeign) {
+		return usageError{err}
+	}
+	return err
+}
+
 // report writes DIR/REPORT.md and says where it is.
 func (c *ReproduceCmd) report(dir string, cat *reproduce.Catalogue) error {
 	if _, err := os.Stat(filepath.Join(dir, reproduce.Marker)); err != nil {
@@ -282,7 +297,7 @@ func (c *ReproduceCmd) report(dir string, cat *reproduce.Catalogue) error {
 	fmt.Printf("report: %s\n", filepath.Join(dir, reproduce.ReportFile))
 	if c.CopyTo != "" {
 		if err := reproduce.CopyReport(dir, c.CopyTo); err != nil {
-			return fmt.Errorf("--copy-to %s: %w", c.CopyTo, err)
+			return copyError(c.CopyTo, err)
 		}
 		fmt.Printf("copied to: %s and %s\n", c.CopyTo, filepath.Join(filepath.Dir(c.CopyTo), reproduce.FiguresDir))
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -118,14 +119,32 @@ func TestReproduceResume(t *testing.T) {
 	}
 	// Its image links resolve beside it, and so do those of the copy
 	// --copy-to writes (the committed docs/reproduction.md), whose
-	// figures are the same bytes; a PNG the report does not show is
-	// removed from the copy's folder, other files are kept.
+	// figures are the same bytes; a PNG the copy it replaces showed and
+	// this report does not is removed from the copy's folder, the user's
+	// files there (a PNG among them) are kept; a figure that would
+	// overwrite a user's file is refused (exit status 2), nothing written.
 	docs := filepath.Join(tmp, "docs")
 	os.MkdirAll(filepath.Join(docs, reproduce.FiguresDir), 0o755)
+	os.WriteFile(filepath.Join(docs, "reproduction.md"), append(slices.Clip(report), "![old](reproduction/stale.png)\n"...), 0o644)
 	os.WriteFile(filepath.Join(docs, reproduce.FiguresDir, "stale.png"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(docs, reproduce.FiguresDir, "mine.png"), []byte("x"), 0o644)
 	os.WriteFile(filepath.Join(docs, reproduce.FiguresDir, "notes.txt"), []byte("x"), 0o644)
 	if err := (&ReproduceCmd{ReportOnly: out, CopyTo: filepath.Join(docs, "reproduction.md"), Scale: reproduce.Default, LogEvery: time.Hour}).Run(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+	mine := filepath.Join(tmp, "mine")
+	os.MkdirAll(filepath.Join(mine, reproduce.FiguresDir), 0o755)
+	os.WriteFile(filepath.Join(mine, reproduce.FiguresDir, "huang-gloc-regret.png"), []byte("x"), 0o644)
+	err = (&ReproduceCmd{ReportOnly: out, CopyTo: filepath.Join(mine, "reproduction.md"), Scale: reproduce.Default, LogEvery: time.Hour}).Run(context.Background())
+	var ue usageError
+	if !errors.As(err, &ue) || ue.ExitCode() != 2 || !strings.Contains(err.Error(), "huang-gloc-regret.png: a file run reproduce did not write") {
+		t.Errorf("--copy-to over a user's PNG: %v, want a usage error naming it", err)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(mine, reproduce.FiguresDir)); len(ents) != 1 {
+		t.Errorf("the refused copy wrote %d files", len(ents)-1)
+	}
+	if _, err := os.Stat(filepath.Join(mine, "reproduction.md")); err == nil {
+		t.Error("the refused copy wrote its FILE")
 	}
 	if b, _ := os.ReadFile(filepath.Join(docs, "reproduction.md")); !bytes.Equal(b, report) {
 		t.Error("--copy-to wrote other bytes than REPORT.md")
@@ -144,10 +163,12 @@ func TestReproduceResume(t *testing.T) {
 		}
 	}
 	if _, err := os.Stat(filepath.Join(docs, reproduce.FiguresDir, "stale.png")); err == nil {
-		t.Error("--copy-to kept a PNG the report does not show")
+		t.Error("--copy-to kept a PNG the copy it replaces showed and the report does not")
 	}
-	if _, err := os.Stat(filepath.Join(docs, reproduce.FiguresDir, "notes.txt")); err != nil {
-		t.Error("--copy-to removed a file that is not a PNG")
+	for _, f := range []string{"mine.png", "notes.txt"} {
+		if _, err := os.Stat(filepath.Join(docs, reproduce.FiguresDir, f)); err != nil {
+			t.Errorf("--copy-to removed the user's %s", f)
+		}
 	}
 
 	// A rerun redoes nothing: every run file keeps its modification time.

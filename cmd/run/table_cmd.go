@@ -19,7 +19,7 @@ import (
 type TableCmd struct {
 	Dir      string `arg:"" type:"existingdir" help:"Sweep output directory holding runs.arrow and curves.arrow."`
 	At       []int  `help:"Rounds to tabulate, each >= 1 and a checkpoint of some configuration (default: each configuration at its own last round, shown in a column t)."`
-	Metric   string `help:"Curve metric, by name (outputs.Metrics, listed in outputs/README.md): pseudo, realised (as the published code), or a metric a family produces." default:"pseudo"`
+	Metric   string `help:"Curve metric, by name (listed below, with their columns and meanings): pseudo, realised (as the published code), or another metric the runs produce." default:"pseudo"`
 	Over     string `help:"What a row averages over: seed (one row per configuration, mean and standard error over its seeds) or instance (as run plot --over instance: one row per instance class, eps and configuration, mean over the instances of each instance's seed mean, standard error over instances)." enum:"seed,instance" default:"seed"`
 	Format   string `help:"Output format: text (aligned columns), markdown (for docs), csv or json (for a program or a notebook: one row per configuration and round, numbers unrounded, null where a value does not apply)." enum:"text,markdown,csv,json" default:"text"`
 	Markdown bool   `help:"Same as --format markdown."`
@@ -49,7 +49,9 @@ Examples:
     run table results/fig3a --at 1000,5000,10000
     run table results/fig3a --metric realised --format markdown
     run table results/mab-fig4 --over instance --at 1000000
-    run table fedbandit-quickstart --format csv > table.csv`
+    run table fedbandit-quickstart --format csv > table.csv
+
+` + metricsHelp()
 }
 
 // Validate checks the rounds, the metric and the format.
