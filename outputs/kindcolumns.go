@@ -125,7 +125,7 @@ func takenName(name string) string {
 		return "want letters, digits and _"
 	case strings.HasPrefix(name, ParamPrefix):
 		return "the prefix " + ParamPrefix + " is the algorithms' parameters'"
-	case slices.ContainsFunc(curveColumns(), func(c Column[CurvePoint]) bool { return c.Name == name }):
+	case slices.ContainsFunc(CurveColumns(), func(c Column[CurvePoint]) bool { return c.Name == name }):
 		return "a column of curves.arrow (runs.arrow shares only run_id with it)"
 	case slices.Contains(legacyColumns, name):
 		return "a column name of layout 2"
