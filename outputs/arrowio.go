@@ -84,9 +84,28 @@ func metricKeys(pts []Point) []string {
 }
 
 // runColumns are the columns of runs.arrow for rows whose parameters use
-// keys: Columns, then param_<key> per key in sorted order.
+// keys: Columns, every registered new kind column (RegisterKindColumns)
+// in name order, then param_<key> per key in sorted order.
 func runColumns(keys []string) []Column[RunRecord] {
+	_, added := kindTables()
+	return runColumnsOf(slices.Sorted(maps.Keys(added)), keys)
+}
+
+// runColumnsOf are the columns of runs.arrow with the new kind columns
+// named kindCols (registered, in name order) and parameter keys: Columns
+// (a kind column's applies-to the kinds registered for it), the kind
+// columns, then param_<key> per key.
+func runColumnsOf(kindCols, keys []string) []Column[RunRecord] {
+	applies, added := kindTables()
 	cols := append([]Column[RunRecord](nil), Columns...)
+	for i, c := range cols {
+		if a, ok := applies[c.Name]; ok && c.Applies == AppliesKinds {
+			cols[i].Applies = a
+		}
+	}
+	for _, name := range kindCols {
+		cols = append(cols, newKindColumn(added[name]))
+	}
 	for _, k := range keys {
 		cols = append(cols, paramColumn(k))
 	}
@@ -338,6 +357,12 @@ func (r *RunRecord) validate(pts []Point) error {
 			return fmt.Errorf("run %s: parameter key %q: want letters, digits and _ (it names column %s%s)", r.RunID, k, ParamPrefix, k)
 		}
 	}
+	if len(r.KindValues) > 0 {
+		_, added := kindTables()
+		if err := r.checkKindValues(added); err != nil {
+			return err
+		}
+	}
 	if err := r.checkClaim(); err != nil {
 		return fmt.Errorf("run %s: %w", r.RunID, err)
 	}
@@ -419,6 +444,9 @@ func EncodeRuns(recs []RunRecord) ([]byte, error) {
 }
 
 func writeRuns(w io.Writer, recs []RunRecord) error {
+	if err := checkKindValues(recs); err != nil {
+		return err
+	}
 	cols := runColumns(releaseKeys(recs))
 	tw, err := newTableWriter(w, tableSchema(cols), cols)
 	if err != nil {
@@ -430,8 +458,9 @@ func writeRuns(w io.Writer, recs []RunRecord) error {
 	return tw.close()
 }
 
-// RunsColumns returns the columns of runs.arrow for recs: Columns, then
-// the param_<key> column of every parameter key of the release
+// RunsColumns returns the columns of runs.arrow for recs: Columns, the
+// new columns of the kinds (RegisterKindColumns), then the param_<key>
+// column of every parameter key of the release
 // (RegisterRelease) and of every key they use. Another writer of the
 // table (a Parquet copy) walks them: Column.Get gives each cell (nil for
 // a null) and Column.TypeName its type.
@@ -448,6 +477,9 @@ func RunsSchema(recs []RunRecord) *arrow.Schema {
 // format (Parquet through pqarrow) converts. curves.arrow's record
 // batches are read from the file itself (they are whole configurations).
 func RunsRecordBatch(recs []RunRecord) (arrow.RecordBatch, error) {
+	if err := checkKindValues(recs); err != nil {
+		return nil, err
+	}
 	cols := runColumns(releaseKeys(recs))
 	b := array.NewRecordBuilder(memory.DefaultAllocator, tableSchema(cols))
 	defer b.Release()
@@ -469,21 +501,29 @@ func RunsRecordBatch(recs []RunRecord) (arrow.RecordBatch, error) {
 // per-run files.
 func ReadRuns(path string) ([]RunRecord, error) {
 	recs, err := readTable(path, "runs table", func(fs []arrow.Field) ([]Column[RunRecord], error) {
-		var keys []string
+		_, added := kindTables()
+		var kindCols, keys []string
 		for i, f := range fs {
 			if i < len(Columns) {
 				continue
 			}
 			k, ok := strings.CutPrefix(f.Name, ParamPrefix)
 			if !ok {
-				return nil, fmt.Errorf("column %s: not a column of runs.arrow", f.Name)
+				if _, kind := added[f.Name]; !kind || len(keys) > 0 {
+					return nil, fmt.Errorf("column %s: not a column of runs.arrow (nor, before the param_<key> columns, a column a kind of this build declares)", f.Name)
+				}
+				kindCols = append(kindCols, f.Name)
+				continue
 			}
 			keys = append(keys, k)
+		}
+		if !slices.IsSorted(kindCols) || len(slices.Compact(slices.Clone(kindCols))) != len(kindCols) {
+			return nil, fmt.Errorf("kind columns %v not sorted and unique", kindCols)
 		}
 		if !slices.IsSorted(keys) || len(slices.Compact(slices.Clone(keys))) != len(keys) {
 			return nil, fmt.Errorf("parameter columns %v not sorted and unique", keys)
 		}
-		return runColumns(keys), nil
+		return runColumnsOf(kindCols, keys), nil
 	})
 	for i := range recs {
 		if recs[i].Params == nil {

@@ -69,10 +69,13 @@ const (
 	appliesPrivate = "private runs (trust not none)"
 	// appliesDonePrivate: a failed run records no privacy claim.
 	appliesDonePrivate = "done private runs (trust not none)"
-	// AppliesKinds is the Applies of a column of an instance kind's own:
-	// each kind declares the columns its Record fills (registry.Kind.Columns,
-	// listed by `run sweep --help`), so no kind is named here.
-	AppliesKinds = "instance kinds that record it"
+	// AppliesKinds is the Applies of a column of an instance kind's own
+	// in Columns and README.md: each kind declares the columns its Record
+	// fills (registry.Kind.Columns, listed by `run sweep --help`), so no
+	// kind is named here. The tables' field metadata names them: the
+	// registry registers them (RegisterKindColumns) and runs tables write
+	// "instance kinds " and their names as the column's applies_to.
+	AppliesKinds = "the kinds that declare it (registry.Kind.Columns; the field's applies_to metadata)"
 )
 
 // value is a column whose value always applies (a *T field of the row).
@@ -151,8 +154,11 @@ func linearNoise[T any](name, unit, doc string, f func(*LinearNoise) *T) Column[
 type rr = RunRecord
 
 // Columns describes runs.arrow, in file order. After them come the
-// algorithms' own parameters, one float64 column param_<key> per key used
-// by any row (sorted by key), null where a run's algorithm has no such key.
+// columns instance kinds declare that Columns lacks (RegisterKindColumns,
+// sorted by name), then the algorithms' own parameters, one float64
+// column param_<key> per key used by any row (sorted by key), null where
+// a run's algorithm has no such key. A column with Applies AppliesKinds
+// applies, in the tables, to the kinds that declare it (kindApplies).
 var Columns = []Column[RunRecord]{
 	always(value("run_id", "", appliesAll, "Run identity: hex SHA-256 of the canonical run specification, the instance content hash and the simulator-semantics version (runner.SemanticsVersion; not the layout). Same id, same spec, same curve bytes.", func(r *rr) *string { return &r.RunID })),
 	always(value("status", "", appliesAll, `"done" or "failed".`, func(r *rr) *string { return &r.Status })),

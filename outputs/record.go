@@ -121,6 +121,10 @@ type RunRecord struct {
 	FixedBasis        *bool
 	SharedContexts    *bool
 	ContextGen        string
+	// KindValues are the values of the columns a kind declares that
+	// Columns lacks (RegisterKindColumns), by column name: an int64,
+	// float64, string or bool as declared (nil or absent: null).
+	KindValues map[string]any
 
 	Family    string
 	Algorithm string

@@ -44,16 +44,36 @@ type Kind struct {
 	Summary string
 	// Keys are the keys its table takes besides name and kind.
 	Keys []Key
-	// Columns are the runs.arrow columns of its own (Applies
-	// outputs.AppliesKinds) that its instances' Record fills: the one
-	// statement of which kinds record such a column (KindsRecording,
-	// `run sweep --help`; TestKindColumns checks Record against it).
+	// Columns are the runs.arrow columns of the kinds' own that its
+	// instances' Record fills: columns of outputs.Columns with Applies
+	// outputs.AppliesKinds, or a column a kind declares in NewColumns.
+	// With NewColumns, the one statement of which kinds record a column
+	// (KindsRecording, `run sweep --help`, the column's applies_to in the
+	// tables; TestKindColumns checks Record against it).
 	Columns []string
+	// NewColumns are the columns of its own that runs.arrow does not have
+	// otherwise: its Record fills them (outputs.RunRecord.KindValues), the
+	// runs tables hold each after outputs.Columns, null in the rows of the
+	// kinds that do not record it, and docs/instances.md documents each in
+	// the kind's section. A name runs.arrow or curves.arrow already has
+	// stops the program at start-up (kindColumns).
+	NewColumns []NewColumn
 	// Decode decodes and checks one table (name and kind removed): an
 	// absent key takes its default, an explicit value is checked and never
 	// replaced; dir resolves relative paths. It reads no data. An error
 	// is a *KeyError naming the key within the table.
 	Decode func(table map[string]any, dir string) (Instance, error)
+}
+
+// NewColumn is a runs.arrow column a kind declares of its own
+// (Kind.NewColumns).
+type NewColumn struct {
+	Name string
+	Unit string // "" for a dimensionless or categorical value
+	// Type is its value type, one of outputs.KindTypes: its Record stores
+	// an int64, float64, string or bool.
+	Type string
+	Doc  string // its meaning (the field's metadata)
 }
 
 // Key is one key of an [[instance]] table and its documentation.
@@ -208,15 +228,91 @@ func loadedValue[T any](rs RunSpec, family string) (T, error) {
 var kinds = []*Kind{syntheticKind, ltrKind, ltrClickKind, dubeyKind, mabKind, mabLTRKind, bcoKind, bcoLTRKind}
 
 // KindsRecording returns the kinds that record runs.arrow column col (a
-// column whose Applies is outputs.AppliesKinds), in registry order.
+// column of the kinds' own), in registry order.
 func KindsRecording(col string) []string {
 	var n []string
 	for _, k := range kinds {
-		if slices.Contains(k.Columns, col) {
+		if slices.Contains(k.Records(), col) {
 			n = append(n, k.Name)
 		}
 	}
 	return n
+}
+
+// Records returns the names of the runs.arrow columns its Record fills:
+// Columns, then NewColumns.
+func (k *Kind) Records() []string {
+	names := slices.Clone(k.Columns)
+	for _, c := range k.NewColumns {
+		names = append(names, c.Name)
+	}
+	return names
+}
+
+// The runs tables say which kinds record each column of the kinds' own,
+// and hold the columns kinds declare (outputs.RegisterKindColumns): from
+// the kinds registered when a table is written, so that a test's kind
+// reaches them as a shipped one does. A bad declaration stops the
+// program here (after family.go's init, which registers the curve
+// metrics whose columns a kind column must not take; TestKindColumns
+// checks again once every init has run).
+func init() {
+	if _, err := kindColumns(kinds); err != nil {
+		panic("registry: " + err.Error())
+	}
+	outputs.RegisterKindColumns(func() []outputs.KindColumn {
+		cols, _ := collectKindColumns(kinds)
+		return cols
+	})
+}
+
+// kindColumns returns the columns of the kinds' own that ks record, each
+// with the kinds that record it (in ks's order), checked: a kind names a
+// column once, one kind declares a new column (others list it in
+// Columns), and outputs.CheckKindColumns (a name no table has, a type, a
+// meaning). The error names the kind and the column.
+func kindColumns(ks []*Kind) ([]outputs.KindColumn, error) {
+	cols, err := collectKindColumns(ks)
+	if err != nil {
+		return nil, err
+	}
+	if err := outputs.CheckKindColumns(cols); err != nil {
+		return nil, err
+	}
+	return cols, nil
+}
+
+// collectKindColumns is kindColumns without outputs' check: what the
+// tables read at every write.
+func collectKindColumns(ks []*Kind) ([]outputs.KindColumn, error) {
+	var cols []outputs.KindColumn
+	at, declared := map[string]int{}, map[string]string{}
+	for _, k := range ks {
+		names := k.Records()
+		for j, name := range names {
+			if slices.Index(names, name) != j {
+				return nil, fmt.Errorf("kind %s: column %s named twice (Columns, NewColumns)", k.Name, name)
+			}
+			i, ok := at[name]
+			if !ok {
+				at[name], i = len(cols), len(cols)
+				cols = append(cols, outputs.KindColumn{Name: name})
+			}
+			cols[i].Kinds = append(cols[i].Kinds, k.Name)
+		}
+		for _, c := range k.NewColumns {
+			if by, ok := declared[c.Name]; ok {
+				return nil, fmt.Errorf("kind %s: column %s declared again (kind %s declares it): one kind declares it, the others list it in Columns", k.Name, c.Name, by)
+			}
+			declared[c.Name] = k.Name
+			kc := &cols[at[c.Name]]
+			if c.Type == "" {
+				return nil, fmt.Errorf("kind %s: column %s: no type, want one of %s", k.Name, c.Name, strings.Join(outputs.KindTypes, ", "))
+			}
+			kc.Type, kc.Unit, kc.Doc = c.Type, c.Unit, c.Doc
+		}
+	}
+	return cols, nil
 }
 
 // Kinds returns the registered instance kinds.

@@ -64,8 +64,8 @@ func algorithmsHelp() string {
 		for _, key := range k.Keys {
 			fmt.Fprintf(&b, "    %-10s   %s: %s\n", "", key.Key, key.Doc)
 		}
-		if len(k.Columns) > 0 {
-			fmt.Fprintf(&b, "    %-10s   (runs.arrow records %s)\n", "", strings.Join(k.Columns, ", "))
+		if cols := k.Records(); len(cols) > 0 {
+			fmt.Fprintf(&b, "    %-10s   (runs.arrow records %s)\n", "", strings.Join(cols, ", "))
 		}
 	}
 	return b.String()

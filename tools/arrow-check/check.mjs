@@ -41,7 +41,14 @@ const RUN_COLUMNS = [
   ["final_syncs", "Int64"], ["scalars", "Int64"], ["rounds", "Int64"],
   ["final_pseudo_regret", "Float64"], ["final_realised_regret", "Float64"], ["hindsight_note", "Utf8"], ["wall_seconds", "Float64"],
 ];
-// After RUN_COLUMNS: param_<key> Float64 columns, in key order.
+// After RUN_COLUMNS: the columns instance kinds declare of their own
+// (registry.Kind.NewColumns; Int64, Float64, Utf8 or Bool, in name order,
+// their applies_to "instance kinds " and the kinds), then param_<key>
+// Float64 columns, in key order.
+const KIND_TYPES = new Set(["Int64", "Float64", "Utf8", "Bool"]);
+// The shipped kinds, which APPLIES below describes.
+const KNOWN_KINDS = new Set(["synthetic", "ltr", "ltr-click", "dubey", "mab", "mab-ltr", "bco", "bco-ltr"]);
+const KINDS_PREFIX = "instance kinds ";
 
 const CURVE_COLUMNS = [
   ["run_id", "Utf8"], ["t", "Int64"], ["pseudo_regret", "Float64"], ["realised_regret", "Float64"],
@@ -143,12 +150,23 @@ function load(path) {
 
 // checkSchema compares the columns with want, then the extra columns
 // (after want) with extra: a name test; every extra column is Float64.
-function checkSchema(path, table, want, extra, what) {
+// With kinds, the extra columns may start with the kinds' own columns
+// (KIND_TYPES, in name order, applied to instance kinds).
+function checkSchema(path, table, want, extra, what, kinds) {
   const fields = table.schema.fields;
   const got = fields.slice(0, want.length).map((f) => `${f.name}:${f.type}`).join(", ");
   const w = want.map(([n, t]) => `${n}:${t}`).join(", ");
   if (got !== w) fail(`${path}: columns\n  got  ${got}\n  want ${w}`);
-  const rest = fields.slice(want.length);
+  let rest = fields.slice(want.length);
+  if (kinds) {
+    const own = rest.filter((f) => !extra(f.name) && (f.metadata.get("fedbandit.applies_to") ?? "").startsWith(KINDS_PREFIX));
+    own.forEach((f, i) => {
+      if (rest[i] !== f) fail(`${path}: kind column ${f.name} after a ${what} column`);
+      if (!KIND_TYPES.has(String(f.type))) fail(`${path}: kind column ${f.name}: type ${f.type}`);
+      if (i > 0 && !(own[i - 1].name < f.name)) fail(`${path}: kind columns not in name order at ${f.name}`);
+    });
+    rest = rest.slice(own.length);
+  }
   rest.forEach((f, i) => {
     if (!extra(f.name) || String(f.type) !== "Float64") fail(`${path}: column ${f.name}:${f.type}: not a Float64 ${what} column`);
     if (i > 0 && what === "param_<key>" && !(rest[i - 1].name < f.name)) fail(`${path}: ${what} columns not in key order at ${f.name}`);
@@ -193,7 +211,7 @@ function main() {
   const runs = load(runsPath);
   const curves = load(curvesPath);
   if (!runs || !curves) return;
-  checkSchema(runsPath, runs, RUN_COLUMNS, (n) => /^param_[A-Za-z0-9_]+$/.test(n), "param_<key>");
+  checkSchema(runsPath, runs, RUN_COLUMNS, (n) => /^param_[A-Za-z0-9_]+$/.test(n), "param_<key>", true);
   checkSchema(curvesPath, curves, CURVE_COLUMNS, (n) => /^[a-z][a-z0-9_]*$/.test(n), "curve metric");
   if (errors.length) return;
 
@@ -216,6 +234,11 @@ function main() {
   const delivEps = col(runs, "delivered_eps"), delivDelta = col(runs, "delivered_delta");
   const groups = col(runs, "group_id");
   const values = Object.fromEntries(RUN_COLUMNS.map(([n]) => [n, col(runs, n)]));
+  // The columns of the kinds' own, shared or new: null in the rows of
+  // every kind their applies_to does not name (the registry's kinds).
+  const kindCols = runs.schema.fields.map((f) => [f.name, f.metadata.get("fedbandit.applies_to") ?? ""])
+    .filter(([, a]) => a.startsWith(KINDS_PREFIX))
+    .map(([n, a]) => [n, new Set(a.slice(KINDS_PREFIX.length).split(", ")), col(runs, n)]);
   const byId = new Map();
   const perFamily = {};
   ids.forEach((id, i) => {
@@ -228,10 +251,16 @@ function main() {
     perFamily[family[i]] = (perFamily[family[i]] ?? 0) + 1;
     const r = { family: family[i], kind: kind[i], private: trust[i] !== "none", done: status[i] === "done", certified: certified[i] };
     for (const [name] of RUN_COLUMNS) {
+      // A kind these rules do not know (a kind of Go's tests) is held to
+      // its columns' applies_to only (kindCols, below).
+      if (!KNOWN_KINDS.has(r.kind) && kindCols.some(([n]) => n === name)) continue;
       const want = APPLIES[name](r);
       const isNull = values[name][i] === null;
       if (want === true && isNull) fail(`${runsPath}: run ${id} (${r.family}, ${r.kind}, trust ${trust[i]}, ${status[i]}): ${name} is null`);
       if (want === false && !isNull) fail(`${runsPath}: run ${id} (${r.family}, ${r.kind}, trust ${trust[i]}, ${status[i]}): ${name} = ${values[name][i]} where it does not apply`);
+    }
+    for (const [name, by, v] of kindCols) {
+      if (!by.has(r.kind) && v[i] !== null) fail(`${runsPath}: run ${id} (${r.kind}): ${name} = ${v[i]}, a column of kinds ${[...by].join(", ")}`);
     }
     if (!r.private && certified[i]) fail(`${runsPath}: run ${id}: certified without privacy`);
     if (relation[i] !== null && !RELATIONS.has(relation[i])) fail(`${runsPath}: run ${id}: relation ${JSON.stringify(relation[i])} is not a token`);
