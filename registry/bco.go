@@ -27,19 +27,16 @@ func bcoAlgorithms() []*Algorithm {
 }
 
 // bcoHeader is the family's spec of a family-neutral run spec's header
-// (no instance). Absent header keys: M and B 1 (one silo, the paper's
-// setting), checkpoint spacing DefaultEvery.
+// (no instance) of a compiled spec. Absent header keys: M and B 1 (one
+// silo, the paper's setting).
 func bcoHeader(rs RunSpec) bco.Spec {
 	s := bco.Spec{Algorithm: rs.Algorithm, Params: rs.Params, Eps: rs.Eps, Delta: rs.Delta,
-		M: rs.M, B: rs.B, T: rs.T, Every: rs.Every, Seed: rs.Seed}
+		M: rs.M, B: rs.B, T: rs.T, Every: rs.CheckpointEvery(), Seed: rs.Seed}
 	if s.M == 0 {
 		s.M = 1
 	}
 	if s.B == 0 {
 		s.B = 1
-	}
-	if s.Every == 0 {
-		s.Every = DefaultEvery(s.T)
 	}
 	return s
 }
@@ -204,10 +201,7 @@ func bcoCost(rs RunSpec) Cost {
 	}
 	if rs.Loaded != nil {
 		if in, ok := rs.Loaded.Value.(bco.LTRInstance); ok {
-			every := rs.Every
-			if every == 0 {
-				every = DefaultEvery(rs.T)
-			}
+			every := rs.CheckpointEvery()
 			sec, b := in.HindsightCost(m, rs.T, every)
 			c.Bytes += b
 			if sec > 0 {

@@ -59,11 +59,26 @@ func TestNewRunIsTheFamilysRunMAB(t *testing.T) {
 }
 
 // TestNewRunIsTheFamilysRunBCO: likewise for bco (bco.Run), with the
-// registry's defaults for absent M, B and checkpoint spacing.
+// registry's defaults for absent M, B and checkpoint spacing, which
+// Compile sets (the one place: an uncompiled spec, without its spacing,
+// is a bug that panics). Mutation: neutralCompile without its
+// DefaultEvery fails here (the spacing 0 panics in NewRun).
 func TestNewRunIsTheFamilysRunBCO(t *testing.T) {
 	rs := RunSpec{Algorithm: "ldp-one-point", Instance: "bco", Seed: 2, T: 3000, Eps: 1, Delta: 1e-5,
 		Params: map[string]float64{"analytic": 1}, Table: map[string]any{"loss": "squared", "d": int64(5)}}
 	a, _ := Lookup(rs.Algorithm)
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("NewRun of a spec never compiled (no checkpoint spacing) did not panic")
+			}
+		}()
+		a.NewRun(context.Background(), rs)
+	}()
+	rs, err := a.Compile(rs)
+	if err != nil || rs.Every != DefaultEvery(3000) {
+		t.Fatalf("compiled: every %d (%v), want DefaultEvery %d", rs.Every, err, DefaultEvery(3000))
+	}
 	got, err := a.NewRun(context.Background(), rs)
 	if err != nil {
 		t.Fatal(err)

@@ -33,8 +33,21 @@ func mabAlgorithms() []*Algorithm {
 
 // DefaultEvery is the checkpoint spacing of a run of the mab and bco
 // families whose sweep file does not set checkpoint_every: T/100 rounds
-// (at least 1), so that every curve has about 100 points.
+// (at least 1), so that every curve has about 100 points. neutralCompile
+// applies it, once; a compiled spec always carries its spacing
+// (CheckpointEvery).
 func DefaultEvery(T int) int { return max(T/100, 1) }
+
+// CheckpointEvery returns the checkpoint spacing of a compiled run spec.
+// Every family's Compile sets it (neutralCompile: DefaultEvery; the
+// linear family: federate's default), so a spacing below 1 is a spec
+// that was never compiled: a bug, not a value to default again.
+func (rs RunSpec) CheckpointEvery() int {
+	if rs.Every < 1 {
+		panic(fmt.Sprintf("registry: run spec of %s (T = %d) without its checkpoint spacing (Every = %d): not compiled", rs.Algorithm, rs.T, rs.Every))
+	}
+	return rs.Every
+}
 
 // mabSpec is the family's spec of a family-neutral run spec: its loaded
 // instance (a mab.Instance, of any kind of the family).
@@ -68,11 +81,7 @@ func runMAB(ctx context.Context, rs RunSpec) (*core.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	every := rs.Every
-	if every == 0 {
-		every = DefaultEvery(rs.T)
-	}
-	res, err := core.Drive(ctx, p, rs.T, every)
+	res, err := core.Drive(ctx, p, rs.T, rs.CheckpointEvery())
 	if err != nil {
 		return nil, err
 	}

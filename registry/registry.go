@@ -107,7 +107,7 @@ type RunSpec struct {
 	Instance  string // a registered instance kind
 	Seed      uint64 // run seed: every random stream of the run derives from it
 	T, M, B   int    // rounds, silos (or users per round), batch size
-	Every     int    // checkpoint spacing in rounds (0: absent, the family's default)
+	Every     int    // checkpoint spacing in rounds (0: absent, until Compile sets the family's default; CheckpointEvery)
 	// M and B of a bco run: 0 is absent (1). The mab family uses neither.
 	Eps   float64
 	Delta float64

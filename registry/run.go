@@ -220,10 +220,7 @@ func Record(rs RunSpec, in Instance, rec outputs.RunRecord) outputs.RunRecord {
 		// "not recorded", which only layout-1 rows are).
 		rec.Params = map[string]float64{}
 	}
-	rec.T, rec.Every, rec.Seed = rs.T, rs.Every, rs.Seed
-	if rec.Every == 0 {
-		rec.Every = DefaultEvery(rs.T)
-	}
+	rec.T, rec.Every, rec.Seed = rs.T, rs.CheckpointEvery(), rs.Seed
 	if a, err := Lookup(rs.Algorithm); err == nil {
 		rec.Family, rec.Trust = a.Family, a.Trust
 		if a.UsesKey("eps") {

@@ -22,8 +22,8 @@ import (
 func TestEveryPrivateRunRecordsASampler(t *testing.T) {
 	tables := map[string]RunSpec{
 		FamilyLinear: {Instance: "synthetic", T: 40, M: 3, B: 5, Eps: 1, Delta: 0.1, Table: map[string]any{"d": int64(4), "k": int64(10)}},
-		FamilyMAB:    {Instance: "mab", T: 2000, Eps: 1, Delta: 1e-5, Table: map[string]any{"gap": 0.5, "seed": int64(3)}},
-		FamilyBCO:    {Instance: "bco", T: 200, M: 2, B: 1, Eps: 1, Delta: 1e-5, Table: map[string]any{"d": int64(3), "loss": "squared"}},
+		FamilyMAB:    {Instance: "mab", T: 2000, Every: 20, Eps: 1, Delta: 1e-5, Table: map[string]any{"gap": 0.5, "seed": int64(3)}},
+		FamilyBCO:    {Instance: "bco", T: 200, Every: 2, M: 2, B: 1, Eps: 1, Delta: 1e-5, Table: map[string]any{"d": int64(3), "loss": "squared"}},
 	}
 	seen := map[string]bool{}
 	for _, a := range Algorithms() {

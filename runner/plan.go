@@ -55,14 +55,9 @@ type Run struct {
 func (r *Run) Rounds() int { return r.Spec.T }
 
 // Checkpoints returns the number of points of the run's curve: every
-// `every` rounds and the last (registry.DefaultEvery when the compiled
-// spec leaves every to its default).
+// `every` rounds of the compiled spec and the last.
 func (r *Run) Checkpoints() int {
-	every := r.Spec.Every
-	if every == 0 {
-		every = registry.DefaultEvery(r.Spec.T)
-	}
-	return r.Rounds()/max(every, 1) + 1
+	return r.Rounds()/r.Spec.CheckpointEvery() + 1
 }
 
 // CollectMemory estimates the peak memory of collecting the plan's
