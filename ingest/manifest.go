@@ -89,10 +89,18 @@ type Manifest struct {
 	Writer string `json:"writer"`
 }
 
-// ShortHash is the first 12 hex digits of a dataset identity (DataHash),
-// the form messages and instance descriptions show: two datasets in one
-// directory, before and after a re-ingest, are told apart by it.
+// ShortHash is the first 12 hex digits of a content hash, the one short
+// form messages, instance descriptions (DataTag) and labels (run table's
+// rows, legends: outputs/figure's instance_hash= tag) show.
 func ShortHash(h string) string { return h[:min(12, len(h))] }
+
+// DataTag is the word of an instance description that names the dataset
+// an instance reads: "data=" and the ShortHash of its identity (the
+// manifest's DataHash, data_sha256). Every data-backed kind's description
+// carries it, so the runs of one configuration on a dataset before and
+// after a re-ingest have other descriptions, and tables and plots show
+// the differing word (attack round 4, R4-22).
+func DataTag(m *Manifest) string { return "data=" + ShortHash(m.DataHash) }
 
 // DocsPerQuery summarises the number of documents per query.
 type DocsPerQuery struct {

@@ -173,7 +173,7 @@ func Build(o Options) (*federate.LTRData, error) {
 	}
 	d := set.Dim()
 	data := &federate.LTRData{
-		Name:     fmt.Sprintf("%s data=%s %s/%s %s M=%d", filepath.Base(filepath.Clean(o.Dataset)), ingest.ShortHash(man.DataHash), set.ID(), o.Model, o.Strategy, o.Silos),
+		Name:     fmt.Sprintf("%s %s %s/%s %s M=%d", filepath.Base(filepath.Clean(o.Dataset)), ingest.DataTag(man), set.ID(), o.Model, o.Strategy, o.Silos),
 		Dim:      d,
 		Queries:  make([]federate.LTRQuery, len(ds.Queries)),
 		Silos:    part.Assign,
@@ -320,7 +320,7 @@ func LoadDocuments(o DocOptions) (*Documents, error) {
 	}
 	d := set.Dim()
 	docs := &Documents{
-		Name:     fmt.Sprintf("%s %s %s M=%d", filepath.Base(filepath.Clean(o.Dataset)), set.ID(), o.Strategy, o.Silos),
+		Name:     fmt.Sprintf("%s %s %s %s M=%d", filepath.Base(filepath.Clean(o.Dataset)), ingest.DataTag(man), set.ID(), o.Strategy, o.Silos),
 		Dim:      d,
 		LabelMax: man.LabelMax,
 		Queries:  make([]Query, len(ds.Queries)),

@@ -134,7 +134,7 @@ func (y *bcoLTRInstance) Load(_ int, env Env) (*Loaded, error) {
 		Features  features.Set
 		Instance  bco.LTRInstance
 	}{ds.Manifest.DataHash, y.set, in})
-	name := fmt.Sprintf("bco-ltr %s data=%s %s d=%d docs=%d loss=%s R=%g order=%s", filepath.Base(filepath.Clean(y.dir)), ingest.ShortHash(ds.Manifest.DataHash), y.set.ID(), d, n, in.Loss, in.Radius, in.Order)
+	name := fmt.Sprintf("bco-ltr %s %s %s d=%d docs=%d loss=%s R=%g order=%s", filepath.Base(filepath.Clean(y.dir)), ingest.DataTag(&ds.Manifest), y.set.ID(), d, n, in.Loss, in.Radius, in.Order)
 	if in.Order == bco.OrderShuffled {
 		name += fmt.Sprintf(" seed=%d", in.Seed)
 	}

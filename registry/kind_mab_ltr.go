@@ -141,6 +141,6 @@ func (y *mabLTRInstance) Load(_ int, env Env) (*Loaded, error) {
 		Model     string
 		Instance  mab.Instance
 	}{ds.Manifest.DataHash, y.t.Query, y.model(), in})
-	name := fmt.Sprintf("mab-ltr %s data=%s query=%d K=%d reward=%s", filepath.Base(filepath.Clean(y.dir)), ingest.ShortHash(ds.Manifest.DataHash), y.t.Query, len(means), y.model())
+	name := fmt.Sprintf("mab-ltr %s %s query=%d K=%d reward=%s", filepath.Base(filepath.Clean(y.dir)), ingest.DataTag(&ds.Manifest), y.t.Query, len(means), y.model())
 	return &Loaded{Hash: hash, Name: name, Dim: len(means), Actions: float64(len(means)), Value: in}, nil
 }

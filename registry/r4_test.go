@@ -69,10 +69,12 @@ func TestR4_20FloatInIntegerKey(t *testing.T) {
 
 // TestR4_22DescriptionCarriesTheDataset: two datasets under one directory
 // name (a dataset before and after a re-ingest that changed one label)
-// give mab-ltr and bco-ltr instances whose descriptions differ, by the
-// dataset identity each carries (data=, ingest.ShortHash of data_sha256),
-// so that a table or plot of old and new runs shows the differing word,
-// not only a hash.
+// give mab-ltr, bco-ltr and ltr-click instances whose descriptions
+// differ, by the dataset identity each carries (ingest.DataTag: data=
+// and the ShortHash of data_sha256), so that a table or plot of old and
+// new runs shows the differing word, not only a hash (the ltr kind's:
+// ltr.TestBuildReference). Mutation: ltr.LoadDocuments's name without
+// DataTag (as it was) fails the ltr-click case.
 func TestR4_22DescriptionCarriesTheDataset(t *testing.T) {
 	before := tinyDataset(t, 46, letorRows)
 	changed := slices.Clone(letorRows)
@@ -84,11 +86,17 @@ func TestR4_22DescriptionCarriesTheDataset(t *testing.T) {
 	for _, table := range []map[string]any{
 		{"kind": "mab-ltr", "query": int64(7), "click_model": "navigational"},
 		{"kind": "bco-ltr", "features": "all", "loss": "squared"},
+		{"kind": "ltr-click", "features": "all", "click_model": "navigational"},
 	} {
 		var names []string
 		for _, dir := range []string{before, after} {
 			table["dataset"] = dir
-			l, err := loadKind(t, table, Env{})
+			table["name"] = "i"
+			in, err := DecodeInstance(table, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, err := in.Load(1, Env{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -96,8 +104,8 @@ func TestR4_22DescriptionCarriesTheDataset(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !strings.Contains(l.Name, " data="+ingest.ShortHash(man.DataHash)+" ") {
-				t.Errorf("%s on %s: name %q lacks data=%s", table["kind"], dir, l.Name, ingest.ShortHash(man.DataHash))
+			if !strings.Contains(l.Name, " "+ingest.DataTag(man)+" ") || ingest.DataTag(man) != "data="+man.DataHash[:12] {
+				t.Errorf("%s on %s: name %q lacks data=%s", table["kind"], dir, l.Name, man.DataHash[:12])
 			}
 			names = append(names, l.Name)
 		}

@@ -288,10 +288,11 @@ func Labels(runs []outputs.RunRecord) map[string]string {
 	// Two groups with the same label differ in a field not listed: most
 	// often their instances, of one name but other descriptions (two
 	// sweeps into one directory): add the words of the descriptions that
-	// differ ("gap=0.1"; attack round 3, U14), and where descriptions are
-	// alike the instances' content hashes that differ ("data=3d5aa94f":
-	// a dataset ingested again; attack round 4, R4-22); else their group
-	// ids, so that no two lines share a legend entry.
+	// differ ("gap=0.1"; attack round 3, U14; a dataset ingested again
+	// shows as its description's data= word, ingest.DataTag: attack
+	// round 4, R4-22), and where descriptions are alike the instances'
+	// content hashes that differ (contentTag); else their group ids, so
+	// that no two lines share a legend entry.
 	desc, data := map[string]string{}, map[string]string{}
 	for i := range runs {
 		desc[runs[i].GroupID], data[runs[i].GroupID] = runs[i].InstanceName, runs[i].InstanceHash
@@ -321,7 +322,7 @@ func Labels(runs []outputs.RunRecord) map[string]string {
 				s = append(s, w)
 			}
 			if hashes.varied(desc[id]) {
-				s = append(s, dataTag(data[id]))
+				s = append(s, contentTag(data[id]))
 			}
 			suffix[id] = strings.Join(s, ", ")
 			distinct[suffix[id]] = true

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fedbandit/fedbandit/ingest"
 	"github.com/fedbandit/fedbandit/outputs"
 	"github.com/fedbandit/fedbandit/registry"
 )
@@ -291,9 +292,8 @@ func doneRuns(runs []outputs.RunRecord, curves []outputs.CurvePoint, metric stri
 // instanceClasses returns the instance class of a run of runs: the
 // instances whose descriptions differ only in their seed
 // (registry.InstanceClass). Instances of one description but other
-// contents (a dataset ingested again: attack round 4, R4-22) are not
-// seeds of one class: each is a class of its own, its name followed by
-// "data=" and its content hash's first 8 digits.
+// contents (contentTag) are not seeds of one class: each is a class of
+// its own, its name followed by its contentTag.
 func instanceClasses(runs []outputs.RunRecord) func(r *outputs.RunRecord) string {
 	hashes := contents{}
 	for _, r := range runs {
@@ -302,7 +302,7 @@ func instanceClasses(runs []outputs.RunRecord) func(r *outputs.RunRecord) string
 	return func(r *outputs.RunRecord) string {
 		c := registry.InstanceClass(r.InstanceName)
 		if hashes.varied(r.InstanceName) {
-			c += " " + dataTag(r.InstanceHash)
+			c += " " + contentTag(r.InstanceHash)
 		}
 		return c
 	}
@@ -321,9 +321,15 @@ func (c contents) add(desc, hash string) {
 }
 
 // varied reports whether instances of description desc have more than
-// one content (a dataset ingested again: attack round 4, R4-22).
+// one content (contentTag).
 func (c contents) varied(desc string) bool { return len(c[desc]) > 1 }
 
-// dataTag tells apart instances of one description but other contents in
-// titles and legends: "data=" and the first 8 digits of the content hash.
-func dataTag(hash string) string { return "data=" + hash[:min(8, len(hash))] }
+// contentTag tells apart, in titles and legends, instances of one
+// description but other contents: "instance_hash=" and the ShortHash of
+// runs.arrow's instance_hash column (the form every content hash is
+// shown in). Not "data=": that word of a description names a dataset's
+// identity (ingest.DataTag), which a data-backed kind's description
+// already carries, so a dataset ingested again gives another
+// description; what remains are contents a description does not name,
+// e.g. an ltr instance's theta* fitted again on the same data.
+func contentTag(hash string) string { return "instance_hash=" + ingest.ShortHash(hash) }
