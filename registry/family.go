@@ -23,19 +23,21 @@ type Family struct {
 	// family's (outputs.RegisterMetrics), so a metric's families are
 	// derived, never written.
 	Metrics []core.Metric
+	// Audit is the family's empirical privacy audit (`run audit`).
+	Audit *Audit
 }
 
 // families are the registered families, in display order.
 var families = []Family{
 	{Name: FamilyLinear, Regret: "summed over the silos",
 		Uncertified: "rewards not clamped, the eager learner with B > 1, or a data-dependent schedule",
-		Metrics:     federate.Metrics},
+		Metrics:     federate.Metrics, Audit: linearAudit},
 	{Name: FamilyMAB, Regret: "of the users, one a round",
 		Uncertified: "the published script's noise (reference_code = 1), per-user Polya shares (per_user = 1), or a delivered eps above the target",
-		Metrics:     mab.Metrics},
+		Metrics:     mab.Metrics, Audit: mabAudit},
 	{Name: FamilyBCO, Regret: "summed over the silos' users, one per silo and round",
 		Uncertified: "the slides' Gaussian sigma at eps >= 1 (use analytic = 1)",
-		Metrics:     bco.Metrics},
+		Metrics:     bco.Metrics, Audit: bcoAudit},
 }
 
 // The curve metrics of every family, in display order: the table of

@@ -16,11 +16,8 @@ import (
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
-	"github.com/fedbandit/fedbandit/bco"
-	"github.com/fedbandit/fedbandit/core"
 	"github.com/fedbandit/fedbandit/federate"
 	"github.com/fedbandit/fedbandit/internal/cliconv"
-	"github.com/fedbandit/fedbandit/mab"
 	"github.com/fedbandit/fedbandit/outputs"
 	"github.com/fedbandit/fedbandit/outputs/figure"
 	"github.com/fedbandit/fedbandit/registry"
@@ -53,16 +50,6 @@ type AuditCmd struct {
 	// given lists the flags of the command the command line gave
 	// (BeforeApply), defaults excluded.
 	given []string
-}
-
-// familyAuditFlags are the flags each family's audit reads: a mab audit
-// (mab.Audit) draws B users' batches at --eps/--delta, a bco audit
-// (bco.Audit) one report of a run of --T rounds. Any other flag given
-// with such an --algorithm would be silently ignored, so it is an error
-// (attack round 3, W6).
-var familyAuditFlags = map[string][]string{
-	registry.FamilyMAB: {"algorithm", "eps", "delta", "B", "T", "trials", "seed", "alpha", "sigma-scale", "preset"},
-	registry.FamilyBCO: {"algorithm", "eps", "delta", "T", "trials", "seed", "sigma-scale", "analytic"},
 }
 
 // BeforeApply records which of the command's flags the command line gave
@@ -105,23 +92,8 @@ const (
 	maxSigmaScale  = 1000
 )
 
-// familyMinTrials is the fewest --trials each family's audit takes (the
-// linear family's is keyed ""), from the audit's own bound; the most is
-// maxAuditTrials for all (attack round 4, R4-31: a bco audit refused 10
-// trials that the help allowed).
-var familyMinTrials = map[string]int{
-	"":                 federate.MinAuditTrials,
-	registry.FamilyMAB: mab.MinAuditTrials,
-	registry.FamilyBCO: bco.MinAuditTrials,
-}
-
-// familyArticle names a family's audit for a message: "a linear", "a mab".
-func familyArticle(fam string) string {
-	if fam == "" {
-		fam = registry.FamilyLinear
-	}
-	return "a " + fam
-}
+// auditArticle names a family's audit for a message: "a linear", "a mab".
+func auditArticle(f registry.Family) string { return "a " + f.Name }
 
 // seedFlag is a uint64 flag whose error states its range (attack round 4,
 // R4-31: "-1" gave kong's "expected a valid 64 bit uint" or, read as a
@@ -144,19 +116,22 @@ func (s *seedFlag) Decode(ctx *kong.DecodeContext) error {
 }
 
 // Validate checks every flag before anything runs: each error names its
-// flag.
+// flag. What a family's audit reads and takes is its registry entry's
+// (registry.Family.Audit).
 func (c *AuditCmd) Validate() error {
-	if fam := familyOf(c.Algorithm); fam != "" {
+	fam := registry.AuditOf(c.Algorithm)
+	au := fam.Audit
+	if !au.Sweep {
 		for _, f := range c.given {
-			if !slices.Contains(familyAuditFlags[fam], f) {
-				return fmt.Errorf("--%s: a %s audit does not use it (it reads --%s): leave it out", f, fam, strings.Join(familyAuditFlags[fam], ", --"))
+			if !slices.Contains(au.Flags, f) {
+				return fmt.Errorf("--%s: a %s audit does not use it (it reads --%s): leave it out", f, fam.Name, strings.Join(au.Flags, ", --"))
 			}
 		}
 		if c.Sweep != "" {
-			return fmt.Errorf("--algorithm %s: --sweep audits the linear family's configurations; audit a %s algorithm with the flags", c.Algorithm, fam)
+			return fmt.Errorf("--algorithm %s: --sweep audits the %s family's configurations; audit a %s algorithm with the flags", c.Algorithm, sweepFamily().Name, fam.Name)
 		}
 		if c.Out != "" {
-			return fmt.Errorf("--out: audit.arrow holds the linear family's audits; a %s audit prints its verdict", fam)
+			return fmt.Errorf("--out: audit.arrow holds the %s family's audits; a %s audit prints its verdict", sweepFamily().Name, fam.Name)
 		}
 	} else if a, err := registry.Lookup(c.Algorithm); err != nil {
 		return fmt.Errorf("--algorithm: unknown algorithm %q: want a private algorithm of any family: %s", c.Algorithm, auditableNames())
@@ -164,15 +139,17 @@ func (c *AuditCmd) Validate() error {
 		return fmt.Errorf("--algorithm %s: not private, nothing to audit (the private algorithms: %s)", c.Algorithm, auditableNames())
 	} else if _, err := federate.LookupAlgorithm(c.Algorithm); err != nil {
 		return fmt.Errorf("--algorithm: %w", err)
+	} else {
+		for _, f := range c.given {
+			if !slices.Contains(au.Flags, f) {
+				return fmt.Errorf("--%s: a %s audit's key; the %s family does not use it: leave it out", f, strings.Join(registry.AuditFamilies(f), " or "), fam.Name)
+			}
+		}
 	}
-	if familyOf(c.Algorithm) == "" && slices.Contains(c.given, "analytic") {
-		return fmt.Errorf("--analytic: a bco audit's key; the linear family does not use it: leave it out")
-	}
-	if familyOf(c.Algorithm) == registry.FamilyMAB && slices.Contains(c.given, "preset") {
-		// A mab entry with a paper parameterisation declares paper_eps.
+	if au.CheckPreset != nil && slices.Contains(c.given, "preset") {
 		a, _ := registry.Lookup(c.Algorithm)
-		if _, ok := a.Param("paper_eps"); !ok || c.Preset == "reference-code" {
-			return fmt.Errorf("--preset %s: a mab audit takes --preset exact (eps is the target) or, for an entry with the paper's Renyi / zCDP parameter (paper_eps), --preset paper; %s has no such preset", c.Preset, c.Algorithm)
+		if err := au.CheckPreset(a, c.Preset); err != nil {
+			return err
 		}
 	}
 	if c.Analytic != 0 && c.Analytic != 1 {
@@ -190,15 +167,14 @@ func (c *AuditCmd) Validate() error {
 	if c.M < 1 || c.M > maxAuditM {
 		return fmt.Errorf("--M %d: want 1..%d silos", c.M, maxAuditM)
 	}
-	// The linear family's tree needs T >= B, as does a mab run whose
-	// batch of B users is audited (when --T is given: without it the
-	// audited run's horizon is B); a bco audit reads no B (attack round
-	// 3, U10).
-	fam := familyOf(c.Algorithm)
+	// A batch audit's run needs T >= B (the linear family's tree; a mab
+	// run whose batch of B users is audited, when --T is given: without
+	// it the audited run's horizon is B); an audit without a batch reads
+	// no B (attack round 3, U10).
 	switch {
-	case (fam == "" || fam == registry.FamilyMAB && slices.Contains(c.given, "T")) && (c.T < c.B || c.T > maxAuditT):
+	case au.Batch && (!au.OptionalT || slices.Contains(c.given, "T")) && (c.T < c.B || c.T > maxAuditT):
 		return fmt.Errorf("--T %d: want a horizon of B = %d..%d rounds", c.T, c.B, maxAuditT)
-	case fam == registry.FamilyMAB:
+	case au.Batch:
 	case c.T < 1 || c.T > maxAuditT:
 		return fmt.Errorf("--T %d: want a horizon of 1..%d rounds", c.T, maxAuditT)
 	}
@@ -207,8 +183,8 @@ func (c *AuditCmd) Validate() error {
 			return fmt.Errorf("--learner %q: want eager or lazy", l)
 		}
 	}
-	if min := familyMinTrials[familyOf(c.Algorithm)]; c.Trials < min || c.Trials > maxAuditTrials {
-		return fmt.Errorf("--trials %d: want %d..%d releases per dataset for %s audit", c.Trials, min, maxAuditTrials, familyArticle(familyOf(c.Algorithm)))
+	if min := au.MinTrials; c.Trials < min || c.Trials > maxAuditTrials {
+		return fmt.Errorf("--trials %d: want %d..%d releases per dataset for %s audit", c.Trials, min, maxAuditTrials, auditArticle(fam))
 	}
 	if !(c.Alpha > 0 && c.Alpha < 0.5) {
 		return fmt.Errorf("--alpha %v: want a false-alarm rate in (0, 0.5)", c.Alpha)
@@ -233,8 +209,13 @@ type auditJob struct {
 
 // Run audits each configuration, prints the table and writes the outputs.
 func (c *AuditCmd) Run(ctx context.Context) error {
-	if familyOf(c.Algorithm) != "" {
-		return c.familyAudit()
+	if au := registry.AuditOf(c.Algorithm).Audit; !au.Sweep {
+		err := au.Run(registry.AuditRequest{Algorithm: c.Algorithm, Eps: c.Eps, Delta: c.Delta, B: c.B, T: c.T, TGiven: slices.Contains(c.given, "T"),
+			Trials: c.Trials, MaxTrials: maxAuditTrials, Seed: uint64(c.Seed), Alpha: c.Alpha, SigmaScale: c.SigmaScale, Preset: c.Preset, Analytic: c.Analytic}, os.Stdout)
+		if ve := (*registry.AuditValueError)(nil); errors.As(err, &ve) {
+			return auditFlagError(ve.Err)
+		}
+		return err
 	}
 	jobs, skipped, err := c.jobs()
 	if err != nil {
@@ -383,8 +364,8 @@ func (c *AuditCmd) jobs() (jobs []auditJob, skipped []string, err error) {
 		return nil, nil, err
 	}
 	for _, a := range cfg.Algorithms {
-		if fam := familyOf(a.Name); fam != "" && !slices.Contains(skipped, a.Name) {
-			skipped = append(skipped, fmt.Sprintf("%s: of the %s family, audited one algorithm at a time: run audit --algorithm %s --%s", a.Name, fam, a.Name, strings.Join(familyAuditFlags[fam][1:], " ... --")+" ..."))
+		if fam := registry.AuditOf(a.Name); !fam.Audit.Sweep && !slices.Contains(skipped, a.Name) {
+			skipped = append(skipped, fmt.Sprintf("%s: of the %s family, audited one algorithm at a time: run audit --algorithm %s --%s", a.Name, fam.Name, a.Name, strings.Join(fam.Audit.Flags[1:], " ... --")+" ..."))
 		}
 	}
 	seen := map[string]bool{}
@@ -477,79 +458,6 @@ func anys(v []float64) []any {
 	return out
 }
 
-// familyOf returns "mab" or "bco" for a private algorithm of those
-// families, "" otherwise.
-func familyOf(name string) string {
-	if a, ok := mab.Lookup(name); ok && a.Trust != core.TrustNone {
-		return registry.FamilyMAB
-	}
-	if a, err := bco.Lookup(name); err == nil && a.Private() {
-		return registry.FamilyBCO
-	}
-	return ""
-}
-
-// bcoAuditInstance is the convex instance of `run audit` for the bco
-// wrappers: the ratio of the report's sensitivity to its noise, which the
-// audit measures, does not depend on the instance (sigma is calibrated to
-// the sensitivity).
-var bcoAuditInstance = bco.Instance{D: 10, Radius: 1, Loss: bco.LossAbsolute, Noise: 0.3, Sequence: bco.Stochastic, Seed: 1}
-
-// familyAudit audits a private algorithm of the multi-armed (mab.Audit:
-// the worst-case batch pair, one user's reward 0 against 1, through the
-// real encode-noise-modular-sum-decode path, with B users in the batch)
-// or convex (bco.Audit: the worst-case report pair through the
-// production randomiser) family, and prints the verdict. --sigma-scale is
-// the mutation control: for the SecAgg mechanisms, whose noise is
-// integer, it must be 1/k (the noise's scale divided by k).
-func (c *AuditCmd) familyAudit() error {
-	tw := tabwriter.NewWriter(os.Stdout, 2, 8, 2, ' ', 0)
-	defer tw.Flush()
-	switch familyOf(c.Algorithm) {
-	case registry.FamilyMAB:
-		k := math.Round(1 / c.SigmaScale)
-		if k < 1 || math.Abs(k*c.SigmaScale-1) > 1e-9 {
-			return fmt.Errorf("--sigma-scale %v: a SecAgg mechanism's noise is integer; use 1/k for a whole k (0.5, 0.25, ...)", c.SigmaScale)
-		}
-		// --preset paper: the Renyi and concentrated entries' eps is the
-		// paper's parameter (paper_eps = 1), as in the figure sweeps.
-		var params map[string]float64
-		if c.Preset == "paper" {
-			params = map[string]float64{"paper_eps": 1}
-		}
-		// The audited run's horizon: --T, or B (its last batch) without it.
-		horizon := c.B
-		if slices.Contains(c.given, "T") {
-			horizon = c.T
-		}
-		r, err := mab.Audit(mab.AuditSpec{Algorithm: c.Algorithm, Eps: c.Eps, Delta: c.Delta, N: c.B, T: horizon, Trials: c.Trials,
-			Seed: uint64(c.Seed), Alpha: c.Alpha, NoiseDivisor: uint64(k), Params: params})
-		if err != nil {
-			return auditFlagError(err)
-		}
-		fmt.Fprintln(tw, "algorithm\tbatch users x arms\tnoise x\tclaimed eps (at delta)\trelease\teps lower bound (confidence 1 - alpha)\treachable at most\tverdict")
-		for _, rel := range r.Releases {
-			fmt.Fprintf(tw, "%s\t%d x 2\t%g\t%.4g (%g)\t%s\t%.4g\t%.4g\t\n", c.Algorithm, c.B, c.SigmaScale, r.Claimed, r.Delta, rel.Name, rel.LowerEps, r.Ceiling)
-		}
-		fmt.Fprintf(tw, "%s\t%d x 2\t%g\t%.4g (%g)\t%s\t%.4g\t%.4g\t%s\n", c.Algorithm, c.B, c.SigmaScale, r.Claimed, r.Delta, "all (largest)", r.LowerEps, r.Ceiling, r.Verdict)
-		tw.Flush()
-		if !r.Certified {
-			fmt.Println("The run's claim is not certified (see its calibration note); audited against the bound of its mechanism in exact arithmetic.")
-		}
-		switch r.Verdict {
-		case mab.VerdictInconclusive:
-			fmt.Printf("Inconclusive: the claim %.4g is at or above %.4g, the largest lower bound %d trials can give at this alpha; it cannot be refuted. "+
-				"At least %d trials (--trials) are needed before the audit can reject anything, and more for power.\n", r.Claimed, r.Ceiling, c.Trials, r.TrialsNeeded)
-			return errAuditInconclusive
-		case mab.VerdictViolation:
-			return errAuditFailed
-		}
-	case registry.FamilyBCO:
-		return c.bcoAudit()
-	}
-	return nil
-}
-
 // auditFlags maps the key a family's audit error starts with ("eps =
 // 1e-07: ...") to the flag that set it.
 var auditFlags = map[string]string{"eps": "--eps", "delta": "--delta", "trials": "--trials", "sigma scale": "--sigma-scale", "N": "--B"}
@@ -567,10 +475,12 @@ func auditFlagError(err error) error {
 	return fmt.Errorf("run audit: %w", err)
 }
 
-// errAuditInconclusive is the exit of an audit (any family's) whose claim
-// is above what its trials can refute: never a pass.
-var errAuditInconclusive = errors.New("run audit: inconclusive (the claim is above what these trials can refute; see the message)")
+// errAuditInconclusive and errAuditFailed are the exits of an audit,
+// any family's (registry.ErrAuditInconclusive, registry.ErrAuditFailed).
+var (
+	errAuditInconclusive = registry.ErrAuditInconclusive
+	errAuditFailed       = registry.ErrAuditFailed
+)
 
-// errAuditFailed is the exit of an audit that found a leak or a wrong
-// noise scale (the table says which).
-var errAuditFailed = errors.New("run audit: the audit failed (see the verdict)")
+// sweepFamily is the family whose audit takes --sweep.
+func sweepFamily() registry.Family { return registry.AuditOf("") }

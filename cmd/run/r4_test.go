@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fedbandit/fedbandit/registry"
 	"github.com/fedbandit/fedbandit/runner"
 )
 
@@ -23,11 +24,7 @@ func TestR4_31AuditTrialsAndSeedAsTheHelpSays(t *testing.T) {
 		"mab":    {"--algorithm", "dist-dp-se", "--eps", "1", "--B", "16"},
 		"bco":    {"--algorithm", "ldp-two-point", "--eps", "1", "--delta", "1e-5", "--T", "1"},
 	} {
-		key := fam
-		if fam == "linear" {
-			key = ""
-		}
-		min := familyMinTrials[key]
+		min := minTrials(t, fam)
 		_, err := runCLI(t, append(append([]string{"audit"}, alg...), "--trials", fmt.Sprint(min-1))...)
 		wantErr(t, fam+" --trials min-1", err, fmt.Sprintf("--trials %d: want %d..%d", min-1, min, maxAuditTrials), "a "+fam+" audit")
 		_, err = runCLI(t, append(append([]string{"audit"}, alg...), "--trials", fmt.Sprint(maxAuditTrials+1))...)
@@ -37,15 +34,15 @@ func TestR4_31AuditTrialsAndSeedAsTheHelpSays(t *testing.T) {
 	f, _ := reflect.TypeOf(AuditCmd{}).FieldByName("Trials")
 	help := f.Tag.Get("help")
 	for _, want := range []string{
-		fmt.Sprintf("%d..%d for a linear audit", familyMinTrials[""], maxAuditTrials),
-		fmt.Sprintf("%d..%d for a mab or bco audit", familyMinTrials["mab"], maxAuditTrials),
+		fmt.Sprintf("%d..%d for a linear audit", minTrials(t, "linear"), maxAuditTrials),
+		fmt.Sprintf("%d..%d for a mab or bco audit", minTrials(t, "mab"), maxAuditTrials),
 	} {
 		if !strings.Contains(help, want) {
 			t.Errorf("--trials help %q does not state %q", help, want)
 		}
 	}
-	if familyMinTrials["mab"] != familyMinTrials["bco"] {
-		t.Errorf("mab and bco audits' fewest trials differ (%d, %d): the help states one", familyMinTrials["mab"], familyMinTrials["bco"])
+	if minTrials(t, "mab") != minTrials(t, "bco") {
+		t.Errorf("mab and bco audits' fewest trials differ (%d, %d): the help states one", minTrials(t, "mab"), minTrials(t, "bco"))
 	}
 	f, _ = reflect.TypeOf(AuditCmd{}).FieldByName("Seed")
 	if !strings.Contains(f.Tag.Get("help"), "0..2^64-1") {
@@ -62,6 +59,16 @@ func TestR4_31AuditTrialsAndSeedAsTheHelpSays(t *testing.T) {
 			t.Errorf("--seed %s: %v\n%s", seed, err, out)
 		}
 	}
+}
+
+// minTrials is the fewest --trials the family's audit takes (its
+// registry entry's).
+func minTrials(t *testing.T, family string) int {
+	f, ok := registry.LookupFamily(family)
+	if !ok || f.Audit == nil {
+		t.Fatalf("family %s has no audit", family)
+	}
+	return f.Audit.MinTrials
 }
 
 // TestR4_12SlurmTimeFollowsTheEstimate (attack round 4, R4-12): run
