@@ -87,16 +87,15 @@ func metricKeys(pts []Point) []string {
 // keys: Columns, every registered new kind column (RegisterKindColumns)
 // in name order, then param_<key> per key in sorted order.
 func runColumns(keys []string) []Column[RunRecord] {
-	_, added := kindTables()
-	return runColumnsOf(slices.Sorted(maps.Keys(added)), keys)
+	applies, added := kindTables()
+	return runColumnsOf(applies, added, slices.Sorted(maps.Keys(added)), keys)
 }
 
 // runColumnsOf are the columns of runs.arrow with the new kind columns
-// named kindCols (registered, in name order) and parameter keys: Columns
-// (a kind column's applies-to the kinds registered for it), the kind
-// columns, then param_<key> per key.
-func runColumnsOf(kindCols, keys []string) []Column[RunRecord] {
-	applies, added := kindTables()
+// named kindCols (of added, in name order) and parameter keys: Columns
+// (a kind column's applies-to its kinds, applies), the kind columns, then
+// param_<key> per key. applies and added are kindTables'.
+func runColumnsOf(applies map[string]string, added map[string]KindColumn, kindCols, keys []string) []Column[RunRecord] {
 	cols := append([]Column[RunRecord](nil), Columns...)
 	for i, c := range cols {
 		if a, ok := applies[c.Name]; ok && c.Applies == AppliesKinds {
@@ -501,7 +500,7 @@ func RunsRecordBatch(recs []RunRecord) (arrow.RecordBatch, error) {
 // per-run files.
 func ReadRuns(path string) ([]RunRecord, error) {
 	recs, err := readTable(path, "runs table", func(fs []arrow.Field) ([]Column[RunRecord], error) {
-		_, added := kindTables()
+		applies, added := kindTables()
 		var kindCols, keys []string
 		for i, f := range fs {
 			if i < len(Columns) {
@@ -523,7 +522,7 @@ func ReadRuns(path string) ([]RunRecord, error) {
 		if !slices.IsSorted(keys) || len(slices.Compact(slices.Clone(keys))) != len(keys) {
 			return nil, fmt.Errorf("parameter columns %v not sorted and unique", keys)
 		}
-		return runColumnsOf(kindCols, keys), nil
+		return runColumnsOf(applies, added, kindCols, keys), nil
 	})
 	for i := range recs {
 		if recs[i].Params == nil {

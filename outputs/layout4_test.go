@@ -207,7 +207,8 @@ func readNames(t *testing.T, file string) []string {
 // TestColumnNamesSafe: no column of runs.arrow, curves.arrow (the curve
 // metrics included) or audit.arrow is an SQL reserved word (SQL:2016,
 // PostgreSQL, DuckDB), a Python keyword or an attribute of a pandas or
-// polars DataFrame (testdata/names/SOURCE.md), so every name works
+// polars DataFrame (testdata/names/SOURCE.md; runs.arrow's columns
+// include those the registry's kinds declare, RegisterKindColumns), so every name works
 // unquoted in SQL and as df.name; and run_id is the only name runs.arrow
 // and curves.arrow share, so `curves JOIN runs USING (run_id)` is never
 // ambiguous. (Mutation controls, run: a column named every, query or
@@ -233,7 +234,7 @@ func TestColumnNamesSafe(t *testing.T) {
 	}
 	var names []string
 	runNames := map[string]bool{}
-	for _, c := range Columns {
+	for _, c := range runColumns(nil) { // Columns and the kinds' new columns (registry linked)
 		names = append(names, c.Name)
 		runNames[c.Name] = true
 	}

@@ -3,14 +3,17 @@ package registry_test
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/fedbandit/fedbandit/datasets/mq2008"
 	"github.com/fedbandit/fedbandit/ingest"
+	"github.com/fedbandit/fedbandit/internal/nodetool"
 	"github.com/fedbandit/fedbandit/ltr"
 	"github.com/fedbandit/fedbandit/outputs"
 	"github.com/fedbandit/fedbandit/registry"
@@ -24,7 +27,11 @@ import (
 // instance kind, the query and the number of arms (mab-ltr: the
 // instance's name and dim), the feature set (bco-ltr, ltr-click), the
 // reward model (ltr-click: the click model) and, in the private
-// absolute-loss runs' calibration_note, the hindsight's certified gap; and
+// absolute-loss runs' calibration_note, the hindsight's certified gap;
+// arrow-check (tools/arrow-check, when installed; required under
+// FEDBANDIT_REQUIRE_READERS=1) accepts each runs.arrow (it refused
+// ltr-click's features, reward_model and partition columns before they
+// were its rule there); and
 // each [[instance]] table's dataset is read once for the whole plan,
 // whatever its configurations and seeds (mutation control, run
 // 2026-11-29: runner.NewPlan's instance cache disabled gives 12 reads for
@@ -85,6 +92,11 @@ func TestShippedLTRSweepsEndToEnd(t *testing.T) {
 		}
 		if len(reads) != 1 || reads[data] != len(cfg.Instances) {
 			t.Errorf("%s: reads %v, want one per [[instance]] table (%d)", tc.file, reads, len(cfg.Instances))
+		}
+		if node, script, ok := nodetool.Find(t, "..", "arrow-check", "apache-arrow"); ok {
+			if b, err := exec.Command(node, script, out, "--runs", strconv.Itoa(tc.runs)).CombinedOutput(); err != nil {
+				t.Errorf("%s: arrow-check: %v\n%s", tc.file, err, b)
+			}
 		}
 		recs, err := outputs.ReadRuns(filepath.Join(out, outputs.RunsFile))
 		if err != nil {
