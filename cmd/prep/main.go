@@ -9,7 +9,6 @@ package main
 
 import (
 	"io"
-	"log/slog"
 	"os"
 
 	"github.com/alecthomas/kong"
@@ -53,15 +52,10 @@ func prepMain(args []string, stderr io.Writer) int {
 	if err != nil {
 		panic(err) // the grammar is the program's own
 	}
-	kctx, err := cliconv.Parse(k, args)
-	if err != nil {
-		return cliconv.Report(stderr, k, nil, err)
+	kctx, status, ok := cliconv.Start(k, args, stderr, &c.Verbose)
+	if !ok {
+		return status
 	}
-	level := slog.LevelInfo
-	if c.Verbose {
-		level = slog.LevelDebug
-	}
-	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
 	if err := kctx.Run(); err != nil {
 		return cliconv.Report(stderr, k, kctx, err)
 	}

@@ -24,7 +24,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"reflect"
@@ -173,15 +172,10 @@ func runMain(args []string, stderr io.Writer) int {
 	if err != nil {
 		panic(err) // the grammar is the program's own
 	}
-	kctx, err := cliconv.Parse(k, args)
-	if err != nil {
-		return cliconv.Report(stderr, k, nil, err)
+	kctx, status, ok := cliconv.Start(k, args, stderr, &c.Verbose)
+	if !ok {
+		return status
 	}
-	level := slog.LevelInfo
-	if c.Verbose {
-		level = slog.LevelDebug
-	}
-	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
 
 	// The first Ctrl-C (or SIGTERM) cancels the context: running
 	// simulations stop at the next round, finished runs stay published. A

@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"os"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -109,6 +111,23 @@ func checkCommand(app *kong.Application, args []string) error {
 		}
 	}
 	return nil
+}
+
+// Start parses args with k (Parse) and sets the default logger of both
+// commands: text lines on os.Stderr, at debug level when *verbose (their
+// -v flag, which parsing sets). A parse error is reported on w (Report)
+// and Start returns ok false with its exit status.
+func Start(k *kong.Kong, args []string, w io.Writer, verbose *bool) (kctx *kong.Context, status int, ok bool) {
+	kctx, err := Parse(k, args)
+	if err != nil {
+		return nil, Report(w, k, nil, err), false
+	}
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
+	return kctx, 0, true
 }
 
 // Report writes err to w and returns the exit status: for a usage error

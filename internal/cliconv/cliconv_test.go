@@ -2,8 +2,10 @@ package cliconv
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -60,5 +62,35 @@ func TestReport(t *testing.T) {
 	}
 	if _, err := Parse(k, []string{"-v", "--level=x", "sweep", "--out", "o"}); err != nil {
 		t.Errorf("a valid command line: %v", err)
+	}
+}
+
+// TestStart: Start reports a parse error (status 2, not ok) and sets the
+// default logger at debug level exactly when the parsed -v is set, for
+// both commands (run and prep call it). Mutation: Start ignoring
+// *verbose (always info) fails the "-v" case.
+func TestStart(t *testing.T) {
+	defer func(l *slog.Logger) { slog.SetDefault(l) }(slog.Default())
+	var app struct {
+		Verbose bool     `short:"v"`
+		Sweep   struct{} `cmd:""`
+	}
+	k, err := kong.New(&app, kong.Name("tool"), kong.Exit(func(int) {}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w bytes.Buffer
+	if _, status, ok := Start(k, []string{"swep"}, &w, &app.Verbose); ok || status != ExitUsage || !strings.Contains(w.String(), "did you mean") {
+		t.Errorf("a parse error: ok %v, status %d, %q", ok, status, w.String())
+	}
+	for _, args := range [][]string{{"sweep"}, {"-v", "sweep"}} {
+		app.Verbose = false
+		kctx, status, ok := Start(k, args, &w, &app.Verbose)
+		if !ok || status != 0 || kctx == nil {
+			t.Fatalf("%v: ok %v, status %d", args, ok, status)
+		}
+		if debug := slog.Default().Enabled(context.Background(), slog.LevelDebug); debug != (args[0] == "-v") {
+			t.Errorf("%v: the default logger logs debug lines: %v", args, debug)
+		}
 	}
 }
