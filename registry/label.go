@@ -134,10 +134,17 @@ func Fields(c Config) []Field {
 		add("reward", "["+g(c.RewardLo)+","+g(c.RewardHi)+"]")
 	}
 	out = append(out, Field{Key: "no-clip", Value: strconv.FormatBool(c.NoClip), Flag: true})
+	return paramInstanceFields(out, a, c)
+}
+
+// paramInstanceFields appends to out the last fields of every family's
+// configuration: the parameters of the algorithm a (nil: none) that c
+// sets, in a's order, then the instance.
+func paramInstanceFields(out []Field, a *Algorithm, c Config) []Field {
 	if a != nil {
 		for _, p := range a.Params {
 			if v, ok := c.Params[p.Key]; ok {
-				add(p.Key, g(v))
+				out = append(out, Field{Key: p.Key, Value: g(v)})
 			}
 		}
 	}
@@ -167,15 +174,7 @@ func genericFields(a *Algorithm, c Config) []Field {
 	}
 	add("T", strconv.Itoa(c.T))
 	add("every", strconv.Itoa(c.Every))
-	for _, p := range a.Params {
-		if v, ok := c.Params[p.Key]; ok {
-			add(p.Key, g(v))
-		}
-	}
-	if c.Instance != "" || c.InstanceDesc != "" {
-		out = append(out, Field{Key: "instance", Value: c.Instance, Detail: c.InstanceDesc})
-	}
-	return out
+	return paramInstanceFields(out, a, c)
 }
 
 // FromRunSpec is the configuration of a compiled run spec (any family) on
