@@ -110,7 +110,7 @@ func TestSelect(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = cat.Select([]string{"zc-fig3a", "fig9"})
-	if err == nil || !strings.Contains(err.Error(), `unknown experiment "fig9"`) || !strings.Contains(err.Error(), "cz-fig1, cz-fig4") {
+	if err == nil || !strings.Contains(err.Error(), `unknown experiment "fig9"`) || !strings.Contains(err.Error(), "cz-fig1, cz-fig1-script, cz-fig4") {
 		t.Errorf("error %v", err)
 	}
 	got, err := cat.Select([]string{"huang-gloc", "zc-fig2a"})
