@@ -108,7 +108,7 @@ var (
 // (the noise's scale divided by k).
 func runMABAudit(r AuditRequest, w io.Writer) error {
 	k := math.Round(1 / r.SigmaScale)
-	if k < 1 || math.Abs(k*r.SigmaScale-1) > 1e-9 {
+	if k < 1 || math.Abs(float64(k*r.SigmaScale)-1) > 1e-9 {
 		return fmt.Errorf("--sigma-scale %v: a SecAgg mechanism's noise is integer; use 1/k for a whole k (0.5, 0.25, ...)", r.SigmaScale)
 	}
 	// --preset paper: the Renyi and concentrated entries' eps is the
